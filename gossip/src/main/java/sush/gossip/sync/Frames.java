@@ -1,0 +1,164 @@
+package sush.gossip.sync;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import sush.gossip.clock.Id;
+import sush.gossip.clock.Version;
+import sush.gossip.set.Message;
+import sush.gossip.set.NetworkId;
+import sush.gossip.set.Replica;
+import sush.gossip.wire.MalformedException;
+import sush.gossip.wire.WireReader;
+import sush.gossip.wire.WireWriter;
+
+/**
+ * The sync protocol's frames (D-004). Each is {@code u32 length | type | fields}.
+ *
+ * <pre>
+ * PREAMBLE  magic "SUSHSYNC" | protocol u8 | network 16 | intent u8 | minTicks varint | sender bytes
+ * FRONTIER  version bytes
+ * MESSAGES  count varint | count x (version bytes, payload bytes)
+ * END       total count varint
+ * GRANT     network 16 | identity bytes | frontier bytes
+ * COMMIT    (nothing: the one-byte confirmation)
+ * ABORT     reason text
+ * </pre>
+ * "bytes" is a varint length and the bytes.
+ */
+final class Frames {
+    static final int MAX_FRAME_BYTES = 1 << 20;
+    /** MESSAGES frames are filled up to about this size. */
+    static final int BATCH_TARGET_BYTES = 64 * 1024;
+    static final int MAX_SENDER_BYTES = 256;
+    static final int MAX_ABORT_TEXT_BYTES = 1024;
+    /** A version is bounded by the frame it travels in. */
+    static final int MAX_VERSION_BYTES = MAX_FRAME_BYTES;
+
+    static final byte[] MAGIC = "SUSHSYNC".getBytes(StandardCharsets.US_ASCII);
+    static final int PROTOCOL_VERSION = 1;
+
+    static final int PREAMBLE = 1;
+    static final int FRONTIER = 2;
+    static final int MESSAGES = 3;
+    static final int END = 4;
+    static final int GRANT = 5;
+    static final int COMMIT = 6;
+    static final int ABORT = 7;
+
+    private static final int HEADER_BYTES = 4;
+
+    private Frames() {
+    }
+
+    /** Starts a frame: room for the length, then the type. */
+    static WireWriter begin(int type, int capacity) {
+        WireWriter w = new WireWriter(capacity + HEADER_BYTES + 1);
+        w.writeInt(0);
+        w.writeByte(type);
+        return w;
+    }
+
+    /** Back-fills the length and returns the frame bytes. */
+    static byte[] finish(WireWriter w) {
+        w.putInt(0, w.size() - HEADER_BYTES);
+        return w.toByteArray();
+    }
+
+    static byte[] preamble(NetworkId network, SyncSession.Intent intent, long minTicks, byte[] sender) {
+        WireWriter w = begin(PREAMBLE, 64 + sender.length);
+        w.writeBytes(MAGIC).writeByte(PROTOCOL_VERSION).writeBytes(network.toBytes());
+        w.writeByte(intent.ordinal()).writeVarint(minTicks).writeLengthPrefixed(sender);
+        return finish(w);
+    }
+
+    static byte[] frontier(Version v) {
+        WireWriter w = begin(FRONTIER, v.encodedSize());
+        w.writeBytes(v.toBytes());
+        return finish(w);
+    }
+
+    /** MESSAGES frames of about {@link #BATCH_TARGET_BYTES} each, then END with the total. */
+    static List<byte[]> supply(List<Message> messages) {
+        List<byte[]> frames = new ArrayList<>();
+        int i = 0;
+        while (i < messages.size()) {
+            int start = i;
+            int bytes = 0;
+            while (i < messages.size() && (i == start || bytes < BATCH_TARGET_BYTES)) {
+                Message m = messages.get(i++);
+                bytes += m.version().encodedSize() + m.payloadSize() + 8;
+            }
+            WireWriter w = begin(MESSAGES, bytes + 8);
+            w.writeVarint(i - start);
+            for (int k = start; k < i; k++) {
+                Message m = messages.get(k);
+                w.writeLengthPrefixed(m.version().toBytes()).writeLengthPrefixed(m.payload());
+            }
+            frames.add(finish(w));
+        }
+        WireWriter end = begin(END, 10);
+        end.writeVarint(messages.size());
+        frames.add(finish(end));
+        return frames;
+    }
+
+    static byte[] grant(Replica.Grant grant) {
+        WireWriter w = begin(GRANT, 64);
+        w.writeBytes(grant.network().toBytes());
+        w.writeLengthPrefixed(grant.identity().toBytes()).writeLengthPrefixed(grant.frontier().toBytes());
+        return finish(w);
+    }
+
+    static byte[] commit() {
+        return finish(begin(COMMIT, 0));
+    }
+
+    static byte[] abort(String reason) {
+        byte[] text = reason.getBytes(StandardCharsets.UTF_8);
+        WireWriter w = begin(ABORT, MAX_ABORT_TEXT_BYTES);
+        w.writeLengthPrefixed(Arrays.copyOf(text, Math.min(text.length, MAX_ABORT_TEXT_BYTES)));
+        return finish(w);
+    }
+
+    /** A decoded PREAMBLE. */
+    record Preamble(NetworkId network, SyncSession.Intent intent, long minTicks, byte[] sender) {
+    }
+
+    static Preamble readPreamble(WireReader r) throws MalformedException, SyncException {
+        byte[] magic = r.readBytes(MAGIC.length);
+        if (!Arrays.equals(magic, MAGIC)) {
+            throw new SyncException(SyncException.Kind.UNSUPPORTED_PROTOCOL, "bad magic");
+        }
+        int protocol = r.readByte();
+        if (protocol != PROTOCOL_VERSION) {
+            throw new SyncException(SyncException.Kind.UNSUPPORTED_PROTOCOL,
+                    "protocol " + protocol + ", this side speaks " + PROTOCOL_VERSION);
+        }
+        NetworkId network = NetworkId.of(r.readBytes(NetworkId.SIZE_BYTES));
+        int intent = r.readByte();
+        if (intent >= SyncSession.Intent.values().length) {
+            throw new MalformedException(MalformedException.Reason.OUT_OF_RANGE, "intent " + intent);
+        }
+        long minTicks = r.readVarint();
+        byte[] sender = r.readLengthPrefixed(MAX_SENDER_BYTES, "sender");
+        r.expectEnd("preamble");
+        return new Preamble(network, SyncSession.Intent.values()[intent], minTicks, sender);
+    }
+
+    static Version readVersion(WireReader r) throws MalformedException {
+        return Version.fromBytes(r.readLengthPrefixed(MAX_VERSION_BYTES, "version"));
+    }
+
+    static Id readId(WireReader r) throws MalformedException {
+        return Id.fromBytes(r.readLengthPrefixed(MAX_VERSION_BYTES, "identity"));
+    }
+
+    static String readAbort(WireReader r) throws MalformedException {
+        byte[] text = r.readLengthPrefixed(MAX_ABORT_TEXT_BYTES, "abort text");
+        r.expectEnd("abort");
+        return new String(text, StandardCharsets.UTF_8);
+    }
+}

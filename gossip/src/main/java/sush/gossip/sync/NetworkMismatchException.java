@@ -1,0 +1,50 @@
+package sush.gossip.sync;
+
+import sush.gossip.set.NetworkId;
+
+/**
+ * The peer belongs to another universe. Both sides see the same four values, so both decide
+ * the universe contest the same way: greater minTicks wins, ties go to the lower network id.
+ */
+public final class NetworkMismatchException extends SyncException {
+    private static final long serialVersionUID = 1L;
+
+    private final transient NetworkId localNetwork;
+    private final long localMinTicks;
+    private final transient NetworkId remoteNetwork;
+    private final long remoteMinTicks;
+
+    public NetworkMismatchException(NetworkId localNetwork, long localMinTicks, NetworkId remoteNetwork,
+            long remoteMinTicks) {
+        super(Kind.NETWORK_MISMATCH, "local " + localNetwork + " (minTicks " + localMinTicks + "), remote "
+                + remoteNetwork + " (minTicks " + remoteMinTicks + ")");
+        this.localNetwork = localNetwork;
+        this.localMinTicks = localMinTicks;
+        this.remoteNetwork = remoteNetwork;
+        this.remoteMinTicks = remoteMinTicks;
+    }
+
+    public NetworkId localNetwork() {
+        return localNetwork;
+    }
+
+    public long localMinTicks() {
+        return localMinTicks;
+    }
+
+    public NetworkId remoteNetwork() {
+        return remoteNetwork;
+    }
+
+    public long remoteMinTicks() {
+        return remoteMinTicks;
+    }
+
+    /** Whether the local universe wins the contest: (minTicks, then lower network id). */
+    public boolean localWins() {
+        if (localMinTicks != remoteMinTicks) {
+            return localMinTicks > remoteMinTicks;
+        }
+        return localNetwork.compareTo(remoteNetwork) < 0;
+    }
+}
