@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Runs one of the project's measurement commands (interfaces.md, "Measurements").
+# Usage: ./bench.sh NAME [--quick] [args]     ./bench.sh lists them.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+# name -> module and main class; benchmarks live in each module's test sources (bench package).
+declare -A MODULE=( [sync]=gossip [itc]=gossip )
+declare -A CLASS=( [sync]=sush.gossip.bench.SyncBench [itc]=sush.gossip.bench.ItcBench )
+declare -A ABOUT=(
+  [sync]="two replicas sharing 10,000 messages, I extra on one side: time per session, bytes per message"
+  [itc]="ns per tick, join and leq on versions of a 32-party universe"
+)
+
+if [ $# -eq 0 ] || [ -z "${MODULE[$1]:-}" ]; then
+  [ $# -gt 0 ] && echo "unknown measurement: $1" >&2
+  echo "usage: ./bench.sh NAME [--quick] [args]"
+  for name in $(printf '%s\n' "${!MODULE[@]}" | sort); do
+    printf '  %-10s %s\n' "$name" "${ABOUT[$name]}"
+  done
+  [ $# -eq 0 ] && exit 0 || exit 2
+fi
+
+name=$1; shift
+module=${MODULE[$name]}
+echo "building $module (tests skipped) ..." >&2
+mvn -B -q -DskipTests -pl "$module" -am install >&2
+mvn -B -q -pl "$module" dependency:build-classpath -Dmdep.includeScope=test \
+  -Dmdep.outputFile=target/bench.classpath >&2
+cp="$module/target/test-classes:$module/target/classes:$(cat "$module/target/bench.classpath")"
+exec java -Xss1m -Xmx4g -cp "$cp" "${CLASS[$name]}" "$@"

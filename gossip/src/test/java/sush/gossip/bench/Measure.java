@@ -1,0 +1,60 @@
+package sush.gossip.bench;
+
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Map;
+import java.util.StringJoiner;
+
+/** Tiny benchmark helpers: timed samples, medians, and the one-line JSON every bench ends with. */
+public final class Measure {
+    private Measure() {
+    }
+
+    /** A body measured in samples; each returns its own elapsed nanoseconds. */
+    @FunctionalInterface
+    public interface Sample {
+        long runNs() throws Exception;
+    }
+
+    /** Runs {@code warmup} unrecorded samples, then {@code samples} recorded ones; sorted nanos. */
+    public static long[] samples(int warmup, int samples, Sample body) throws Exception {
+        for (int i = 0; i < warmup; i++) {
+            body.runNs();
+        }
+        long[] out = new long[samples];
+        for (int i = 0; i < samples; i++) {
+            out[i] = body.runNs();
+        }
+        Arrays.sort(out);
+        return out;
+    }
+
+    public static double median(long[] sorted) {
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0;
+    }
+
+    public static double percentile(long[] sorted, double p) {
+        int index = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
+        return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
+    }
+
+    public static boolean quick(String[] args) {
+        return Arrays.asList(args).contains("--quick");
+    }
+
+    /** The closing line: {"bench":name, key: value, ...} with numbers rounded to 0.1. */
+    public static String json(String bench, Map<String, ? extends Number> figures) {
+        StringJoiner j = new StringJoiner(",", "{", "}");
+        j.add("\"bench\":\"" + bench + "\"");
+        figures.forEach((k, v) -> j.add("\"" + k + "\":" + format(v)));
+        return j.toString();
+    }
+
+    private static String format(Number v) {
+        if (v instanceof Integer || v instanceof Long) {
+            return v.toString();
+        }
+        return String.format(Locale.ROOT, "%.1f", v.doubleValue());
+    }
+}

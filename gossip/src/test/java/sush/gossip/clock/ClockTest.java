@@ -1,0 +1,144 @@
+package sush.gossip.clock;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.HexFormat;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import sush.gossip.wire.MalformedException;
+
+/** Known values, bounds and refusals of identities and versions. */
+class ClockTest {
+    @Test
+    void forkOfTheSeedIsTheTwoHalves() {
+        Id[] halves = Id.ONE.fork();
+        assertEquals("(1, 0)", halves[0].toString());
+        assertEquals("(0, 1)", halves[1].toString());
+        Id[] quarters = halves[1].fork();
+        assertEquals("(0, (1, 0))", quarters[0].toString());
+        assertEquals("(0, (0, 1))", quarters[1].toString());
+    }
+
+    @Test
+    void balancedForkIntoNSharesIsDisjointAndCoversTheWhole() {
+        for (int n = 1; n <= 33; n++) {
+            List<Id> shares = Id.ONE.fork(n);
+            assertEquals(n, shares.size());
+            Id whole = Id.ZERO;
+            for (Id share : shares) {
+                assertTrue(!share.isZero());
+                whole = whole.join(share);
+            }
+            assertEquals(Id.ONE, whole);
+        }
+        assertTrue(Id.ONE.fork(32).stream().allMatch(id -> id.leafCount() <= 6), "32 shares are 5 levels deep");
+    }
+
+    @Test
+    void joiningOverlappingIdentitiesIsRefused() {
+        Id[] halves = Id.ONE.fork();
+        ClockException e = assertThrows(ClockException.class, () -> halves[0].join(Id.ONE));
+        assertEquals(ClockException.Kind.OVERLAPPING_IDS, e.kind());
+    }
+
+    @Test
+    void theZeroIdentityCannotTick() {
+        ClockException e = assertThrows(ClockException.class, () -> Version.ZERO.tick(Id.ZERO));
+        assertEquals(ClockException.Kind.ANONYMOUS_TICK, e.kind());
+    }
+
+    @Test
+    void ticksFillBeforeTheyGrow() {
+        Id[] halves = Id.ONE.fork();
+        Version left = Version.ZERO.tick(halves[0]);
+        assertEquals("(1, 0)", left.toString());
+        Version right = left.tick(halves[1]);
+        assertEquals("1", right.toString(), "the right half fills up to its sibling and the tree collapses");
+        assertEquals("2", right.tick(Id.ONE).toString());
+    }
+
+    @Test
+    void minTicksIsTheSumOfNormalisedBases() {
+        Version v = Version.ZERO;
+        for (int i = 0; i < 5; i++) {
+            v = v.tick(Id.ONE);
+        }
+        assertEquals(5, v.minTicks());
+        Id[] halves = Id.ONE.fork();
+        Version w = v.tick(halves[0]).tick(halves[0]);
+        assertEquals("(7, 5)", w.toString());
+        assertEquals(7, w.minTicks(), "base 5 + 2 on the left + 0 on the right");
+    }
+
+    @Test
+    void encodingIsCompactAndPinned() throws MalformedException {
+        Id[] halves = Id.ONE.fork();
+        Version v = Version.ZERO.tick(halves[0]).tick(halves[0]).join(Version.ZERO.tick(halves[1]));
+        assertEquals("(2, 1)", v.toString());
+        assertEquals("02800201", HexFormat.of().formatHex(v.toBytes()));
+        assertEquals("028080", HexFormat.of().formatHex(halves[0].toBytes()));
+        assertEquals("0100", HexFormat.of().formatHex(Version.ZERO.toBytes()));
+        assertEquals(v, Version.fromBytes(HexFormat.of().parseHex("02800201")));
+    }
+
+    @Test
+    void decodingRefusesEveryNonCanonicalForm() {
+        assertMalformed("", MalformedException.Reason.TRUNCATED);
+        assertMalformed("0100ff", MalformedException.Reason.TRAILING_BYTES);
+        assertMalformed("028000", MalformedException.Reason.TRUNCATED);
+        assertMalformed("02800100", MalformedException.Reason.NON_CANONICAL);
+        assertMalformed("02810201", MalformedException.Reason.NON_CANONICAL);
+        assertMalformed("02400201", MalformedException.Reason.INVALID);
+        assertMalformed("018000", MalformedException.Reason.NON_CANONICAL);
+        assertMalformed("00", MalformedException.Reason.INVALID);
+        assertMalformed("ffffffff0f", MalformedException.Reason.TOO_LARGE);
+        assertMalformed("01ffffffffffffffff7f", MalformedException.Reason.OUT_OF_RANGE);
+    }
+
+    @Test
+    void identityDecodingRefusesUnnormalisedTrees() {
+        MalformedException e = assertThrows(MalformedException.class, () -> Id.fromBytes(HexFormat.of().parseHex("0280c0")));
+        assertEquals(MalformedException.Reason.NON_CANONICAL, e.reason());
+    }
+
+    @Test
+    void treesAtTheLeafBoundDecodeAndOneMoreDoesNot() throws MalformedException {
+        Version atBound = Version.fromBytes(DeepTrees.spine(ClockCodec.MAX_LEAVES - 1).toBytes());
+        assertEquals(ClockCodec.MAX_LEAVES, atBound.leafCount());
+        byte[] over = new sush.gossip.wire.WireWriter().writeVarint(ClockCodec.MAX_LEAVES + 1L).toByteArray();
+        MalformedException e = assertThrows(MalformedException.class, () -> Version.fromBytes(over));
+        assertEquals(MalformedException.Reason.TOO_LARGE, e.reason());
+    }
+
+    @Test
+    void hostileDeepTreesDoNotBlowTheStack() throws MalformedException {
+        int depth = 100_000;
+        Version deep = DeepTrees.spine(depth);
+        Id deepId = DeepTrees.spineId(depth);
+        byte[] bytes = deep.toBytes();
+        Version decoded = Version.fromBytes(bytes);
+        assertEquals(deep, decoded);
+        assertArrayEquals(bytes, decoded.toBytes());
+        assertEquals(deepId, Id.fromBytes(deepId.toBytes()));
+        assertTrue(deep.leq(deep.join(Version.ZERO.tick(Id.ONE))));
+        assertTrue(!deep.leq(Version.ZERO));
+        Version ticked = deep.tick(deepId);
+        assertTrue(deep.lessThan(ticked));
+        assertTrue(deep.minTicks() > 0);
+        assertTrue(deep.toString().length() > depth);
+        Id[] halves = deepId.fork();
+        assertEquals(deepId, halves[0].join(halves[1]));
+        assertTrue(Version.CAUSAL_ORDER.compare(deep, ticked) < 0);
+    }
+
+    private static void assertMalformed(String hex, MalformedException.Reason reason) {
+        MalformedException e = assertThrows(MalformedException.class, () -> Version.fromBytes(HexFormat.of().parseHex(hex)),
+                hex);
+        assertEquals(reason, e.reason(), hex + ": " + e.getMessage());
+    }
+}
