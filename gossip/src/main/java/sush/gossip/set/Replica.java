@@ -55,8 +55,19 @@ public final class Replica {
      * every message held before the send is in its causal past.
      */
     public Version send(byte[] payload) {
+        return sendOnBase(payload).version();
+    }
+
+    /** A message this replica sent and the frontier it was built on (for a push). */
+    public record Sent(Version base, Version version) {
+    }
+
+    /** {@link #send} that also returns the frontier just before the send, read atomically. */
+    public Sent sendOnBase(byte[] payload) {
         Version v;
+        Version base;
         synchronized (this) {
+            base = frontier;
             if (payload.length > MAX_PAYLOAD_BYTES) {
                 throw new ReplicaException(ReplicaException.Kind.PAYLOAD_TOO_LARGE,
                         payload.length + " bytes over " + MAX_PAYLOAD_BYTES);
@@ -72,7 +83,7 @@ public final class Replica {
             frontier = v;
         }
         notifyListeners();
-        return v;
+        return new Sent(base, v);
     }
 
     public synchronized NetworkId network() {

@@ -25,6 +25,8 @@ import sush.gossip.wire.WireWriter;
  * GRANT     network 16 | identity bytes | frontier bytes
  * COMMIT    (nothing: the one-byte confirmation)
  * ABORT     reason text
+ * PUSH      network 16 | sender bytes | targets (count varint, u32 each) | base bytes |
+ *           frontier bytes | count varint | count x (version bytes, payload bytes)
  * </pre>
  * "bytes" is a varint length and the bytes.
  */
@@ -47,6 +49,7 @@ final class Frames {
     static final int GRANT = 5;
     static final int COMMIT = 6;
     static final int ABORT = 7;
+    static final int PUSH = 8;
 
     private static final int HEADER_BYTES = 4;
 
@@ -146,6 +149,18 @@ final class Frames {
         byte[] sender = r.readLengthPrefixed(MAX_SENDER_BYTES, "sender");
         r.expectEnd("preamble");
         return new Preamble(network, SyncSession.Intent.values()[intent], minTicks, sender);
+    }
+
+    /** The sender named in a PREAMBLE frame body, or empty if the body is not a valid preamble. */
+    static java.util.Optional<byte[]> preambleSender(byte[] body) {
+        if (body.length == 0 || (body[0] & 0xFF) != PREAMBLE) {
+            return java.util.Optional.empty();
+        }
+        try {
+            return java.util.Optional.of(readPreamble(new WireReader(body, 1, body.length - 1)).sender());
+        } catch (MalformedException | SyncException e) {
+            return java.util.Optional.empty();
+        }
     }
 
     static Version readVersion(WireReader r) throws MalformedException {

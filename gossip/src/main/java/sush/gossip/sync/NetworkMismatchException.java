@@ -42,9 +42,14 @@ public final class NetworkMismatchException extends SyncException {
 
     /** Whether the local universe wins the contest: (minTicks, then lower network id). */
     public boolean localWins() {
-        if (localMinTicks != remoteMinTicks) {
-            return localMinTicks > remoteMinTicks;
+        return beats(localMinTicks, localNetwork, remoteMinTicks, remoteNetwork);
+    }
+
+    /** The universe contest: greater minTicks wins; equal minTicks go to the lower network id. */
+    public static boolean beats(long minTicks, NetworkId network, long otherMinTicks, NetworkId otherNetwork) {
+        if (minTicks != otherMinTicks) {
+            return minTicks > otherMinTicks;
         }
-        return localNetwork.compareTo(remoteNetwork) < 0;
+        return network.compareTo(otherNetwork) < 0;
     }
 }

@@ -47,9 +47,14 @@ public final class SyncSession {
 
     private enum State { AWAIT_PREAMBLE, AWAIT_FRONTIER, AWAIT_GRANT, AWAIT_SUPPLY, AWAIT_COMMIT, DONE }
 
+    /** The weakest universe a newcomer still accepts a bootstrap from: the one it lost to. */
+    public record UniverseFloor(NetworkId network, long minTicks) {
+    }
+
     private final Replica replica;
     private final Intent intent;
     private final byte[] sender;
+    private final UniverseFloor floor;
     private State state = State.AWAIT_PREAMBLE;
     private Role role;
     private Replica.View view;
@@ -63,7 +68,13 @@ public final class SyncSession {
     private int added;
 
     public SyncSession(Replica replica, Intent intent, byte[] sender) {
+        this(replica, intent, sender, null);
+    }
+
+    /** A session whose newcomer side refuses providers from universes that lose to {@code floor}. */
+    public SyncSession(Replica replica, Intent intent, byte[] sender, UniverseFloor floor) {
         this.replica = replica;
+        this.floor = floor;
         this.intent = intent;
         this.sender = sender.clone();
         if (sender.length > Frames.MAX_SENDER_BYTES) {
@@ -150,6 +161,12 @@ public final class SyncSession {
         }
         if (intent == Intent.GOSSIP && !remoteNewcomer && !p.network().equals(view.network())) {
             throw new NetworkMismatchException(view.network(), view.frontier().minTicks(), p.network(), p.minTicks());
+        }
+        // A loser that bootstrapped from a peer of an even weaker universe would only lose again.
+        if (intent == Intent.BOOTSTRAP && floor != null && !p.network().equals(floor.network())
+                && !NetworkMismatchException.beats(p.minTicks(), p.network(), floor.minTicks(), floor.network())) {
+            throw new SyncException(SyncException.Kind.INFERIOR_UNIVERSE,
+                    "provider's universe " + p.network() + " loses to " + floor.network());
         }
         role = intent == Intent.BOOTSTRAP ? Role.NEWCOMER : remoteNewcomer ? Role.PROVIDER : Role.PEER;
         state = State.AWAIT_FRONTIER;

@@ -1,0 +1,79 @@
+package sush.gossip.net;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.reactivestreams.Publisher;
+
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Sinks;
+import reactor.netty.Connection;
+import reactor.netty.NettyInbound;
+import reactor.netty.NettyOutbound;
+import sush.gossip.link.Link;
+import sush.gossip.link.LinkBrokenException;
+
+/** A {@link Link} over one Reactor Netty TCP connection. */
+final class TcpLink implements Link {
+    private static final java.time.Duration EMIT_RETRY = java.time.Duration.ofSeconds(5);
+
+    private final Sinks.Many<byte[]> outgoing = Sinks.many().unicast().onBackpressureBuffer();
+    private final Sinks.Many<byte[]> incoming = Sinks.many().unicast().onBackpressureBuffer();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final Runnable onClose;
+    private volatile Connection connection;
+
+    TcpLink(Runnable onClose) {
+        this.onClose = onClose;
+    }
+
+    /** The connection handler: pumps the socket into {@link #receive()} and {@link #send} into the socket. */
+    Publisher<Void> bind(NettyInbound in, NettyOutbound out) {
+        in.withConnection(c -> {
+            connection = c;
+            c.onDispose(() -> breakWith("connection closed"));
+            if (closed.get()) {
+                c.dispose();
+            }
+        });
+        in.receive().asByteArray().subscribe(
+                bytes -> incoming.emitNext(bytes, Sinks.EmitFailureHandler.busyLooping(EMIT_RETRY)),
+                error -> breakWith("read failed: " + error.getMessage()),
+                () -> breakWith("peer closed the connection"));
+        return out.sendByteArray(outgoing.asFlux());
+    }
+
+    @Override
+    public void send(byte[] bytes) {
+        if (!closed.get()) {
+            outgoing.emitNext(bytes, Sinks.EmitFailureHandler.busyLooping(EMIT_RETRY));
+        }
+    }
+
+    @Override
+    public Flux<byte[]> receive() {
+        return incoming.asFlux();
+    }
+
+    @Override
+    public void poison(String reason) {
+        breakWith("poisoned: " + reason);
+    }
+
+    @Override
+    public boolean isOpen() {
+        return !closed.get();
+    }
+
+    private void breakWith(String reason) {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        onClose.run();
+        outgoing.tryEmitComplete();
+        incoming.tryEmitError(new LinkBrokenException(reason));
+        Connection c = connection;
+        if (c != null) {
+            c.dispose();
+        }
+    }
+}

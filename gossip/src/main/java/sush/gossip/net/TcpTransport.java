@@ -1,0 +1,87 @@
+package sush.gossip.net;
+
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+
+import io.netty.channel.ChannelOption;
+import reactor.core.publisher.Mono;
+import reactor.netty.DisposableServer;
+import reactor.netty.tcp.TcpClient;
+import reactor.netty.tcp.TcpServer;
+import sush.gossip.link.Link;
+
+/** Links over TCP with Reactor Netty: one server socket, one connection per dialled link. */
+public final class TcpTransport implements Transport {
+    private final String host;
+    private final int port;
+    private final Duration connectTimeout;
+    private final Set<TcpLink> links = ConcurrentHashMap.newKeySet();
+    private volatile DisposableServer server;
+
+    /** Listens on {@code host:port} (port 0 picks a free one); dials give up after {@code connectTimeout}. */
+    public TcpTransport(String host, int port, Duration connectTimeout) {
+        this.host = host;
+        this.port = port;
+        this.connectTimeout = connectTimeout;
+    }
+
+    @Override
+    public Mono<Void> listen(Consumer<Link> acceptor) {
+        return TcpServer.create().host(host).port(port).option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .handle((in, out) -> {
+                    TcpLink link = track();
+                    org.reactivestreams.Publisher<Void> pump = link.bind(in, out);
+                    acceptor.accept(link);
+                    return pump;
+                })
+                .bind()
+                .doOnNext(s -> server = s)
+                .then();
+    }
+
+    @Override
+    public Mono<Link> dial(String address) {
+        int colon = address.lastIndexOf(':');
+        if (colon < 0) {
+            return Mono.error(new IllegalArgumentException("address is host:port, not " + address));
+        }
+        String peerHost = address.substring(0, colon);
+        int peerPort = Integer.parseInt(address.substring(colon + 1));
+        TcpLink link = track();
+        return TcpClient.create().host(peerHost).port(peerPort)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis())
+                .option(ChannelOption.TCP_NODELAY, true)
+                .handle(link::bind)
+                .connect()
+                .map(connection -> (Link) link)
+                .doOnError(e -> link.poison("connect failed"));
+    }
+
+    @Override
+    public String localAddress() {
+        DisposableServer s = server;
+        return s == null ? host + ":" + port : host + ":" + s.port();
+    }
+
+    @Override
+    public void close() {
+        DisposableServer s = server;
+        if (s != null) {
+            s.disposeNow(Duration.ofSeconds(2));
+        }
+        for (TcpLink link : links) {
+            link.poison("transport closed");
+        }
+        links.clear();
+    }
+
+    private TcpLink track() {
+        TcpLink[] holder = new TcpLink[1];
+        holder[0] = new TcpLink(() -> links.remove(holder[0]));
+        links.add(holder[0]);
+        return holder[0];
+    }
+}

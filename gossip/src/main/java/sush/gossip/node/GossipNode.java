@@ -1,0 +1,494 @@
+package sush.gossip.node;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
+import sush.gossip.Entropy;
+import sush.gossip.clock.Version;
+import sush.gossip.link.Link;
+import sush.gossip.net.Transport;
+import sush.gossip.set.Message;
+import sush.gossip.set.NetworkId;
+import sush.gossip.set.Replica;
+import sush.gossip.sync.LinkMux;
+import sush.gossip.sync.MuxHandler;
+import sush.gossip.sync.NetworkMismatchException;
+import sush.gossip.sync.Push;
+import sush.gossip.sync.SyncException;
+import sush.gossip.sync.SyncOutcome;
+import sush.gossip.sync.SyncSession;
+import sush.gossip.sync.Traffic;
+
+/**
+ * One sled's gossip: its replica, its links to the peers it is told about, pushes of new
+ * messages, periodic sessions, and the leaderless universe contest (D-008, D-009).
+ *
+ * <p>Lock order: a {@link LinkMux} may call in while holding its own lock; this class never
+ * calls a mux while holding its own lock.
+ */
+public final class GossipNode implements MuxHandler {
+    /** Session timeouts a loser waits for its winner before it bootstraps from anyone. */
+    static final int BOOTSTRAP_PATIENCE_SESSIONS = 3;
+
+    private final GossipConfig config;
+    private final byte[] name;
+    private final int nameHash;
+    private final Transport transport;
+    private final Scheduler scheduler;
+    private final Entropy entropy;
+    private final Traffic traffic = new Traffic();
+    private final Sinks.Many<Entry> entries = Sinks.many().replay().latest();
+    private final Map<String, Peer> peers = new HashMap<>();
+    private final Set<LinkMux> anonymous = new HashSet<>();
+    private final AtomicLong foreignPushes = new AtomicLong();
+    private final AtomicLong gapPushes = new AtomicLong();
+    private final AtomicLong failedSessions = new AtomicLong();
+    private final AtomicLong universeLosses = new AtomicLong();
+    private Replica replica;
+    private boolean bootstrapping;
+    private SyncSession.UniverseFloor floor;
+    private Disposable floorExpiry;
+    private long entrySequence;
+    private boolean stopped;
+    private Disposable periodic;
+
+    public GossipNode(GossipConfig config, Transport transport, Scheduler scheduler, Entropy entropy) {
+        this.config = config;
+        this.name = config.name().getBytes(StandardCharsets.UTF_8);
+        this.nameHash = hash(name);
+        this.transport = transport;
+        this.scheduler = scheduler;
+        this.entropy = entropy;
+    }
+
+    /** Seeds this sled's own universe, starts listening, dials the peers it is the dialer for. */
+    public Mono<Void> start() {
+        Entry first;
+        synchronized (this) {
+            replica = Replica.seed(NetworkId.random(entropy));
+            entrySequence = 1;
+            first = new Entry(entrySequence, Entry.Cause.START, replica.network(), replica);
+        }
+        entries.tryEmitNext(first);
+        return transport.listen(this::accepted).doOnSuccess(v -> {
+            long periodNs = config.periodicSync().toNanos();
+            synchronized (this) {
+                periodic = scheduler.schedulePeriodically(this::periodicSync, periodNs, periodNs, TimeUnit.NANOSECONDS);
+            }
+            dialAll();
+        });
+    }
+
+    /** The address peers dial; valid after {@link #start()}. */
+    public String address() {
+        return transport.localAddress();
+    }
+
+    public String name() {
+        return config.name();
+    }
+
+    /** The current universe's replica (a new object after every migration). */
+    public synchronized Replica replica() {
+        return replica;
+    }
+
+    public synchronized NetworkId network() {
+        return replica.network();
+    }
+
+    /** Entries into universes: the current one first, then each migration. */
+    public Flux<Entry> entries() {
+        return entries.asFlux();
+    }
+
+    public Traffic traffic() {
+        return traffic;
+    }
+
+    /** Counters for operators and benchmarks. */
+    public record Stats(long foreignPushes, long gapPushes, long failedSessions, long universeLosses, int connectedPeers) {
+    }
+
+    public synchronized Stats stats() {
+        int connected = (int) peers.values().stream().filter(p -> p.mux != null && p.mux.isOpen()).count();
+        return new Stats(foreignPushes.get(), gapPushes.get(), failedSessions.get(), universeLosses.get(), connected);
+    }
+
+    /**
+     * Replaces the peer set (name to address). Links to removed peers close; new peers are
+     * dialled by whichever side has the lower address; sessions from anyone else are refused.
+     */
+    public void setPeers(Map<String, String> newPeers) {
+        List<LinkMux> toClose = new ArrayList<>();
+        synchronized (this) {
+            for (Peer p : new ArrayList<>(peers.values())) {
+                String address = newPeers.get(p.name);
+                if (address == null || !address.equals(p.address)) {
+                    peers.remove(p.name);
+                    p.forget(toClose);
+                }
+            }
+            newPeers.forEach((peerName, address) -> {
+                if (!peerName.equals(config.name())) {
+                    peers.computeIfAbsent(peerName, n -> new Peer(n, address, config.reconnectMin()));
+                }
+            });
+        }
+        toClose.forEach(m -> m.close("peer removed from the peer set"));
+        dialAll();
+    }
+
+    /**
+     * Adds a message to the current universe and pushes it to every connected peer. Refused
+     * with {@code NO_IDENTITY} while the sled is bootstrapping into a universe.
+     */
+    public Version send(byte[] payload) {
+        Replica r;
+        synchronized (this) {
+            r = replica;
+        }
+        Replica.Sent sent = r.sendOnBase(payload);
+        List<LinkMux> targets = new ArrayList<>();
+        Set<Integer> hashes = new HashSet<>();
+        synchronized (this) {
+            hashes.add(nameHash);
+            for (Peer p : peers.values()) {
+                if (p.mux != null && p.mux.isOpen()) {
+                    targets.add(p.mux);
+                    hashes.add(p.hash);
+                }
+            }
+        }
+        Push push = new Push(r.network(), name, Set.copyOf(hashes), sent.base(), sent.version(),
+                List.of(new Message(sent.version(), payload)));
+        targets.forEach(m -> m.push(push));
+        return sent.version();
+    }
+
+    /** Closes every link and stops. */
+    public void stop() {
+        List<LinkMux> toClose = new ArrayList<>();
+        synchronized (this) {
+            if (stopped) {
+                return;
+            }
+            stopped = true;
+            if (periodic != null) {
+                periodic.dispose();
+            }
+            for (Peer p : peers.values()) {
+                p.forget(toClose);
+            }
+            toClose.addAll(anonymous);
+            anonymous.clear();
+        }
+        toClose.forEach(m -> m.close("sled stopping"));
+        transport.close();
+        entries.tryEmitComplete();
+    }
+
+    @Override
+    public boolean admits(LinkMux mux, byte[] sender) {
+        String peerName = new String(sender, StandardCharsets.UTF_8);
+        LinkMux replaced = null;
+        synchronized (this) {
+            Peer p = peers.get(peerName);
+            if (p == null || stopped) {
+                return false;
+            }
+            if (anonymous.remove(mux)) {
+                replaced = p.mux;
+                p.mux = mux;
+                p.dialedByUs = false;
+            } else if (p.mux != mux) {
+                return false;
+            }
+        }
+        if (replaced != null && replaced != mux) {
+            LinkMux old = replaced;
+            scheduler.schedule(() -> old.close("replaced by a newer link"));
+        }
+        return true;
+    }
+
+    @Override
+    public synchronized SyncSession newSession() {
+        SyncSession.Intent intent = bootstrapping ? SyncSession.Intent.BOOTSTRAP : SyncSession.Intent.GOSSIP;
+        return new SyncSession(replica, intent, name, bootstrapping ? floor : null);
+    }
+
+    @Override
+    public void onSessionDone(LinkMux mux, SyncOutcome outcome) {
+        Entry entry = null;
+        synchronized (this) {
+            if (outcome.role() == SyncSession.Role.NEWCOMER && bootstrapping && !replica.network().isBootstrapping()) {
+                bootstrapping = false;
+                floor = null;
+                entrySequence++;
+                entry = new Entry(entrySequence, Entry.Cause.MIGRATION, replica.network(), replica);
+            }
+        }
+        if (entry != null) {
+            entries.tryEmitNext(entry);
+        }
+    }
+
+    @Override
+    public void onSessionFailed(LinkMux mux, SyncException error) {
+        failedSessions.incrementAndGet();
+        if (!(error instanceof NetworkMismatchException)) {
+            return;
+        }
+        NetworkMismatchException mismatch = (NetworkMismatchException) error;
+        if (mismatch.localWins()) {
+            return;
+        }
+        List<LinkMux> others = new ArrayList<>();
+        synchronized (this) {
+            if (!replica.network().equals(mismatch.localNetwork())) {
+                return;
+            }
+            // The loser drops its whole replica and joins the winner: a universe with more
+            // history (minTicks) always wins, so a late joiner never wipes an established rack.
+            replica = Replica.newcomer();
+            bootstrapping = true;
+            floor = new SyncSession.UniverseFloor(mismatch.remoteNetwork(), mismatch.remoteMinTicks());
+            // If the winner stays out of reach, any universe is better than none.
+            if (floorExpiry != null) {
+                floorExpiry.dispose();
+            }
+            long patienceNs = config.sessionTimeout().toNanos() * BOOTSTRAP_PATIENCE_SESSIONS;
+            floorExpiry = scheduler.schedule(this::dropFloor, patienceNs, TimeUnit.NANOSECONDS);
+            universeLosses.incrementAndGet();
+            for (Peer p : peers.values()) {
+                if (p.mux != null && p.mux != mux && p.mux.isOpen()) {
+                    others.add(p.mux);
+                }
+            }
+        }
+        others.forEach(LinkMux::requestSession);
+    }
+
+    private void dropFloor() {
+        List<LinkMux> all = new ArrayList<>();
+        synchronized (this) {
+            if (!bootstrapping) {
+                return;
+            }
+            floor = null;
+            for (Peer p : peers.values()) {
+                if (p.mux != null && p.mux.isOpen()) {
+                    all.add(p.mux);
+                }
+            }
+        }
+        all.forEach(LinkMux::requestSession);
+    }
+
+    @Override
+    public void onPush(LinkMux mux, Push push) {
+        Replica r;
+        synchronized (this) {
+            r = replica;
+        }
+        Push.Result result;
+        try {
+            result = push.applyTo(r);
+        } catch (SyncException e) {
+            mux.close(e.getMessage());
+            return;
+        }
+        if (result == Push.Result.GAP) {
+            gapPushes.incrementAndGet();
+            mux.requestSession();
+            return;
+        }
+        if (result == Push.Result.FOREIGN) {
+            foreignPushes.incrementAndGet();
+            return;
+        }
+        relay(mux, push);
+    }
+
+    /** Forwards a push to connected peers it has not been pushed to yet (never back). */
+    private void relay(LinkMux from, Push push) {
+        List<LinkMux> targets = new ArrayList<>();
+        Set<Integer> hashes = new HashSet<>(push.targets());
+        synchronized (this) {
+            hashes.add(nameHash);
+            for (Peer p : peers.values()) {
+                if (p.mux != null && p.mux != from && p.mux.isOpen() && !push.targets().contains(p.hash)) {
+                    targets.add(p.mux);
+                    hashes.add(p.hash);
+                }
+            }
+        }
+        if (targets.isEmpty() || hashes.size() > Push.MAX_TARGETS) {
+            return;
+        }
+        Push relayed = new Push(push.network(), name, Set.copyOf(hashes), push.base(), push.frontier(), push.messages());
+        targets.forEach(m -> m.push(relayed));
+    }
+
+    @Override
+    public void onClosed(LinkMux mux) {
+        Peer redial = null;
+        synchronized (this) {
+            anonymous.remove(mux);
+            for (Peer p : peers.values()) {
+                if (p.mux == mux) {
+                    p.mux = null;
+                    if (weDial(p)) {
+                        redial = p;
+                    }
+                }
+            }
+        }
+        if (redial != null) {
+            scheduleRedial(redial);
+        }
+    }
+
+    private void accepted(Link link) {
+        LinkMux mux = new LinkMux(link, this, scheduler, config.sessionTimeout(), config.idleTimeout(), null, traffic);
+        synchronized (this) {
+            if (stopped) {
+                link.poison("sled stopping");
+                return;
+            }
+            anonymous.add(mux);
+        }
+        mux.start();
+    }
+
+    private void dialAll() {
+        List<Peer> toDial = new ArrayList<>();
+        synchronized (this) {
+            for (Peer p : peers.values()) {
+                if (weDial(p) && p.mux == null && !p.dialing) {
+                    toDial.add(p);
+                }
+            }
+        }
+        toDial.forEach(this::dial);
+    }
+
+    private void dial(Peer p) {
+        synchronized (this) {
+            if (stopped || peers.get(p.name) != p || p.dialing || (p.mux != null && p.mux.isOpen())) {
+                return;
+            }
+            p.dialing = true;
+        }
+        transport.dial(p.address).subscribe(link -> connected(p, link), error -> {
+            synchronized (this) {
+                p.dialing = false;
+            }
+            scheduleRedial(p);
+        });
+    }
+
+    private void connected(Peer p, Link link) {
+        LinkMux mux = new LinkMux(link, this, scheduler, config.sessionTimeout(), config.idleTimeout(),
+                p.name.getBytes(StandardCharsets.UTF_8), traffic);
+        synchronized (this) {
+            p.dialing = false;
+            if (stopped || peers.get(p.name) != p) {
+                link.poison("peer no longer wanted");
+                return;
+            }
+            p.mux = mux;
+            p.dialedByUs = true;
+            p.backoff = config.reconnectMin();
+        }
+        mux.start();
+        mux.requestSession();
+    }
+
+    private void scheduleRedial(Peer p) {
+        Duration delay;
+        synchronized (this) {
+            if (stopped || peers.get(p.name) != p || !weDial(p)) {
+                return;
+            }
+            delay = p.backoff;
+            Duration doubled = p.backoff.multipliedBy(2);
+            p.backoff = doubled.compareTo(config.reconnectMax()) > 0 ? config.reconnectMax() : doubled;
+            if (p.redial != null) {
+                p.redial.dispose();
+            }
+            p.redial = scheduler.schedule(() -> dial(p), delay.toNanos(), TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private void periodicSync() {
+        List<LinkMux> due = new ArrayList<>();
+        synchronized (this) {
+            for (Peer p : peers.values()) {
+                if (p.mux != null && p.dialedByUs && p.mux.isOpen()) {
+                    due.add(p.mux);
+                }
+            }
+        }
+        due.forEach(LinkMux::requestSession);
+    }
+
+    /** The side with the lower address dials, so each pair has one connection. */
+    private boolean weDial(Peer p) {
+        return transport.localAddress().compareTo(p.address) < 0;
+    }
+
+    private static int hash(byte[] bytes) {
+        try {
+            byte[] d = MessageDigest.getInstance("SHA-256").digest(bytes);
+            return ((d[0] & 0xFF) << 24) | ((d[1] & 0xFF) << 16) | ((d[2] & 0xFF) << 8) | (d[3] & 0xFF);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every JDK", e);
+        }
+    }
+
+    /** What this sled knows of one peer. */
+    private static final class Peer {
+        final String name;
+        final String address;
+        final int hash;
+        LinkMux mux;
+        boolean dialing;
+        boolean dialedByUs;
+        Duration backoff;
+        Disposable redial;
+
+        Peer(String name, String address, Duration backoff) {
+            this.name = name;
+            this.address = address;
+            this.hash = GossipNode.hash(name.getBytes(StandardCharsets.UTF_8));
+            this.backoff = backoff;
+        }
+
+        void forget(List<LinkMux> toClose) {
+            if (mux != null) {
+                toClose.add(mux);
+                mux = null;
+            }
+            if (redial != null) {
+                redial.dispose();
+            }
+        }
+    }
+}

@@ -1,0 +1,299 @@
+package sush.gossip.sync;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import reactor.core.Disposable;
+import reactor.core.scheduler.Scheduler;
+import sush.gossip.link.Link;
+
+/**
+ * Sessions and pushes over one long-lived link to one peer (D-008). Sessions run one after
+ * another: either side may open one, and a PREAMBLE arriving while idle opens this side's half
+ * (both opening at once is still one session: the protocol is symmetric). PUSH frames may
+ * arrive at any point and are handled on their own. A session that outlives its timeout, a
+ * link silent past the idle timeout, or any protocol error poisons the link.
+ */
+public final class LinkMux {
+    /** Outbound frames queued for the link before a slow peer is cut off. */
+    public static final int MAX_QUEUED_FRAMES = 65_536;
+
+    private final Link link;
+    private final MuxHandler handler;
+    private final Scheduler scheduler;
+    private final Duration sessionTimeout;
+    private final Traffic traffic;
+    private final FrameDecoder decoder = new FrameDecoder(Frames.MAX_FRAME_BYTES);
+    private final ArrayDeque<byte[]> outbound = new ArrayDeque<>();
+    private final AtomicInteger sending = new AtomicInteger();
+    private final AtomicLong framesSent = new AtomicLong();
+    private final AtomicLong bytesSent = new AtomicLong();
+    private final List<Disposable> timers = new ArrayList<>();
+    private Disposable sessionTimer;
+    private volatile byte[] peer;
+    private SyncSession current;
+    private long sessionNumber;
+    private boolean wantSession;
+    private boolean closed;
+    private long inboundChunks;
+
+    /**
+     * @param peer the peer's name when this side dialled it; null for an accepted link, which
+     *             learns it from the first PREAMBLE or PUSH
+     */
+    public LinkMux(Link link, MuxHandler handler, Scheduler scheduler, Duration sessionTimeout, Duration idleTimeout,
+            byte[] peer, Traffic traffic) {
+        this.link = link;
+        this.traffic = traffic;
+        this.handler = handler;
+        this.scheduler = scheduler;
+        this.sessionTimeout = sessionTimeout;
+        this.peer = peer == null ? null : peer.clone();
+        long idleNs = idleTimeout.toNanos();
+        timers.add(scheduler.schedulePeriodically(new IdleCheck(), idleNs, idleNs, TimeUnit.NANOSECONDS));
+    }
+
+    /** Starts reading the link. */
+    public void start() {
+        Disposable reading = link.receive().subscribe(this::onChunk, e -> close("link broke: " + e.getMessage()),
+                () -> close("peer closed the link"));
+        synchronized (this) {
+            timers.add(reading);
+        }
+    }
+
+    /** The peer's name, once known. */
+    public Optional<byte[]> peer() {
+        byte[] p = peer;
+        return p == null ? Optional.empty() : Optional.of(p.clone());
+    }
+
+    public boolean isOpen() {
+        synchronized (this) {
+            return !closed;
+        }
+    }
+
+    public long framesSent() {
+        return framesSent.get();
+    }
+
+    public long bytesSent() {
+        return bytesSent.get();
+    }
+
+    /** Runs a session now, or right after the one in progress. */
+    public void requestSession() {
+        Runnable failure = null;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            if (current != null) {
+                wantSession = true;
+                return;
+            }
+            try {
+                openSession();
+            } catch (SyncException e) {
+                failure = failLocked(e);
+            }
+        }
+        flush();
+        if (failure != null) {
+            failure.run();
+        }
+    }
+
+    /** Sends a push; dropped if the link is closed (the periodic session heals it). */
+    public void push(Push push) {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            enqueue(List.of(push.encode()));
+        }
+        flush();
+    }
+
+    /** Poisons the link. */
+    public void close(String reason) {
+        boolean first;
+        synchronized (this) {
+            first = !closed;
+            closed = true;
+            current = null;
+            if (sessionTimer != null) {
+                sessionTimer.dispose();
+            }
+            timers.forEach(Disposable::dispose);
+            timers.clear();
+        }
+        if (first) {
+            link.poison(reason);
+            handler.onClosed(this);
+        }
+    }
+
+    private void onChunk(byte[] chunk) {
+        List<Runnable> callbacks = new ArrayList<>();
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            inboundChunks++;
+            try {
+                for (byte[] frame : decoder.feed(chunk)) {
+                    onFrame(frame, callbacks);
+                    if (closed) {
+                        break;
+                    }
+                }
+            } catch (SyncException e) {
+                callbacks.add(failLocked(e));
+            } catch (RuntimeException e) {
+                callbacks.add(failLocked(new SyncException(SyncException.Kind.MALFORMED_FRAME, "unexpected " + e, e)));
+            }
+        }
+        flush();
+        callbacks.forEach(Runnable::run);
+    }
+
+    private void onFrame(byte[] frame, List<Runnable> callbacks) throws SyncException {
+        if (Push.isPush(frame)) {
+            Push push = Push.decode(frame);
+            if (!identify(push.sender())) {
+                throw new SyncException(SyncException.Kind.PEER_ABORTED, "push from a sled outside the peer set");
+            }
+            callbacks.add(() -> handler.onPush(this, push));
+            return;
+        }
+        if (current == null) {
+            byte[] sender = Frames.preambleSender(frame).orElseThrow(() -> new SyncException(
+                    SyncException.Kind.UNEXPECTED_FRAME, "frame " + (frame[0] & 0xFF) + " outside a session"));
+            if (!identify(sender)) {
+                throw new SyncException(SyncException.Kind.PEER_ABORTED, "session from a sled outside the peer set");
+            }
+            openSession();
+        }
+        SyncSession session = current;
+        enqueue(session.onFrame(frame));
+        if (session.isDone()) {
+            SyncOutcome outcome = session.outcome();
+            current = null;
+            callbacks.add(() -> handler.onSessionDone(this, outcome));
+            if (wantSession) {
+                wantSession = false;
+                openSession();
+            }
+        }
+    }
+
+    /** Learns or checks the peer's name; the handler decides whether it may talk to us. */
+    private boolean identify(byte[] sender) {
+        byte[] known = peer;
+        if (known != null && !java.util.Arrays.equals(known, sender)) {
+            return false;
+        }
+        if (known == null) {
+            peer = sender.clone();
+        }
+        return handler.admits(this, sender);
+    }
+
+    private void openSession() throws SyncException {
+        current = handler.newSession();
+        long number = ++sessionNumber;
+        enqueue(current.start());
+        if (sessionTimer != null) {
+            sessionTimer.dispose();
+        }
+        sessionTimer = scheduler.schedule(() -> {
+            boolean stale;
+            synchronized (this) {
+                stale = current != null && sessionNumber == number;
+            }
+            if (stale) {
+                close("session timed out after " + sessionTimeout);
+            }
+        }, sessionTimeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    private Runnable failLocked(SyncException e) {
+        if (e.kind() != SyncException.Kind.LINK_BROKEN && e.kind() != SyncException.Kind.PEER_ABORTED) {
+            enqueue(List.of(Frames.abort(e.getMessage())));
+        }
+        current = null;
+        return () -> {
+            flush();
+            handler.onSessionFailed(this, e);
+            close(e.getMessage());
+        };
+    }
+
+    private void enqueue(List<byte[]> frames) {
+        if (outbound.size() + frames.size() > MAX_QUEUED_FRAMES) {
+            throw new IllegalStateException("outbound queue over " + MAX_QUEUED_FRAMES + " frames");
+        }
+        outbound.addAll(frames);
+    }
+
+    /** Sends queued frames in order; one thread at a time, re-entrant calls leave it to the outer one. */
+    private void flush() {
+        if (sending.getAndIncrement() != 0) {
+            return;
+        }
+        int missed = 1;
+        do {
+            while (true) {
+                byte[] batch;
+                int frames;
+                synchronized (this) {
+                    if (outbound.isEmpty()) {
+                        break;
+                    }
+                    frames = outbound.size();
+                    int size = 0;
+                    for (byte[] f : outbound) {
+                        size += f.length;
+                    }
+                    batch = new byte[size];
+                    int at = 0;
+                    while (!outbound.isEmpty()) {
+                        byte[] f = outbound.poll();
+                        System.arraycopy(f, 0, batch, at, f.length);
+                        at += f.length;
+                    }
+                }
+                framesSent.addAndGet(frames);
+                bytesSent.addAndGet(batch.length);
+                traffic.add(frames, batch.length);
+                link.send(batch);
+            }
+            missed = sending.addAndGet(-missed);
+        } while (missed != 0);
+    }
+
+    /** Poisons the link if nothing arrived during a whole idle period. */
+    private final class IdleCheck implements Runnable {
+        private long seen = -1;
+
+        @Override
+        public void run() {
+            long now;
+            synchronized (LinkMux.this) {
+                now = inboundChunks;
+            }
+            if (now == seen) {
+                close("idle: nothing received for a whole idle period");
+            }
+            seen = now;
+        }
+    }
+}
