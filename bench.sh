@@ -5,11 +5,12 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 # name -> module and main class; benchmarks live in each module's test sources (bench package).
-declare -A MODULE=( [sync]=gossip [itc]=gossip )
-declare -A CLASS=( [sync]=sush.gossip.bench.SyncBench [itc]=sush.gossip.bench.ItcBench )
+declare -A MODULE=( [sync]=gossip [itc]=gossip [rack]=gossip )
+declare -A CLASS=( [sync]=sush.gossip.bench.SyncBench [itc]=sush.gossip.bench.ItcBench [rack]=sush.gossip.bench.RackBench )
 declare -A ABOUT=(
   [sync]="two replicas sharing 10,000 messages, I extra on one side: time per session, bytes per message"
   [itc]="ns per tick, join and leq on versions of a 32-party universe"
+  [rack]="32 sleds on loopback TCP: cold boot, dissemination (also at 100 ms per hop), ScaleCube baseline"
 )
 
 if [ $# -eq 0 ] || [ -z "${MODULE[$1]:-}" ]; then
@@ -28,4 +29,4 @@ mvn -B -q -DskipTests -pl "$module" -am install >&2
 mvn -B -q -pl "$module" dependency:build-classpath -Dmdep.includeScope=test \
   -Dmdep.outputFile=target/bench.classpath >&2
 cp="$module/target/test-classes:$module/target/classes:$(cat "$module/target/bench.classpath")"
-exec java -Xss1m -Xmx4g -cp "$cp" "${CLASS[$name]}" "$@"
+exec java ${BENCH_JAVA_OPTS:-} -Xss1m -Xmx4g -cp "$cp" "${CLASS[$name]}" "$@"

@@ -76,7 +76,7 @@ final class ClockCodec {
         }
         in.expectEnd(isVersion ? "version" : "identity");
         Leaves leaves = new Leaves(depth, value, n);
-        if (leaves.normalize().size != n) {
+        if (!leaves.isNormal()) {
             throw new MalformedException(NON_CANONICAL, "tree is not in normal form");
         }
         return leaves;

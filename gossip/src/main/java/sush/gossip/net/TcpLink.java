@@ -1,11 +1,13 @@
 package sush.gossip.net;
 
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.reactivestreams.Publisher;
 
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Schedulers;
 import reactor.netty.Connection;
 import reactor.netty.NettyInbound;
 import reactor.netty.NettyOutbound;
@@ -15,6 +17,8 @@ import sush.gossip.link.LinkBrokenException;
 /** A {@link Link} over one Reactor Netty TCP connection. */
 final class TcpLink implements Link {
     private static final java.time.Duration EMIT_RETRY = java.time.Duration.ofSeconds(5);
+    /** How long a poisoned link may take to flush its last frames before it is closed hard. */
+    private static final java.time.Duration FLUSH_GRACE = java.time.Duration.ofSeconds(1);
 
     private final Sinks.Many<byte[]> outgoing = Sinks.many().unicast().onBackpressureBuffer();
     private final Sinks.Many<byte[]> incoming = Sinks.many().unicast().onBackpressureBuffer();
@@ -69,11 +73,14 @@ final class TcpLink implements Link {
             return;
         }
         onClose.run();
+        // Completing the outbound flux lets Netty flush what is queued (the ABORT, and the
+        // preamble a peer needs to learn it lost the universe contest) and then close the
+        // connection; the timer closes it anyway if the flush never finishes.
         outgoing.tryEmitComplete();
         incoming.tryEmitError(new LinkBrokenException(reason));
         Connection c = connection;
         if (c != null) {
-            c.dispose();
+            Schedulers.parallel().schedule(c::dispose, FLUSH_GRACE.toMillis(), TimeUnit.MILLISECONDS);
         }
     }
 }

@@ -16,7 +16,11 @@ import java.time.Duration;
 public record GossipConfig(String name, Duration sessionTimeout, Duration idleTimeout, Duration periodicSync,
         Duration reconnectMin, Duration reconnectMax) {
     public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(10);
-    public static final Duration DEFAULT_PERIODIC_SYNC = Duration.ofSeconds(5);
+    /**
+     * Anti-entropy only: a push is lost only with its link, and every new link starts with a
+     * session, so the periodic session is a slow safety net (D-008).
+     */
+    public static final Duration DEFAULT_PERIODIC_SYNC = Duration.ofSeconds(30);
 
     public GossipConfig {
         if (periodicSync.compareTo(idleTimeout) >= 0) {
@@ -27,9 +31,9 @@ public record GossipConfig(String name, Duration sessionTimeout, Duration idleTi
         }
     }
 
-    /** Defaults for a rack: 10 s sessions, 5 s periodic sync, 20 s idle, redial 20 ms to 2 s. */
+    /** Defaults for a rack: 10 s sessions, 30 s periodic sync, 90 s idle, redial 20 ms to 2 s. */
     public static GossipConfig defaults(String name) {
-        return new GossipConfig(name, DEFAULT_SESSION_TIMEOUT, Duration.ofSeconds(20), DEFAULT_PERIODIC_SYNC,
+        return new GossipConfig(name, DEFAULT_SESSION_TIMEOUT, Duration.ofSeconds(90), DEFAULT_PERIODIC_SYNC,
                 Duration.ofMillis(20), Duration.ofSeconds(2));
     }
 

@@ -44,6 +44,13 @@ import sush.gossip.sync.Traffic;
 public final class GossipNode implements MuxHandler {
     /** Session timeouts a loser waits for its winner before it bootstraps from anyone. */
     static final int BOOTSTRAP_PATIENCE_SESSIONS = 3;
+    /** Pushes held back because this sled lacks part of their base; the oldest is dropped past it. */
+    static final int MAX_PENDING_PUSHES = 4096;
+    /**
+     * How long a push may wait for its missing causal past to arrive by other pushes (they are
+     * usually in flight) before this sled runs a session with its sender instead.
+     */
+    static final Duration GAP_PATIENCE = Duration.ofMillis(250);
 
     private final GossipConfig config;
     private final byte[] name;
@@ -58,7 +65,11 @@ public final class GossipNode implements MuxHandler {
     private final AtomicLong foreignPushes = new AtomicLong();
     private final AtomicLong gapPushes = new AtomicLong();
     private final AtomicLong failedSessions = new AtomicLong();
+    private final AtomicLong sessions = new AtomicLong();
+    private final AtomicLong sessionMessages = new AtomicLong();
+    private final Map<SyncException.Kind, AtomicLong> failuresByKind = new java.util.concurrent.ConcurrentHashMap<>();
     private final AtomicLong universeLosses = new AtomicLong();
+    private final java.util.ArrayDeque<Pending> pending = new java.util.ArrayDeque<>();
     private Replica replica;
     private boolean bootstrapping;
     private SyncSession.UniverseFloor floor;
@@ -122,12 +133,16 @@ public final class GossipNode implements MuxHandler {
     }
 
     /** Counters for operators and benchmarks. */
-    public record Stats(long foreignPushes, long gapPushes, long failedSessions, long universeLosses, int connectedPeers) {
+    public record Stats(long sessions, long sessionMessages, long foreignPushes, long gapPushes, long failedSessions,
+            long universeLosses, int connectedPeers, Map<SyncException.Kind, Long> failuresByKind) {
     }
 
     public synchronized Stats stats() {
         int connected = (int) peers.values().stream().filter(p -> p.mux != null && p.mux.isOpen()).count();
-        return new Stats(foreignPushes.get(), gapPushes.get(), failedSessions.get(), universeLosses.get(), connected);
+        Map<SyncException.Kind, Long> kinds = new java.util.EnumMap<>(SyncException.Kind.class);
+        failuresByKind.forEach((k, v) -> kinds.put(k, v.get()));
+        return new Stats(sessions.get(), sessionMessages.get(), foreignPushes.get(), gapPushes.get(), failedSessions.get(), universeLosses.get(), connected,
+                kinds);
     }
 
     /**
@@ -177,7 +192,8 @@ public final class GossipNode implements MuxHandler {
         }
         Push push = new Push(r.network(), name, Set.copyOf(hashes), sent.base(), sent.version(),
                 List.of(new Message(sent.version(), payload)));
-        targets.forEach(m -> m.push(push));
+        byte[] frame = push.encode();
+        targets.forEach(m -> m.push(frame));
         return sent.version();
     }
 
@@ -235,6 +251,8 @@ public final class GossipNode implements MuxHandler {
 
     @Override
     public void onSessionDone(LinkMux mux, SyncOutcome outcome) {
+        sessions.incrementAndGet();
+        sessionMessages.addAndGet(outcome.received());
         Entry entry = null;
         synchronized (this) {
             if (outcome.role() == SyncSession.Role.NEWCOMER && bootstrapping && !replica.network().isBootstrapping()) {
@@ -252,6 +270,7 @@ public final class GossipNode implements MuxHandler {
     @Override
     public void onSessionFailed(LinkMux mux, SyncException error) {
         failedSessions.incrementAndGet();
+        failuresByKind.computeIfAbsent(error.kind(), k -> new AtomicLong()).incrementAndGet();
         if (!(error instanceof NetworkMismatchException)) {
             return;
         }
@@ -303,27 +322,92 @@ public final class GossipNode implements MuxHandler {
 
     @Override
     public void onPush(LinkMux mux, Push push) {
+        Push.Result result = apply(mux, push);
+        if (result == Push.Result.GAP) {
+            gapPushes.incrementAndGet();
+            hold(new Pending(mux, push));
+        } else if (result == Push.Result.APPLIED) {
+            relay(mux, push);
+            retryPending();
+        }
+    }
+
+    private Push.Result apply(LinkMux mux, Push push) {
         Replica r;
         synchronized (this) {
             r = replica;
         }
-        Push.Result result;
         try {
-            result = push.applyTo(r);
+            Push.Result result = push.applyTo(r);
+            if (result == Push.Result.FOREIGN) {
+                foreignPushes.incrementAndGet();
+            }
+            return result;
         } catch (SyncException e) {
             mux.close(e.getMessage());
-            return;
+            return Push.Result.FOREIGN;
         }
-        if (result == Push.Result.GAP) {
-            gapPushes.incrementAndGet();
-            mux.requestSession();
-            return;
+    }
+
+    /**
+     * Holds a push whose base this sled does not hold yet: causal delivery cannot add it before
+     * its past, which usually arrives moments later by another push. If it is still waiting
+     * after {@link #GAP_PATIENCE}, a session with its sender brings everything.
+     */
+    private void hold(Pending p) {
+        Pending dropped = null;
+        synchronized (this) {
+            pending.addLast(p);
+            if (pending.size() > MAX_PENDING_PUSHES) {
+                dropped = pending.pollFirst();
+            }
         }
-        if (result == Push.Result.FOREIGN) {
-            foreignPushes.incrementAndGet();
-            return;
+        if (dropped != null) {
+            dropped.from.requestSession();
         }
-        relay(mux, push);
+        // The missing past may have been applied on another link's thread between our failed
+        // apply and the hold; retrying now closes that race (else it waits for the timer).
+        retryPending();
+        scheduler.schedule(() -> {
+            boolean waiting;
+            synchronized (this) {
+                waiting = pending.remove(p);
+            }
+            if (waiting) {
+                p.from.requestSession();
+            }
+        }, GAP_PATIENCE.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /** Applies every held push whose base has arrived, until none does. */
+    private void retryPending() {
+        boolean progress = true;
+        while (progress) {
+            progress = false;
+            List<Pending> waiting;
+            synchronized (this) {
+                if (pending.isEmpty()) {
+                    return;
+                }
+                waiting = new ArrayList<>(pending);
+            }
+            for (Pending p : waiting) {
+                Push.Result result = apply(p.from, p.push);
+                if (result != Push.Result.GAP) {
+                    synchronized (this) {
+                        pending.remove(p);
+                    }
+                    if (result == Push.Result.APPLIED) {
+                        relay(p.from, p.push);
+                        progress = true;
+                    }
+                }
+            }
+        }
+    }
+
+    /** A push waiting for its base. */
+    private record Pending(LinkMux from, Push push) {
     }
 
     /** Forwards a push to connected peers it has not been pushed to yet (never back). */
@@ -343,7 +427,8 @@ public final class GossipNode implements MuxHandler {
             return;
         }
         Push relayed = new Push(push.network(), name, Set.copyOf(hashes), push.base(), push.frontier(), push.messages());
-        targets.forEach(m -> m.push(relayed));
+        byte[] frame = relayed.encode();
+        targets.forEach(m -> m.push(frame));
     }
 
     @Override

@@ -40,7 +40,8 @@ public final class LinkMux {
     private SyncSession current;
     private long sessionNumber;
     private boolean wantSession;
-    private boolean closed;
+    /** Volatile so that {@link #isOpen()} takes no lock: the sled asks it while holding its own. */
+    private volatile boolean closed;
     private long inboundChunks;
 
     /**
@@ -75,9 +76,7 @@ public final class LinkMux {
     }
 
     public boolean isOpen() {
-        synchronized (this) {
-            return !closed;
-        }
+        return !closed;
     }
 
     public long framesSent() {
@@ -111,13 +110,13 @@ public final class LinkMux {
         }
     }
 
-    /** Sends a push; dropped if the link is closed (the periodic session heals it). */
-    public void push(Push push) {
+    /** Sends an encoded push; dropped if the link is closed (the periodic session heals it). */
+    public void push(byte[] encodedPush) {
         synchronized (this) {
             if (closed) {
                 return;
             }
-            enqueue(List.of(push.encode()));
+            enqueue(List.of(encodedPush));
         }
         flush();
     }

@@ -36,7 +36,7 @@ public record Push(NetworkId network, byte[] sender, Set<Integer> targets, Versi
         FOREIGN
     }
 
-    /** The frame bytes. */
+    /** The frame bytes (a push goes to many peers: encode it once and share the bytes). */
     public byte[] encode() {
         int size = 64 + sender.length + targets.size() * 4 + base.encodedSize() + frontier.encodedSize();
         for (Message m : messages) {

@@ -1,9 +1,7 @@
 package sush.gossip.node;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
@@ -159,10 +157,20 @@ class GossipNodeTest {
     }
 
     @Test
-    void bootstrappingSledsRefuseToSend() {
+    void entriesReportTheStartThenEachMigration() {
         Sleds rack = new Sleds(8);
-        GossipNode a = rack.start("a");
-        assertFalse(a.network().isBootstrapping());
-        assertTrue(rack.entries.get("a").size() == 1);
+        rack.start("a");
+        rack.advance(Duration.ofMillis(1));
+        rack.send("a", "weight");
+        rack.start("b");
+        rack.fullMesh();
+        rack.advance(SETTLE);
+        List<Entry> b = rack.entries.get("b");
+        assertEquals(2, b.size());
+        assertEquals(Entry.Cause.START, b.get(0).cause());
+        assertEquals(Entry.Cause.MIGRATION, b.get(1).cause());
+        assertEquals(2, b.get(1).sequence());
+        assertEquals(rack.nodes.get("a").network(), b.get(1).network());
+        assertEquals(1, rack.entries.get("a").size(), "the winner never moves");
     }
 }

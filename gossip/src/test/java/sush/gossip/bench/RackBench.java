@@ -1,0 +1,374 @@
+package sush.gossip.bench;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+import io.scalecube.cluster.Cluster;
+import io.scalecube.cluster.ClusterImpl;
+import io.scalecube.cluster.ClusterMessageHandler;
+import io.scalecube.cluster.transport.api.Message;
+import io.scalecube.transport.netty.tcp.TcpTransportFactory;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+import sush.gossip.Entropy;
+import sush.gossip.net.DelayedTransport;
+import sush.gossip.net.TcpTransport;
+import sush.gossip.net.Transport;
+import sush.gossip.node.GossipConfig;
+import sush.gossip.node.GossipNode;
+
+/**
+ * 32 sleds in one JVM on loopback TCP: cold boot to one universe, dissemination of 200
+ * messages sent at random sleds (latency until every sled holds each, frames and bytes per
+ * message), the same with 100 ms added per link hop, and ScaleCube's SWIM gossip spreading the
+ * same messages as the peer baseline. Run: {@code ./bench.sh rack [--quick]}.
+ */
+public final class RackBench {
+    private static final int SLEDS = 32;
+    private static final int GLOMERS_NODES = 25;
+    private static final int MESSAGES = 200;
+    private static final Duration SEND_SPACING = Duration.ofMillis(Long.getLong("spacing", 20));
+    private static final Duration HOP_DELAY = Duration.ofMillis(100);
+    private static final Duration DEADLINE = Duration.ofSeconds(60);
+    private static final int PAYLOAD_BYTES = 32;
+
+    private RackBench() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        boolean quick = Measure.quick(args);
+        HeapWatch heap = new HeapWatch();
+        heap.start();
+        Map<String, Double> figures = new LinkedHashMap<>();
+
+        Rack plain = Rack.boot(SLEDS, Duration.ZERO);
+        figures.put("cold_boot_ms", plain.coldBootMs);
+        Spread ours = plain.disseminate(new Random(1));
+        plain.stop();
+        figures.put("p50_ms", ours.p50());
+        figures.put("p99_ms", ours.p99());
+        figures.put("max_ms", ours.max());
+
+        Rack delayed = Rack.boot(SLEDS, HOP_DELAY);
+        Spread slow = delayed.disseminate(new Random(2));
+        delayed.stop();
+        figures.put("delayed_p50_ms", slow.p50());
+        figures.put("delayed_max_ms", slow.max());
+        figures.put("delayed_msgs_per_op", slow.framesPerMessage);
+        // The public bars are for 25 nodes: the same run at that size compares like with like.
+        Rack delayed25 = Rack.boot(GLOMERS_NODES, HOP_DELAY);
+        Spread slow25 = delayed25.disseminate(new Random(3));
+        delayed25.stop();
+        figures.put("delayed25_p50_ms", slow25.p50());
+        figures.put("delayed25_max_ms", slow25.max());
+        figures.put("delayed25_msgs_per_op", slow25.framesPerMessage);
+
+        Spread cube = ScaleCube.spread(SLEDS, 20, new Random(1));
+        figures.put("scalecube_p50_ms", cube.p50());
+        figures.put("scalecube_p99_ms", cube.p99());
+        Spread cubeDefault = quick ? null : ScaleCube.spread(SLEDS, 200, new Random(1));
+        figures.put("ratio_p99", ours.p99() / cube.p99());
+        heap.stopWatching();
+        figures.put("peak_heap_mb", heap.peakMb());
+
+        System.out.printf(Locale.ROOT, "rack: %d sleds on loopback TCP, %d messages of %d bytes, one every %d ms%n",
+                SLEDS, MESSAGES, PAYLOAD_BYTES, SEND_SPACING.toMillis());
+        System.out.printf(Locale.ROOT, "cold boot to one universe: %.1f ms (after %d contests lost)%n",
+                plain.coldBootMs, plain.losses);
+        System.out.printf(Locale.ROOT, "%-28s %9s %9s %9s %12s %12s%n", "run", "p50 ms", "p99 ms", "max ms",
+                "frames/msg", "bytes/msg");
+        row("sush", ours);
+        row("sush, 100 ms per hop", slow);
+        row("sush, 25 sleds, 100 ms/hop", slow25);
+        row("scalecube, gossip 20 ms", cube);
+        if (cubeDefault != null) {
+            row("scalecube, gossip default", cubeDefault);
+        }
+        System.out.println("gossip glomers bars (25 nodes, 100 ms): median < 400 ms, max < 600 ms, < 30 msgs/op");
+        System.out.printf(Locale.ROOT, "ours/theirs p50 %.3f, p99 %.3f; peak heap %.0f MB%n", ours.p50() / cube.p50(),
+                ours.p99() / cube.p99(), heap.peakMb());
+        System.out.println(Measure.json("rack", figures));
+        System.exit(0);
+    }
+
+    private static void row(String name, Spread s) {
+        System.out.printf(Locale.ROOT, "%-28s %9.1f %9.1f %9.1f %12s %12s%n", name, s.p50(), s.p99(), s.max(),
+                s.framesPerMessage < 0 ? "-" : String.format(Locale.ROOT, "%.1f", s.framesPerMessage),
+                s.bytesPerMessage < 0 ? "-" : String.format(Locale.ROOT, "%.0f", s.bytesPerMessage));
+    }
+
+    static byte[] payload(int id) {
+        return ByteBuffer.allocate(PAYLOAD_BYTES).putInt(id).array();
+    }
+
+    /** Per-message latency until the last sled holds it. */
+    static final class Spread {
+        final long[] latencyNs;
+        final double framesPerMessage;
+        final double bytesPerMessage;
+
+        Spread(long[] latencyNs, double framesPerMessage, double bytesPerMessage) {
+            this.latencyNs = latencyNs.clone();
+            java.util.Arrays.sort(this.latencyNs);
+            this.framesPerMessage = framesPerMessage;
+            this.bytesPerMessage = bytesPerMessage;
+        }
+
+        double p50() {
+            return Measure.median(latencyNs) / 1e6;
+        }
+
+        double p99() {
+            return Measure.percentile(latencyNs, 99) / 1e6;
+        }
+
+        double max() {
+            return latencyNs[latencyNs.length - 1] / 1e6;
+        }
+    }
+
+    /** Arrival bookkeeping shared by both systems: send time and count of sleds holding each id. */
+    static final class Arrivals {
+        final long[] sentAt = new long[MESSAGES];
+        final long[] doneAt = new long[MESSAGES];
+        final AtomicInteger[] holders = new AtomicInteger[MESSAGES];
+        final AtomicInteger complete = new AtomicInteger();
+        final int sleds;
+
+        Arrivals(int sleds) {
+            this.sleds = sleds;
+            for (int i = 0; i < MESSAGES; i++) {
+                holders[i] = new AtomicInteger();
+            }
+        }
+
+        void arrived(int id) {
+            if (id >= 0 && id < MESSAGES && holders[id].incrementAndGet() == sleds) {
+                doneAt[id] = System.nanoTime();
+                complete.incrementAndGet();
+            }
+        }
+
+        long[] latencies() throws InterruptedException {
+            long deadline = System.nanoTime() + DEADLINE.toNanos();
+            while (complete.get() < MESSAGES && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            if (complete.get() < MESSAGES) {
+                throw new IllegalStateException(complete.get() + " of " + MESSAGES + " messages reached every sled");
+            }
+            long[] out = new long[MESSAGES];
+            for (int i = 0; i < MESSAGES; i++) {
+                out[i] = doneAt[i] - sentAt[i];
+            }
+            return out;
+        }
+
+        /** Sends every message at a random sled, one per spacing. */
+        void sendAll(Random random, Consumer<int[]> send) throws InterruptedException {
+            long next = System.nanoTime();
+            for (int i = 0; i < MESSAGES; i++) {
+                long wait = next - System.nanoTime();
+                if (wait > 0) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(wait);
+                }
+                sentAt[i] = System.nanoTime();
+                send.accept(new int[] {i, random.nextInt(sleds)});
+                next += SEND_SPACING.toNanos();
+            }
+        }
+    }
+
+    /** Our rack: gossip nodes over TCP, optionally with a delay on every link. */
+    static final class Rack {
+        final List<GossipNode> nodes = new ArrayList<>();
+        final Scheduler scheduler = Schedulers.newParallel("rack", 2);
+        double coldBootMs;
+        long losses;
+
+        static Rack boot(int sleds, Duration delay) throws InterruptedException {
+            Rack rack = new Rack();
+            for (int i = 0; i < sleds; i++) {
+                Transport t = new TcpTransport("127.0.0.1", 0, Duration.ofSeconds(2));
+                if (!delay.isZero()) {
+                    t = new DelayedTransport(t, delay, rack.scheduler);
+                }
+                GossipNode node = new GossipNode(GossipConfig.defaults(String.format("sled-%02d", i)), t,
+                        rack.scheduler, Entropy.seeded(1000 + i));
+                node.start().block(Duration.ofSeconds(5));
+                rack.nodes.add(node);
+            }
+            Map<String, String> peers = new HashMap<>();
+            for (GossipNode n : rack.nodes) {
+                peers.put(n.name(), n.address());
+            }
+            long start = System.nanoTime();
+            rack.nodes.forEach(n -> n.setPeers(peers));
+            long deadline = start + DEADLINE.toNanos();
+            long report = System.nanoTime();
+            while (System.nanoTime() < deadline && !rack.converged()) {
+                Thread.sleep(1);
+                if (System.getenv("RACK_DEBUG") != null && System.nanoTime() - report > 1_000_000_000L) {
+                    report = System.nanoTime();
+                    System.err.println("boot: " + rack.describe());
+                }
+            }
+            if (!rack.converged()) {
+                throw new IllegalStateException("rack did not converge on one universe: " + rack.describe());
+            }
+            rack.coldBootMs = (System.nanoTime() - start) / 1e6;
+            rack.losses = rack.nodes.stream().mapToLong(n -> n.stats().universeLosses()).sum();
+            return rack;
+        }
+
+        String describe() {
+            long universes = nodes.stream().map(GossipNode::network).distinct().count();
+            long bootstrapping = nodes.stream().filter(n -> n.network().isBootstrapping()).count();
+            int minPeers = nodes.stream().mapToInt(n -> n.stats().connectedPeers()).min().orElse(0);
+            long failed = nodes.stream().mapToLong(n -> n.stats().failedSessions()).sum();
+            long lost = nodes.stream().mapToLong(n -> n.stats().universeLosses()).sum();
+            Map<Object, Long> kinds = new java.util.TreeMap<>();
+            nodes.forEach(n -> n.stats().failuresByKind().forEach((k, v) -> kinds.merge(k.toString(), v, Long::sum)));
+            return kinds + " " + universes + " universes, " + bootstrapping + " bootstrapping, min peers " + minPeers + ", failed sessions "
+                    + failed + ", losses " + lost;
+        }
+
+        boolean converged() {
+            var first = nodes.get(0).network();
+            return !first.isBootstrapping() && nodes.stream().allMatch(n -> n.network().equals(first))
+                    && nodes.stream().allMatch(n -> n.stats().connectedPeers() == nodes.size() - 1);
+        }
+
+        Spread disseminate(Random random) throws InterruptedException {
+            Arrivals arrivals = new Arrivals(nodes.size());
+            for (GossipNode n : nodes) {
+                long from = n.replica().size();
+                n.replica().deliveries(from).subscribe(d -> arrivals.arrived(ByteBuffer.wrap(d.payload()).getInt()));
+            }
+            long frames = frames();
+            long bytes = bytes();
+            if (System.getenv("RACK_DEBUG") != null) {
+                System.err.println("before: sessions " + nodes.stream().mapToLong(n -> n.stats().sessions()).sum()
+                        + " sessionMessages " + nodes.stream().mapToLong(n -> n.stats().sessionMessages()).sum()
+                        + " gaps " + nodes.stream().mapToLong(n -> n.stats().gapPushes()).sum() + " " + describe());
+            }
+            arrivals.sendAll(random, pick -> nodes.get(pick[1]).send(payload(pick[0])));
+            long[] latencies = arrivals.latencies();
+            if (System.getenv("RACK_DEBUG") != null) {
+                System.err.println("after: sessions " + nodes.stream().mapToLong(n -> n.stats().sessions()).sum()
+                        + " sessionMessages " + nodes.stream().mapToLong(n -> n.stats().sessionMessages()).sum()
+                        + " gaps " + nodes.stream().mapToLong(n -> n.stats().gapPushes()).sum()
+                        + " foreign " + nodes.stream().mapToLong(n -> n.stats().foreignPushes()).sum() + " " + describe());
+            }
+            return new Spread(latencies, (frames() - frames) / (double) MESSAGES, (bytes() - bytes) / (double) MESSAGES);
+        }
+
+        long frames() {
+            return nodes.stream().mapToLong(n -> n.traffic().frames()).sum();
+        }
+
+        long bytes() {
+            return nodes.stream().mapToLong(n -> n.traffic().bytes()).sum();
+        }
+
+        void stop() {
+            nodes.forEach(GossipNode::stop);
+            scheduler.dispose();
+        }
+    }
+
+    /** The peer baseline: ScaleCube cluster members spreading the same messages by SWIM gossip. */
+    static final class ScaleCube {
+        static Spread spread(int members, long gossipIntervalMs, Random random) throws Exception {
+            Arrivals arrivals = new Arrivals(members);
+            Map<String, Boolean> seen = new ConcurrentHashMap<>();
+            List<Cluster> clusters = new ArrayList<>();
+            String seed = null;
+            for (int i = 0; i < members; i++) {
+                int index = i;
+                String seedAddress = seed;
+                Cluster c = new ClusterImpl()
+                        .transportFactory(TcpTransportFactory::new)
+                        .gossip(g -> g.gossipInterval(gossipIntervalMs))
+                        .membership(m -> seedAddress == null ? m : m.seedMembers(seedAddress))
+                        .handler(cluster -> new ClusterMessageHandler() {
+                            @Override
+                            public void onGossip(Message gossip) {
+                                String id = gossip.data();
+                                if (seen.putIfAbsent(index + "/" + id, Boolean.TRUE) == null) {
+                                    arrivals.arrived(Integer.parseInt(id));
+                                }
+                            }
+                        })
+                        .startAwait();
+                clusters.add(c);
+                if (seed == null) {
+                    seed = c.address();
+                }
+            }
+            long deadline = System.nanoTime() + DEADLINE.toNanos();
+            while (System.nanoTime() < deadline
+                    && clusters.stream().anyMatch(c -> c.otherMembers().size() < members - 1)) {
+                Thread.sleep(10);
+            }
+            arrivals.sendAll(random, pick -> {
+                if (seen.putIfAbsent(pick[1] + "/" + pick[0], Boolean.TRUE) == null) {
+                    arrivals.arrived(pick[0]);
+                }
+                clusters.get(pick[1]).spreadGossip(Message.withData(Integer.toString(pick[0])).build()).subscribe();
+            });
+            long[] latencies = arrivals.latencies();
+            clusters.forEach(Cluster::shutdown);
+            return new Spread(latencies, -1, -1);
+        }
+    }
+
+    /** Samples the heap in use across all heap pools every 20 ms. */
+    static final class HeapWatch extends Thread {
+        private volatile boolean running = true;
+        private volatile long peakBytes;
+
+        HeapWatch() {
+            setDaemon(true);
+        }
+
+        @Override
+        public void run() {
+            while (running) {
+                long used = 0;
+                for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+                    if (pool.getType() == MemoryType.HEAP) {
+                        used += pool.getUsage().getUsed();
+                    }
+                }
+                peakBytes = Math.max(peakBytes, used);
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }
+
+        void stopWatching() {
+            running = false;
+        }
+
+        double peakMb() {
+            return peakBytes / (1024.0 * 1024.0);
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package sush.gossip.node;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import sush.gossip.link.Link;
+import sush.gossip.net.Transport;
+
+/** A peer that sends garbage or stalls forever costs one link, never the sled. */
+class HostilePeerTest {
+    @Test
+    void aPeerSendingGarbageLosesItsLinkAndTheRestKeepsGossiping() {
+        Sleds rack = new Sleds(11);
+        List<Link> evilLinks = hostile(rack, link -> link.send(new byte[] {0, 0, 0, 5, 42, 1, 2, 3, 4}));
+        GossipNode a = rack.start("a");
+        GossipNode b = rack.start("b");
+        a.setPeers(Map.of("b", "b", "evil", "evil"));
+        b.setPeers(Map.of("a", "a"));
+        rack.advance(Duration.ofSeconds(2));
+        assertFalse(evilLinks.isEmpty(), "a dialled the hostile peer");
+        assertFalse(evilLinks.get(0).isOpen(), "the garbage link is poisoned");
+        rack.send("b", "still-gossiping");
+        rack.advance(Duration.ofMillis(10));
+        assertEquals(List.of("still-gossiping"), rack.held("a"));
+        assertEquals(a.network(), b.network());
+    }
+
+    @Test
+    void aPeerThatStallsForeverIsCutByTheSessionTimeout() {
+        Sleds rack = new Sleds(12);
+        List<Link> evilLinks = hostile(rack, link -> { });
+        GossipNode a = rack.start("a");
+        rack.start("b");
+        a.setPeers(Map.of("b", "b", "evil", "evil"));
+        rack.nodes.get("b").setPeers(Map.of("a", "a"));
+        rack.advance(Duration.ofSeconds(2));
+        assertTrue(evilLinks.get(0).isOpen(), "a silent peer is given its session timeout");
+        rack.advance(GossipConfig.DEFAULT_SESSION_TIMEOUT);
+        assertFalse(evilLinks.get(0).isOpen(), "the stalled session poisoned only that link");
+        rack.send("b", "alive");
+        rack.advance(Duration.ofMillis(10));
+        assertEquals(List.of("alive"), rack.held("a"));
+    }
+
+    /** A raw endpoint named "evil" that does {@code behaviour} with every link it accepts. */
+    private static List<Link> hostile(Sleds rack, java.util.function.Consumer<Link> behaviour) {
+        List<Link> links = new ArrayList<>();
+        Transport evil = rack.network.transport("evil");
+        evil.listen(link -> {
+            links.add(link);
+            link.receive().subscribe(bytes -> { }, error -> { });
+            behaviour.accept(link);
+        }).block();
+        return links;
+    }
+}
