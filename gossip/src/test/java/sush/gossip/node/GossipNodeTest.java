@@ -173,4 +173,21 @@ class GossipNodeTest {
         assertEquals(rack.nodes.get("a").network(), b.get(1).network());
         assertEquals(1, rack.entries.get("a").size(), "the winner never moves");
     }
+
+    @Test
+    void aLoserReAnnouncesItselfInTheWinnersUniverse() {
+        Sleds rack = new Sleds(9);
+        for (String n : List.of("a", "b")) {
+            GossipNode node = rack.start(n);
+            // What the pipeline does at every entry: announce this sled in the universe it entered.
+            node.entries().subscribe(e -> node.send(("hello from " + n + " #" + e.sequence())
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        }
+        rack.fullMesh();
+        rack.advance(SETTLE);
+        String winner = rack.entries.get("a").size() == 1 ? "a" : "b";
+        String loser = winner.equals("a") ? "b" : "a";
+        assertEquals(List.of("hello from " + loser + " #2", "hello from " + winner + " #1"), rack.held(winner));
+        assertEquals(rack.held(winner), rack.held(loser));
+    }
 }
