@@ -1,0 +1,91 @@
+package sush.projections.job;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.security.SecureRandom;
+import java.util.List;
+import java.util.Optional;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.Test;
+
+import sush.projections.id.Chain;
+import sush.projections.id.SessionId;
+import sush.projections.id.SessionIds;
+
+class SignedJobTest {
+    private static final SessionId SESSION = SessionIds.compute("p:s", new byte[32], new byte[] {1});
+    private static final SessionId OTHER = SessionIds.compute("p:s", new byte[32], new byte[] {2});
+
+    private static JobRequest request(String command) {
+        return new JobRequest(SESSION, Chain.first(SESSION), command, "*", false);
+    }
+
+    @ParameterizedTest
+    @EnumSource(SignatureAlgorithm.class)
+    void aTrustedSignatureVerifies(SignatureAlgorithm algorithm) throws KeyException {
+        SignerKey key = SignerKey.generate(algorithm, new SecureRandom());
+        TrustStore trust = TrustStore.of(List.of(key.publicPem()));
+        SignedJob job = key.sign(request("uptime"));
+        assertEquals(Optional.empty(), trust.check(job, SESSION));
+        assertEquals(algorithm, job.algorithm());
+    }
+
+    @ParameterizedTest
+    @EnumSource(SignatureAlgorithm.class)
+    void everyRefusalNamesItsReason(SignatureAlgorithm algorithm) throws KeyException {
+        SignerKey key = SignerKey.generate(algorithm, new SecureRandom());
+        SignerKey stranger = SignerKey.generate(algorithm, new SecureRandom());
+        TrustStore trust = TrustStore.of(List.of(key.publicPem()));
+        assertEquals(Optional.of(InvalidJobReason.UNKNOWN_KEY), trust.check(stranger.sign(request("uptime")), SESSION));
+        SignedJob good = key.sign(request("uptime"));
+        SignedJob tampered = new SignedJob(request("rm -rf /"), good.key(), good.algorithm(), good.signature());
+        assertEquals(Optional.of(InvalidJobReason.BAD_SIGNATURE), trust.check(tampered, SESSION));
+        assertEquals(Optional.of(InvalidJobReason.WRONG_SESSION), trust.check(good, OTHER));
+        assertEquals(Optional.of(InvalidJobReason.BAD_COMMAND), trust.check(key.sign(request("")), SESSION));
+        assertEquals(Optional.of(InvalidJobReason.BAD_COMMAND), trust.check(key.sign(request("-rf")), SESSION));
+    }
+
+    @Test
+    void theDigestCoversEveryFieldIncludingDefaults() {
+        JobRequest base = request("uptime");
+        JobRequest concurrent = new JobRequest(SESSION, base.job(), "uptime", "*", true);
+        JobRequest otherTarget = new JobRequest(SESSION, base.job(), "uptime", "0", false);
+        assertFalse(java.util.Arrays.equals(base.digest(), concurrent.digest()));
+        assertFalse(java.util.Arrays.equals(base.digest(), otherTarget.digest()));
+        assertEquals(Chain.next(base.digest()), base.successor());
+    }
+
+    @ParameterizedTest
+    @EnumSource(SignatureAlgorithm.class)
+    void keysRoundTripThroughPem(SignatureAlgorithm algorithm) throws KeyException {
+        SignerKey key = SignerKey.generate(algorithm, new SecureRandom());
+        SignerKey again = SignerKey.fromPem(key.privatePem());
+        assertEquals(key.id(), again.id());
+        assertEquals(key.publicPem(), again.publicPem());
+        TrustStore trust = TrustStore.of(List.of(key.publicPem()));
+        assertTrue(trust.keyIds().contains(key.id()));
+        assertEquals(Optional.empty(), trust.check(again.sign(request("date")), SESSION));
+    }
+
+    @Test
+    void ed25519SignaturesAreDeterministicAndEcdsaUsesRfc6979() throws KeyException {
+        for (SignatureAlgorithm algorithm : SignatureAlgorithm.values()) {
+            SignerKey key = SignerKey.generate(algorithm, new SecureRandom());
+            assertArrayEquals(key.sign(request("x")).signature(), key.sign(request("x")).signature(), algorithm.name());
+        }
+    }
+
+    @Test
+    void unreadableKeysAreTypedErrors() {
+        assertThrows(KeyException.class, () -> TrustStore.of(List.of("not a pem")));
+        assertThrows(KeyException.class, () -> TrustStore.of(List.of(
+                "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n")));
+        assertThrows(KeyException.class, () -> SignerKey.fromPem("-----BEGIN PRIVATE KEY-----\n!!\n-----END PRIVATE KEY-----"));
+    }
+}
