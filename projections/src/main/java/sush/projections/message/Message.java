@@ -1,0 +1,80 @@
+package sush.projections.message;
+
+import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
+import sush.projections.job.SignedJob;
+
+/**
+ * The vocabulary of the gossip set: operator requests and the events sleds report. Each is one
+ * gossip payload, encoded by {@link MessageCodec} in a versioned CBOR envelope whose field names
+ * are the contract (architecture.md, "Data that crosses boundaries").
+ */
+public sealed interface Message {
+    /** Starts a session; its id is recomputed from the other fields by every sled. */
+    record SessionStart(SessionId session, String acceptor, byte[] sledNonce, byte[] clientNonce, String starter)
+            implements Message {
+    }
+
+    /** Ends a session (honoured from its starter only). */
+    record SessionStop(SessionId session, String by) implements Message {
+    }
+
+    /** Burns one chain position so the chain moves past it (starter only). */
+    record JobSkip(SessionId session, JobId position, String by) implements Message {
+    }
+
+    /** A signed job request. */
+    record JobStart(SignedJob job) implements Message {
+    }
+
+    /** An operator's request to stop (kill) a job wherever it runs. */
+    record JobStop(JobId job, String by) implements Message {
+    }
+
+    /** A sled announcing itself in a universe: first send of every entry. */
+    record Announcement(String baseboard, String software, int cubby) implements Message {
+    }
+
+    /** The sled started the job's process. */
+    record JobStarted(String baseboard, JobId job) implements Message {
+    }
+
+    /**
+     * The job's process ended: an exit code, or the error that kept it from running; output
+     * lengths and SHA3-256 hashes so clients can verify what they fetch.
+     */
+    record JobStopped(String baseboard, JobId job, Integer exitCode, String processError, long stdoutBytes,
+            byte[] stdoutSha3, long stderrBytes, byte[] stderrSha3) implements Message {
+    }
+
+    /** The job failed on this sled for a reason other than its own exit. */
+    record JobErrored(String baseboard, JobId job, JobError kind, String detail, int signal) implements Message {
+    }
+
+    /** The sled will never run the job, and why. */
+    record JobSkipped(String baseboard, JobId job, SkipReason reason) implements Message {
+    }
+
+    /** A rack-level error a sled reports once. */
+    record RackError(String baseboard, RackErrorKind kind, SessionId session, String detail) implements Message {
+    }
+
+    /** A message of a newer format or kind: kept and relayed unread. */
+    record Unknown(long formatVersion, String kind, byte[] payload) implements Message {
+    }
+
+    /** Kinds of {@link JobErrored}. */
+    enum JobError {
+        INTERRUPTED, INVALID_JOB, IO, KILLED, OUTPUT_LIMIT
+    }
+
+    /** Reasons of {@link JobSkipped}. */
+    enum SkipReason {
+        BELOW_FLOOR, ALREADY_HANDLED, SUPERSEDED, SESSION_ENDED
+    }
+
+    /** Kinds of {@link RackError}. */
+    enum RackErrorKind {
+        CONCURRENT_SESSIONS, SESSION_HOP, UNIVERSE_FLIP_FLOP
+    }
+}

@@ -1,0 +1,218 @@
+package sush.projections.message;
+
+import java.util.Locale;
+
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+import tools.jackson.dataformat.cbor.CBORMapper;
+
+import sush.projections.id.JobId;
+import sush.projections.id.KeyId;
+import sush.projections.id.SessionId;
+import sush.projections.job.JobRequest;
+import sush.projections.job.SignatureAlgorithm;
+import sush.projections.job.SignedJob;
+import sush.projections.message.Message.Announcement;
+import sush.projections.message.Message.JobErrored;
+import sush.projections.message.Message.JobSkip;
+import sush.projections.message.Message.JobSkipped;
+import sush.projections.message.Message.JobStart;
+import sush.projections.message.Message.JobStarted;
+import sush.projections.message.Message.JobStop;
+import sush.projections.message.Message.JobStopped;
+import sush.projections.message.Message.RackError;
+import sush.projections.message.Message.SessionStart;
+import sush.projections.message.Message.SessionStop;
+import sush.projections.message.Message.Unknown;
+
+/**
+ * Messages as CBOR: {@code [formatVersion, kind, {field: value}]} (D-011). Format 1 is this
+ * file. A newer format version, or a kind this version does not know, decodes to
+ * {@link Unknown} and re-encodes to the very same bytes, so it is kept and relayed. The bytes
+ * of one instance of every kind are pinned in a test: never re-pin, add a version.
+ */
+public final class MessageCodec {
+    public static final int FORMAT_VERSION = 1;
+    /** Bound on one encoded message (a gossip payload is at most 64 KiB). */
+    public static final int MAX_MESSAGE_BYTES = 64 * 1024;
+
+    private static final CBORMapper CBOR = CBORMapper.builder().build();
+
+    private MessageCodec() {
+    }
+
+    public static byte[] encode(Message message) {
+        if (message instanceof Unknown) {
+            return ((Unknown) message).payload().clone();
+        }
+        ArrayNode envelope = CBOR.createArrayNode();
+        envelope.add(FORMAT_VERSION);
+        envelope.add(kind(message));
+        envelope.add(body(message));
+        byte[] bytes = CBOR.writeValueAsBytes(envelope);
+        if (bytes.length > MAX_MESSAGE_BYTES) {
+            throw new IllegalArgumentException("message of " + bytes.length + " bytes over " + MAX_MESSAGE_BYTES);
+        }
+        return bytes;
+    }
+
+    public static Message decode(byte[] bytes) throws MessageException {
+        if (bytes.length > MAX_MESSAGE_BYTES) {
+            throw new MessageException("message of " + bytes.length + " bytes over " + MAX_MESSAGE_BYTES);
+        }
+        JsonNode envelope;
+        try {
+            envelope = CBOR.readTree(bytes);
+        } catch (JacksonException e) {
+            throw new MessageException("not CBOR: " + e.getOriginalMessage(), e);
+        }
+        if (envelope == null || !envelope.isArray() || envelope.size() != 3 || !envelope.get(0).isIntegralNumber()
+                || !envelope.get(1).isString()) {
+            throw new MessageException("not a [version, kind, body] envelope");
+        }
+        long version = envelope.get(0).longValue();
+        String kind = envelope.get(1).stringValue();
+        if (version != FORMAT_VERSION || !known(kind)) {
+            if (version < FORMAT_VERSION) {
+                throw new MessageException("format version " + version + " was never written");
+            }
+            return new Unknown(version, kind, bytes.clone());
+        }
+        return read(kind, new Fields(envelope.get(2), kind));
+    }
+
+    static String wireName(Enum<?> e) {
+        return e.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    private static boolean known(String kind) {
+        switch (kind) {
+            case "session-start": case "session-stop": case "job-skip": case "job-start": case "job-stop":
+            case "announcement": case "job-started": case "job-stopped": case "job-error": case "job-skipped":
+            case "rack-error":
+                return true;
+            default:
+                return false;
+        }
+    }
+
+    private static String kind(Message m) {
+        if (m instanceof SessionStart) {
+            return "session-start";
+        } else if (m instanceof SessionStop) {
+            return "session-stop";
+        } else if (m instanceof JobSkip) {
+            return "job-skip";
+        } else if (m instanceof JobStart) {
+            return "job-start";
+        } else if (m instanceof JobStop) {
+            return "job-stop";
+        } else if (m instanceof Announcement) {
+            return "announcement";
+        } else if (m instanceof JobStarted) {
+            return "job-started";
+        } else if (m instanceof JobStopped) {
+            return "job-stopped";
+        } else if (m instanceof JobErrored) {
+            return "job-error";
+        } else if (m instanceof JobSkipped) {
+            return "job-skipped";
+        }
+        return "rack-error";
+    }
+
+    private static ObjectNode body(Message m) {
+        ObjectNode b = CBOR.createObjectNode();
+        if (m instanceof SessionStart) {
+            SessionStart s = (SessionStart) m;
+            b.put("session", s.session().toBytes()).put("acceptor", s.acceptor()).put("sledNonce", s.sledNonce())
+                    .put("clientNonce", s.clientNonce()).put("starter", s.starter());
+        } else if (m instanceof SessionStop) {
+            SessionStop s = (SessionStop) m;
+            b.put("session", s.session().toBytes()).put("by", s.by());
+        } else if (m instanceof JobSkip) {
+            JobSkip s = (JobSkip) m;
+            b.put("session", s.session().toBytes()).put("position", s.position().toBytes()).put("by", s.by());
+        } else if (m instanceof JobStart) {
+            SignedJob j = ((JobStart) m).job();
+            JobRequest r = j.request();
+            b.put("session", r.session().toBytes()).put("job", r.job().toBytes()).put("command", r.command())
+                    .put("target", r.target()).put("concurrent", r.concurrent()).put("key", j.key().toBytes())
+                    .put("algorithm", wireName(j.algorithm())).put("signature", j.signature());
+        } else if (m instanceof JobStop) {
+            JobStop s = (JobStop) m;
+            b.put("job", s.job().toBytes()).put("by", s.by());
+        } else if (m instanceof Announcement) {
+            Announcement a = (Announcement) m;
+            b.put("baseboard", a.baseboard()).put("software", a.software()).put("cubby", a.cubby());
+        } else if (m instanceof JobStarted) {
+            JobStarted s = (JobStarted) m;
+            b.put("baseboard", s.baseboard()).put("job", s.job().toBytes());
+        } else if (m instanceof JobStopped) {
+            JobStopped s = (JobStopped) m;
+            b.put("baseboard", s.baseboard()).put("job", s.job().toBytes());
+            if (s.exitCode() != null) {
+                b.put("exitCode", s.exitCode().intValue());
+            } else {
+                b.put("processError", s.processError());
+            }
+            b.put("stdoutBytes", s.stdoutBytes()).put("stdoutSha3", s.stdoutSha3()).put("stderrBytes", s.stderrBytes())
+                    .put("stderrSha3", s.stderrSha3());
+        } else if (m instanceof JobErrored) {
+            JobErrored e = (JobErrored) m;
+            b.put("baseboard", e.baseboard()).put("job", e.job().toBytes()).put("error", wireName(e.kind()))
+                    .put("detail", e.detail()).put("signal", e.signal());
+        } else if (m instanceof JobSkipped) {
+            JobSkipped s = (JobSkipped) m;
+            b.put("baseboard", s.baseboard()).put("job", s.job().toBytes()).put("reason", wireName(s.reason()));
+        } else {
+            RackError e = (RackError) m;
+            b.put("baseboard", e.baseboard()).put("error", wireName(e.kind())).put("session", e.session().toBytes())
+                    .put("detail", e.detail());
+        }
+        return b;
+    }
+
+    private static Message read(String kind, Fields f) throws MessageException {
+        final int name = Fields.MAX_NAME_CHARS;
+        switch (kind) {
+            case "session-start":
+                return new SessionStart(new SessionId(f.id("session")), f.text("acceptor", name),
+                        f.bytes("sledNonce", -1, Fields.MAX_BLOB_BYTES), f.bytes("clientNonce", -1, Fields.MAX_BLOB_BYTES),
+                        f.text("starter", name));
+            case "session-stop":
+                return new SessionStop(new SessionId(f.id("session")), f.text("by", name));
+            case "job-skip":
+                return new JobSkip(new SessionId(f.id("session")), new JobId(f.id("position")), f.text("by", name));
+            case "job-start":
+                JobRequest r = new JobRequest(new SessionId(f.id("session")), new JobId(f.id("job")),
+                        f.text("command", Fields.MAX_COMMAND_CHARS), f.text("target", name), f.flag("concurrent"));
+                return new JobStart(new SignedJob(r, new KeyId(f.id("key")), f.choice("algorithm", SignatureAlgorithm.class),
+                        f.bytes("signature", -1, Fields.MAX_BLOB_BYTES)));
+            case "job-stop":
+                return new JobStop(new JobId(f.id("job")), f.text("by", name));
+            case "announcement":
+                return new Announcement(f.text("baseboard", name), f.text("software", name), (int) f.number("cubby", 0, 31));
+            case "job-started":
+                return new JobStarted(f.text("baseboard", name), new JobId(f.id("job")));
+            case "job-stopped":
+                Long exit = f.optionalNumber("exitCode", Integer.MIN_VALUE, Integer.MAX_VALUE);
+                String processError = exit == null ? f.text("processError", Fields.MAX_DETAIL_CHARS) : null;
+                return new JobStopped(f.text("baseboard", name), new JobId(f.id("job")),
+                        exit == null ? null : exit.intValue(), processError, f.number("stdoutBytes", 0, Long.MAX_VALUE),
+                        f.bytes("stdoutSha3", 32, 32), f.number("stderrBytes", 0, Long.MAX_VALUE), f.bytes("stderrSha3", 32, 32));
+            case "job-error":
+                return new JobErrored(f.text("baseboard", name), new JobId(f.id("job")),
+                        f.choice("error", Message.JobError.class), f.text("detail", Fields.MAX_DETAIL_CHARS),
+                        (int) f.number("signal", 0, 255));
+            case "job-skipped":
+                return new JobSkipped(f.text("baseboard", name), new JobId(f.id("job")),
+                        f.choice("reason", Message.SkipReason.class));
+            default:
+                return new RackError(f.text("baseboard", name), f.choice("error", Message.RackErrorKind.class),
+                        new SessionId(f.id("session")), f.text("detail", Fields.MAX_DETAIL_CHARS));
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package sush.projections.message;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.HexFormat;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import tools.jackson.dataformat.cbor.CBORMapper;
+
+class MessageCodecTest {
+    /** Format 1, pinned once: never re-pin; a change of bytes is a new format version. */
+    private static final Map<String, String> PINNED = Pinned.FORMAT_1;
+
+    @Test
+    void everyKindEncodesToItsPinnedBytes() {
+        Samples.all().forEach((kind, message) -> assertEquals(PINNED.get(kind),
+                HexFormat.of().formatHex(MessageCodec.encode(message)), kind));
+        assertEquals(Samples.all().keySet(), PINNED.keySet());
+    }
+
+    @Test
+    void everyKindRoundTrips() throws MessageException {
+        for (Message m : Samples.all().values()) {
+            byte[] bytes = MessageCodec.encode(m);
+            Message back = MessageCodec.decode(bytes);
+            assertEquals(m.getClass(), back.getClass());
+            assertArrayEquals(bytes, MessageCodec.encode(back));
+        }
+    }
+
+    @Test
+    void newerFormatsAndUnknownKindsAreKeptVerbatim() throws MessageException {
+        CBORMapper cbor = CBORMapper.builder().build();
+        for (Object[] envelope : new Object[][] {{2, "job-start"}, {1, "job-teleport"}}) {
+            var array = cbor.createArrayNode().add((Integer) envelope[0]).add((String) envelope[1]);
+            array.add(cbor.createObjectNode().put("anything", 1));
+            byte[] bytes = cbor.writeValueAsBytes(array);
+            Message.Unknown u = assertInstanceOf(Message.Unknown.class, MessageCodec.decode(bytes));
+            assertArrayEquals(bytes, MessageCodec.encode(u), "relayed unchanged");
+        }
+    }
+
+    @Test
+    void malformedPayloadsAreTypedErrors() {
+        String start = PINNED.get("job-started");
+        for (String hex : new String[] {"", "ff", "a0", "83010203", "8300636a6f62a0",
+            start.replace("4b02", "4a02").substring(0, start.length() - 2)}) {
+            assertThrows(MessageException.class, () -> MessageCodec.decode(HexFormat.of().parseHex(hex)), hex);
+        }
+        byte[] badCubby = MessageCodec.encode(new Message.Announcement("a:b", "x", 40));
+        assertThrows(MessageException.class, () -> MessageCodec.decode(badCubby), "cubby outside 0..31");
+        byte[] badReason = MessageCodec.encode(new Message.JobSkipped("a:b", Samples.job(), Message.SkipReason.SUPERSEDED));
+        String hex = HexFormat.of().formatHex(badReason).replace(HexFormat.of().formatHex("superseded".getBytes()),
+                HexFormat.of().formatHex("teleported".getBytes()));
+        assertThrows(MessageException.class, () -> MessageCodec.decode(HexFormat.of().parseHex(hex)), "unknown reason");
+        assertThrows(MessageException.class, () -> MessageCodec.decode(new byte[MessageCodec.MAX_MESSAGE_BYTES + 1]));
+    }
+}

@@ -1,0 +1,51 @@
+package sush.projections.message;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import sush.projections.id.Id88;
+import sush.projections.id.JobId;
+import sush.projections.id.KeyId;
+import sush.projections.id.SessionId;
+import sush.projections.job.JobRequest;
+import sush.projections.job.SignatureAlgorithm;
+import sush.projections.job.SignedJob;
+
+/** Test fixture: one fixed instance of every message kind. */
+final class Samples {
+    static final String SLED = "913-0000019:BRM42220001";
+
+    private Samples() {
+    }
+
+    static byte[] filled(int length, int value) {
+        byte[] b = new byte[length];
+        java.util.Arrays.fill(b, (byte) value);
+        return b;
+    }
+
+    static SessionId session() {
+        return new SessionId(filled(Id88.BYTES, 1));
+    }
+
+    static JobId job() {
+        return new JobId(filled(Id88.BYTES, 2));
+    }
+
+    static Map<String, Message> all() {
+        Map<String, Message> m = new LinkedHashMap<>();
+        m.put("session-start", new Message.SessionStart(session(), SLED, filled(32, 3), filled(16, 4), "operator"));
+        m.put("session-stop", new Message.SessionStop(session(), "operator"));
+        m.put("job-skip", new Message.JobSkip(session(), job(), "operator"));
+        m.put("job-start", new Message.JobStart(new SignedJob(new JobRequest(session(), job(), "uptime", "*", false),
+                new KeyId(filled(Id88.BYTES, 5)), SignatureAlgorithm.ED25519, filled(64, 6))));
+        m.put("job-stop", new Message.JobStop(job(), "operator"));
+        m.put("announcement", new Message.Announcement(SLED, "0.1.0", 7));
+        m.put("job-started", new Message.JobStarted(SLED, job()));
+        m.put("job-stopped", new Message.JobStopped(SLED, job(), 0, null, 12, filled(32, 8), 0, filled(32, 9)));
+        m.put("job-error", new Message.JobErrored(SLED, job(), Message.JobError.KILLED, "stopped by operator", 9));
+        m.put("job-skipped", new Message.JobSkipped(SLED, job(), Message.SkipReason.BELOW_FLOOR));
+        m.put("rack-error", new Message.RackError(SLED, Message.RackErrorKind.SESSION_HOP, session(), "hop"));
+        return m;
+    }
+}
