@@ -1,0 +1,154 @@
+package sush.projections.fold;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import sush.projections.id.Chain;
+import sush.projections.id.JobId;
+import sush.projections.job.SignedJob;
+import sush.projections.target.Sled;
+import sush.projections.target.Target;
+
+/**
+ * One sled's walk along one session's job chain (at-most-once.md section 2): the head is the
+ * next position this sled may start. Jobs that do not target the sled and burnt positions are
+ * walked past; a missing position is a hole that holds everything after it. Pure.
+ */
+public final class ChainProjection {
+    /** Bound on the jobs and burns remembered for one session. */
+    public static final int MAX_POSITIONS = 65_536;
+
+    private final Sled me;
+    private final Map<JobId, Known> jobs = new HashMap<>();
+    private final Set<JobId> burns = new HashSet<>();
+    private final JobId first;
+    private JobId head;
+    private JobId lastStarted;
+    private long ignoredBurns;
+
+    /** A job at a position, with its parsed target and successor. */
+    private record Known(SignedJob job, boolean targetsMe, JobId successor) {
+    }
+
+    /**
+     * @param resumeAt the snapshot's committed successor when this session is the committed one
+     *                 (resumption: earlier positions never reach the head again), else empty
+     */
+    public ChainProjection(Sled me, sush.projections.id.SessionId session, Optional<JobId> resumeAt) {
+        this.me = me;
+        this.first = Chain.first(session);
+        this.head = resumeAt.orElse(first);
+        walk();
+    }
+
+    /** A job of this session arrived; an unparsable target targets no one (the chain advances). */
+    public void onJob(SignedJob job) {
+        if (jobs.size() >= MAX_POSITIONS || jobs.containsKey(job.request().job())) {
+            return;
+        }
+        boolean targetsMe;
+        try {
+            targetsMe = Target.parse(job.request().target()).runsOn(me);
+        } catch (sush.projections.target.TargetException e) {
+            targetsMe = false;
+        }
+        jobs.put(job.request().job(), new Known(job, targetsMe, job.request().successor()));
+        walk();
+    }
+
+    /**
+     * The starter burnt {@code position}. It moves the head only if it is the head, or it is the
+     * last job this sled started and the head is still that job's successor; a burn behind the
+     * head is ignored. A burn must never move the head back over a position this sled already
+     * started, or a resumed chain could run a job twice.
+     */
+    public void onBurn(JobId position) {
+        if (burns.size() >= MAX_POSITIONS) {
+            ignoredBurns++;
+            return;
+        }
+        boolean atHead = position.equals(head);
+        boolean lastStartedStillNext = position.equals(lastStarted) && head.equals(jobs.get(lastStarted).successor());
+        if (atHead || lastStartedStillNext) {
+            burns.add(position);
+            head = Chain.afterBurn(position);
+            walk();
+        } else if (precedesHead(position)) {
+            ignoredBurns++;
+        } else {
+            // A position the head has not reached: the burn waits there, and the head walks
+            // past it on arrival. It can never move the head backwards.
+            burns.add(position);
+        }
+    }
+
+    /** The job at the head if it targets this sled: the only job this sled may start next. */
+    public Optional<SignedJob> atHead() {
+        Known k = jobs.get(head);
+        return k != null && k.targetsMe ? Optional.of(k.job) : Optional.empty();
+    }
+
+    public JobId head() {
+        return head;
+    }
+
+    /** This sled started (or will never start) the job at the head: the head moves past it. */
+    public void passHead() {
+        Known k = jobs.get(head);
+        if (k == null) {
+            throw new IllegalStateException("no job at the head " + head);
+        }
+        lastStarted = head;
+        head = k.successor;
+        walk();
+    }
+
+    /**
+     * Whether a job of this session is behind the head: the first job whenever the head is past
+     * it, or a job whose successors lead through known jobs and burns to the head. Such a job
+     * "ran or may have run" here and is reported {@code AlreadyHandled} instead of hanging queued.
+     */
+    public boolean precedesHead(JobId job) {
+        if (job.equals(head)) {
+            return false;
+        }
+        if (job.equals(first)) {
+            return true;
+        }
+        JobId at = job;
+        for (int steps = 0; steps <= jobs.size() + burns.size(); steps++) {
+            Known k = jobs.get(at);
+            JobId next = burns.contains(at) ? Chain.afterBurn(at) : k != null ? k.successor : null;
+            if (next == null) {
+                return false;
+            }
+            if (next.equals(head)) {
+                return true;
+            }
+            at = next;
+        }
+        return false;
+    }
+
+    public long ignoredBurns() {
+        return ignoredBurns;
+    }
+
+    /** Moves the head over burnt positions and over jobs that do not target this sled. */
+    private void walk() {
+        for (int steps = 0; steps <= MAX_POSITIONS * 2; steps++) {
+            Known k = jobs.get(head);
+            if (burns.contains(head)) {
+                head = Chain.afterBurn(head);
+            } else if (k != null && !k.targetsMe) {
+                head = k.successor;
+            } else {
+                return;
+            }
+        }
+        throw new IllegalStateException("chain walk over " + MAX_POSITIONS * 2 + " steps: a cycle");
+    }
+}

@@ -1,0 +1,128 @@
+package sush.projections.fold;
+
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+import sush.projections.id.JobId;
+import sush.projections.message.Message;
+import sush.projections.message.MessageCodec;
+
+/**
+ * Every job's status per reporting sled, folded from job events. Pure and order-independent:
+ * higher rank wins, equal ranks keep the smaller encoded message. Bounded: past
+ * {@link #MAX_JOBS} the causally oldest job whose statuses are all terminal is forgotten; a
+ * queued or running job never is.
+ */
+public final class StatusProjection {
+    public static final int MAX_JOBS = 65_536;
+
+    /** A status and the message that set it. */
+    public record Entry(JobStatus status, Message message) {
+    }
+
+    private final int maxJobs;
+    /** Insertion order is the causal order of first sight: eviction takes the oldest. */
+    private final LinkedHashMap<JobId, Map<String, Entry>> jobs = new LinkedHashMap<>();
+    private long untracked;
+
+    public StatusProjection() {
+        this(MAX_JOBS);
+    }
+
+    StatusProjection(int maxJobs) {
+        this.maxJobs = maxJobs;
+    }
+
+    /** Applies a job event; returns whether it changed the job's status on its reporter. */
+    public boolean apply(Message event) {
+        if (event instanceof Message.JobStarted) {
+            Message.JobStarted e = (Message.JobStarted) event;
+            return put(e.job(), e.baseboard(), new Entry(JobStatus.STARTED, event));
+        } else if (event instanceof Message.JobStopped) {
+            Message.JobStopped e = (Message.JobStopped) event;
+            return put(e.job(), e.baseboard(), new Entry(JobStatus.STOPPED, event));
+        } else if (event instanceof Message.JobErrored) {
+            Message.JobErrored e = (Message.JobErrored) event;
+            JobStatus s = e.kind() == Message.JobError.INTERRUPTED ? JobStatus.INTERRUPTED : JobStatus.ERROR;
+            return put(e.job(), e.baseboard(), new Entry(s, event));
+        } else if (event instanceof Message.JobSkipped) {
+            Message.JobSkipped e = (Message.JobSkipped) event;
+            return put(e.job(), e.baseboard(), new Entry(JobStatus.SKIPPED, event));
+        }
+        return false;
+    }
+
+    /** A job was submitted: tracked (as queued everywhere) from now on. */
+    public void submitted(JobId job) {
+        track(job);
+    }
+
+    /** Statuses by reporting baseboard; empty if unknown or forgotten. */
+    public Map<String, Entry> statuses(JobId job) {
+        Map<String, Entry> s = jobs.get(job);
+        return s == null ? Map.of() : Collections.unmodifiableMap(s);
+    }
+
+    public Optional<Entry> status(JobId job, String baseboard) {
+        return Optional.ofNullable(statuses(job).get(baseboard));
+    }
+
+    public int size() {
+        return jobs.size();
+    }
+
+    /** Events dropped because the history was full of unfinished jobs. */
+    public long untracked() {
+        return untracked;
+    }
+
+    private boolean put(JobId job, String baseboard, Entry entry) {
+        Map<String, Entry> byReporter = track(job);
+        if (byReporter == null) {
+            untracked++;
+            return false;
+        }
+        Entry old = byReporter.get(baseboard);
+        if (old != null && !wins(entry, old)) {
+            return false;
+        }
+        byReporter.put(baseboard, entry);
+        return true;
+    }
+
+    private static boolean wins(Entry candidate, Entry current) {
+        if (candidate.status() != current.status()) {
+            return candidate.status().outranks(current.status());
+        }
+        return Arrays.compareUnsigned(MessageCodec.encode(candidate.message()), MessageCodec.encode(current.message())) < 0;
+    }
+
+    private Map<String, Entry> track(JobId job) {
+        Map<String, Entry> existing = jobs.get(job);
+        if (existing != null) {
+            return existing;
+        }
+        if (jobs.size() >= maxJobs && !evictOne()) {
+            return null;
+        }
+        Map<String, Entry> fresh = new HashMap<>();
+        jobs.put(job, fresh);
+        return fresh;
+    }
+
+    private boolean evictOne() {
+        for (Iterator<Map.Entry<JobId, Map<String, Entry>>> it = jobs.entrySet().iterator(); it.hasNext();) {
+            Map<String, Entry> s = it.next().getValue();
+            if (!s.isEmpty() && s.values().stream().allMatch(e -> e.status().isTerminal())) {
+                it.remove();
+                return true;
+            }
+        }
+        return false;
+    }
+}

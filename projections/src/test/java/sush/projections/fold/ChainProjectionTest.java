@@ -1,0 +1,109 @@
+package sush.projections.fold;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Optional;
+
+import org.junit.jupiter.api.Test;
+
+import sush.projections.id.Chain;
+import sush.projections.id.JobId;
+import sush.projections.id.KeyId;
+import sush.projections.id.SessionId;
+import sush.projections.id.SessionIds;
+import sush.projections.job.JobRequest;
+import sush.projections.job.SignatureAlgorithm;
+import sush.projections.job.SignedJob;
+import sush.projections.target.Sled;
+
+class ChainProjectionTest {
+    private static final Sled ME = new Sled("p:me", 3);
+    private static final SessionId S = SessionIds.compute("p:a", new byte[32], new byte[] {1});
+
+    /** A chain of jobs: job i's id is the successor of job i-1; targets as given. */
+    private static SignedJob[] chain(String... targets) {
+        SignedJob[] jobs = new SignedJob[targets.length];
+        JobId at = Chain.first(S);
+        for (int i = 0; i < targets.length; i++) {
+            JobRequest r = new JobRequest(S, at, "echo " + i, targets[i], false);
+            jobs[i] = new SignedJob(r, new KeyId(new byte[11]), SignatureAlgorithm.ED25519, new byte[64]);
+            at = r.successor();
+        }
+        return jobs;
+    }
+
+    @Test
+    void jobsStartOnlyAtTheHeadInChainOrder() {
+        SignedJob[] jobs = chain("*", "*");
+        ChainProjection c = new ChainProjection(ME, S, Optional.empty());
+        c.onJob(jobs[1]);
+        assertEquals(Optional.empty(), c.atHead(), "a hole holds later jobs");
+        c.onJob(jobs[0]);
+        assertEquals(Optional.of(jobs[0]), c.atHead());
+        c.passHead();
+        assertEquals(Optional.of(jobs[1]), c.atHead());
+    }
+
+    @Test
+    void jobsForOtherSledsAdvanceTheChain() {
+        SignedJob[] jobs = chain("5", "p:other", "3");
+        ChainProjection c = new ChainProjection(ME, S, Optional.empty());
+        for (SignedJob j : jobs) {
+            c.onJob(j);
+        }
+        assertEquals(Optional.of(jobs[2]), c.atHead());
+        assertTrue(c.precedesHead(jobs[0].request().job()));
+        assertTrue(c.precedesHead(jobs[1].request().job()));
+    }
+
+    @Test
+    void anUnparsableTargetTargetsNoOneAndTheChainStillAdvances() {
+        SignedJob[] jobs = chain("not,,valid", "*");
+        ChainProjection c = new ChainProjection(ME, S, Optional.empty());
+        c.onJob(jobs[0]);
+        c.onJob(jobs[1]);
+        assertEquals(Optional.of(jobs[1]), c.atHead());
+    }
+
+    @Test
+    void aBurnAtTheHeadMovesPastIt() {
+        SignedJob[] jobs = chain("*");
+        ChainProjection c = new ChainProjection(ME, S, Optional.empty());
+        c.onBurn(Chain.first(S));
+        assertEquals(Chain.afterBurn(Chain.first(S)), c.head());
+        c.onJob(jobs[0]);
+        assertEquals(Optional.empty(), c.atHead(), "the burnt position's job never reaches the head");
+        assertTrue(c.precedesHead(jobs[0].request().job()));
+    }
+
+    @Test
+    void aBurnNeverMovesTheHeadBackOverAStartedPosition() {
+        SignedJob[] jobs = chain("*", "*", "*");
+        ChainProjection c = new ChainProjection(ME, S, Optional.empty());
+        for (SignedJob j : jobs) {
+            c.onJob(j);
+        }
+        c.passHead();
+        c.passHead();
+        JobId head = c.head();
+        c.onBurn(jobs[0].request().job());
+        assertEquals(head, c.head(), "a burn behind the head is ignored");
+        assertEquals(1, c.ignoredBurns());
+        c.onBurn(jobs[1].request().job());
+        assertEquals(Chain.afterBurn(jobs[1].request().job()), c.head(),
+                "burning the last started job while the head is its successor follows the rack's branch");
+    }
+
+    @Test
+    void resumptionStartsAtTheStoredSuccessor() {
+        SignedJob[] jobs = chain("*", "*");
+        ChainProjection c = new ChainProjection(ME, S, Optional.of(jobs[1].request().job()));
+        c.onJob(jobs[0]);
+        c.onJob(jobs[1]);
+        assertEquals(Optional.of(jobs[1]), c.atHead());
+        assertTrue(c.precedesHead(jobs[0].request().job()), "the first job is behind a resumed head");
+        assertFalse(c.precedesHead(jobs[1].request().job()));
+    }
+}

@@ -1,0 +1,86 @@
+package sush.projections.fold;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import org.junit.jupiter.api.Test;
+
+import sush.projections.id.JobId;
+import sush.projections.message.Message;
+
+class StatusProjectionTest {
+    private static final String SLED = "p:s";
+    private static final JobId JOB = new JobId(new byte[11]);
+
+    private static Map<JobStatus, Message> oneOfEach() {
+        return Map.of(
+                JobStatus.STARTED, new Message.JobStarted(SLED, JOB),
+                JobStatus.INTERRUPTED, new Message.JobErrored(SLED, JOB, Message.JobError.INTERRUPTED, "crash", 0),
+                JobStatus.SKIPPED, new Message.JobSkipped(SLED, JOB, Message.SkipReason.BELOW_FLOOR),
+                JobStatus.ERROR, new Message.JobErrored(SLED, JOB, Message.JobError.KILLED, "stop", 9),
+                JobStatus.STOPPED, new Message.JobStopped(SLED, JOB, 0, null, 0, new byte[32], 0, new byte[32]));
+    }
+
+    @Test
+    void everyPrecedencePairEndsOnTheHigherStatusInBothOrders() {
+        Map<JobStatus, Message> events = oneOfEach();
+        for (JobStatus a : events.keySet()) {
+            for (JobStatus b : events.keySet()) {
+                JobStatus expected = a.outranks(b) ? a : b;
+                StatusProjection p = new StatusProjection();
+                p.apply(events.get(a));
+                p.apply(events.get(b));
+                assertEquals(expected, p.status(JOB, SLED).orElseThrow().status(), a + " then " + b);
+            }
+        }
+    }
+
+    @Test
+    void equalRanksSettleTheSameWhateverTheOrder() {
+        List<Message> errors = new ArrayList<>(List.of(
+                new Message.JobErrored(SLED, JOB, Message.JobError.KILLED, "stop", 9),
+                new Message.JobErrored(SLED, JOB, Message.JobError.IO, "disk", 0),
+                new Message.JobErrored(SLED, JOB, Message.JobError.OUTPUT_LIMIT, "big", 0)));
+        Message first = null;
+        Random random = new Random(3);
+        for (int i = 0; i < 20; i++) {
+            Collections.shuffle(errors, random);
+            StatusProjection p = new StatusProjection();
+            errors.forEach(p::apply);
+            Message settled = p.status(JOB, SLED).orElseThrow().message();
+            if (first == null) {
+                first = settled;
+            }
+            assertEquals(first, settled);
+        }
+    }
+
+    @Test
+    void theHistoryForgetsTheOldestFinishedJobNeverARunningOne() {
+        StatusProjection p = new StatusProjection(2);
+        JobId running = new JobId(filled(1));
+        JobId done = new JobId(filled(2));
+        p.apply(new Message.JobStarted(SLED, running));
+        p.apply(new Message.JobSkipped(SLED, done, Message.SkipReason.SUPERSEDED));
+        JobId third = new JobId(filled(3));
+        p.apply(new Message.JobStarted(SLED, third));
+        assertEquals(2, p.size());
+        assertTrue(p.statuses(done).isEmpty(), "the finished job was forgotten");
+        assertEquals(JobStatus.STARTED, p.status(running, SLED).orElseThrow().status());
+        p.apply(new Message.JobStarted(SLED, new JobId(filled(4))));
+        assertEquals(1, p.untracked(), "nothing finished to forget: the bound holds");
+        assertEquals(2, p.size());
+    }
+
+    private static byte[] filled(int v) {
+        byte[] b = new byte[11];
+        b[10] = (byte) v;
+        return b;
+    }
+}
