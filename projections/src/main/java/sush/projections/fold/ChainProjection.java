@@ -133,6 +133,22 @@ public final class ChainProjection {
         return false;
     }
 
+    /**
+     * Jobs of this session that target this sled and are still ahead: at the head or after it
+     * (not behind it). When the session ends they are {@code Skipped{SessionEnded}}.
+     */
+    public java.util.List<SignedJob> queuedForMe() {
+        java.util.List<SignedJob> out = new java.util.ArrayList<>();
+        for (Known k : jobs.values()) {
+            JobId id = k.job.request().job();
+            if (k.targetsMe && !precedesHead(id)) {
+                out.add(k.job);
+            }
+        }
+        out.sort(java.util.Comparator.comparing(j -> java.util.HexFormat.of().formatHex(j.request().job().toBytes())));
+        return out;
+    }
+
     public long ignoredBurns() {
         return ignoredBurns;
     }

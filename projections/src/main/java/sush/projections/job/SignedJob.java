@@ -12,4 +12,16 @@ public record SignedJob(JobRequest request, KeyId key, SignatureAlgorithm algori
     public byte[] signature() {
         return signature.clone();
     }
+
+    /** Equal when every field is, the signature by content. */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof SignedJob && request.equals(((SignedJob) o).request) && key.equals(((SignedJob) o).key)
+                && algorithm == ((SignedJob) o).algorithm && java.util.Arrays.equals(signature, ((SignedJob) o).signature);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * request.hashCode() + java.util.Arrays.hashCode(signature);
+    }
 }

@@ -1,0 +1,217 @@
+package sush.projections.fold;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import sush.gossip.clock.Version;
+import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
+import sush.projections.message.Message;
+import sush.projections.message.MessageCodec;
+import sush.projections.message.MessageException;
+import sush.projections.target.Sled;
+
+/**
+ * Everything one sled folds from its causal stream: the universe view (frontier, every sled's
+ * announcement), sessions, the active session's chain as this sled walks it, job statuses, and
+ * its own starts for zombie detection. Pure: no clock, no randomness, no I/O; the same
+ * {@code (version, payload)} sequence gives the same state. Malformed payloads are counted and
+ * skipped, never thrown.
+ */
+public final class SledProjection {
+    /** Bound on the announcements kept (a rack has 32 sleds; replaced sleds add a few). */
+    public static final int MAX_SLEDS = 256;
+
+    private final Sled me;
+    private final SessionProjection sessions = new SessionProjection();
+    private final StatusProjection statuses = new StatusProjection();
+    private final Map<String, Announced> announcements = new LinkedHashMap<>();
+    private final Map<JobId, Version> myStarts = new HashMap<>();
+    private Version frontier = Version.ZERO;
+    private ChainProjection chain;
+    private Optional<Resumption> resumption = Optional.empty();
+    private long malformed;
+    private long unknown;
+    private long applied;
+
+    /** A sled's announcement and the version it arrived with. */
+    public record Announced(Message.Announcement announcement, Version version) {
+    }
+
+    /** The committed session and where its chain resumes (from the boundary snapshot). */
+    public record Resumption(SessionId session, JobId successor) {
+    }
+
+    /** What one message means for this sled; the pipeline acts on these. */
+    public sealed interface Outcome {
+        /** The job at this sled's head: admission decides whether it runs. */
+        record AtHead(sush.projections.job.SignedJob job) implements Outcome {
+        }
+
+        /** A session stopped being active; these targeted jobs never ran here. */
+        record SessionEnded(SessionId session, SessionProjection.Ending why,
+                List<sush.projections.job.SignedJob> queued) implements Outcome {
+        }
+
+        /** Two concurrent sessions met; report {@code ConcurrentSessions} once. */
+        record ConcurrentSessions(SessionProjection.Session first, SessionProjection.Session second)
+                implements Outcome {
+        }
+    }
+
+    public SledProjection(Sled me) {
+        this.me = me;
+    }
+
+    /**
+     * Sets where the committed session resumes; before any job of it is screened (at-most-once.md
+     * section 6), once per entry.
+     */
+    public void resume(Resumption at) {
+        resumption = Optional.of(at);
+    }
+
+    /** Folds one delivered message. */
+    public List<Outcome> apply(Version version, byte[] payload) {
+        applied++;
+        frontier = frontier.join(version);
+        Message m;
+        try {
+            m = MessageCodec.decode(payload);
+        } catch (MessageException e) {
+            malformed++;
+            return List.of();
+        }
+        return apply(version, m);
+    }
+
+    private List<Outcome> apply(Version version, Message m) {
+        List<Outcome> out = new ArrayList<>(1);
+        if (m instanceof Message.SessionStart) {
+            for (SessionProjection.Change c : sessions.onStart(version, (Message.SessionStart) m)) {
+                onSessionChange(c, out);
+            }
+        } else if (m instanceof Message.SessionStop) {
+            for (SessionProjection.Change c : sessions.onStop((Message.SessionStop) m)) {
+                onSessionChange(c, out);
+            }
+        } else if (m instanceof Message.JobStart) {
+            var job = ((Message.JobStart) m).job();
+            statuses.submitted(job.request().job());
+            if (chain != null && sessions.active().map(s -> s.id().equals(job.request().session())).orElse(false)) {
+                chain.onJob(job);
+            }
+        } else if (m instanceof Message.JobSkip) {
+            Message.JobSkip skip = (Message.JobSkip) m;
+            var active = sessions.active();
+            if (chain != null && active.isPresent() && active.get().id().equals(skip.session())
+                    && active.get().starter().equals(skip.by())) {
+                chain.onBurn(skip.position());
+            }
+        } else if (m instanceof Message.Announcement) {
+            Message.Announcement a = (Message.Announcement) m;
+            if (announcements.containsKey(a.baseboard()) || announcements.size() < MAX_SLEDS) {
+                announcements.put(a.baseboard(), new Announced(a, version));
+            }
+        } else if (m instanceof Message.Unknown) {
+            unknown++;
+        } else {
+            if (m instanceof Message.JobStarted && ((Message.JobStarted) m).baseboard().equals(me.baseboard())) {
+                myStarts.put(((Message.JobStarted) m).job(), version);
+            }
+            statuses.apply(m);
+        }
+        if (chain != null) {
+            chain.atHead().ifPresent(j -> out.add(new Outcome.AtHead(j)));
+        }
+        return out;
+    }
+
+    private void onSessionChange(SessionProjection.Change c, List<Outcome> out) {
+        if (c instanceof SessionProjection.Change.Activated) {
+            SessionProjection.Session s = ((SessionProjection.Change.Activated) c).session();
+            Optional<JobId> resumeAt = resumption.filter(r -> r.session().equals(s.id())).map(Resumption::successor);
+            chain = new ChainProjection(me, s.id(), resumeAt);
+        } else if (c instanceof SessionProjection.Change.Ended) {
+            SessionProjection.Change.Ended e = (SessionProjection.Change.Ended) c;
+            List<sush.projections.job.SignedJob> queued = chain == null ? List.of() : chain.queuedForMe();
+            out.add(new Outcome.SessionEnded(e.session().id(), e.why(), queued));
+            chain = null;
+        } else {
+            SessionProjection.Change.Concurrent k = (SessionProjection.Change.Concurrent) c;
+            out.add(new Outcome.ConcurrentSessions(k.first(), k.second()));
+        }
+    }
+
+    /** This sled started the job at its head (or decided it never will): the head moves on. */
+    public List<Outcome> passHead() {
+        if (chain == null) {
+            throw new IllegalStateException("no active session");
+        }
+        chain.passHead();
+        return chain.atHead().<List<Outcome>>map(j -> List.of(new Outcome.AtHead(j))).orElse(List.of());
+    }
+
+    /**
+     * Own job starts from before this entry (not above {@code birth}) with no terminal status
+     * from this sled: they were running when an earlier life ended.
+     */
+    public List<JobId> zombies(Version birth) {
+        List<JobId> out = new ArrayList<>();
+        myStarts.forEach((job, version) -> {
+            boolean previousEntry = !birth.lessThan(version);
+            boolean ended = statuses.status(job, me.baseboard()).map(e -> e.status().isTerminal()).orElse(false);
+            if (previousEntry && !ended) {
+                out.add(job);
+            }
+        });
+        out.sort(java.util.Comparator.comparing(j -> java.util.HexFormat.of().formatHex(j.toBytes())));
+        return out;
+    }
+
+    public Version frontier() {
+        return frontier;
+    }
+
+    public Map<String, Announced> announcements() {
+        return java.util.Collections.unmodifiableMap(announcements);
+    }
+
+    public SessionProjection sessions() {
+        return sessions;
+    }
+
+    public StatusProjection statuses() {
+        return statuses;
+    }
+
+    public Optional<ChainProjection> chain() {
+        return Optional.ofNullable(chain);
+    }
+
+    public long malformed() {
+        return malformed;
+    }
+
+    public long unknown() {
+        return unknown;
+    }
+
+    /**
+     * A canonical summary of the whole state, equal for equal states: what replay and the
+     * determinism tests compare.
+     */
+    public String digest() {
+        StringBuilder b = new StringBuilder();
+        b.append("frontier=").append(frontier).append(";applied=").append(applied).append(";malformed=").append(malformed)
+                .append(";unknown=").append(unknown).append(";active=")
+                .append(sessions.active().map(s -> s.id().codephrase()).orElse("-")).append(";head=")
+                .append(chain == null ? "-" : chain.head().codephrase()).append(";jobs=").append(statuses.size())
+                .append(";announced=").append(announcements.keySet()).append(";starts=").append(myStarts.size());
+        return b.toString();
+    }
+}

@@ -1,0 +1,156 @@
+package sush.projections.fold;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+import org.junit.jupiter.api.Test;
+
+import sush.gossip.Entropy;
+import sush.gossip.clock.Id;
+import sush.gossip.clock.Version;
+import sush.gossip.set.Delivery;
+import sush.gossip.set.NetworkId;
+import sush.gossip.set.Replica;
+import sush.projections.id.Chain;
+import sush.projections.id.JobId;
+import sush.projections.id.KeyId;
+import sush.projections.id.SessionId;
+import sush.projections.id.SessionIds;
+import sush.projections.job.JobRequest;
+import sush.projections.job.SignatureAlgorithm;
+import sush.projections.job.SignedJob;
+import sush.projections.message.Message;
+import sush.projections.message.MessageCodec;
+import sush.projections.target.Sled;
+
+class SledProjectionTest {
+    private static final Sled ME = new Sled("p:me", 3);
+    private static final byte[] NONCE = new byte[SessionIds.NONCE_BYTES];
+    private static final SessionId S = SessionIds.compute("p:a", NONCE, new byte[] {1});
+    private static final Message.SessionStart START = new Message.SessionStart(S, "p:a", NONCE, new byte[] {1}, "op");
+
+    /** A stream built by one party ticking: every message causally after the previous. */
+    private static final class Stream {
+        Version v = Version.ZERO;
+        final List<Version> versions = new ArrayList<>();
+        final List<byte[]> payloads = new ArrayList<>();
+
+        Stream add(Message m) {
+            v = v.tick(Id.ONE);
+            versions.add(v);
+            payloads.add(MessageCodec.encode(m));
+            return this;
+        }
+
+        SledProjection fold() {
+            SledProjection p = new SledProjection(ME);
+            for (int i = 0; i < versions.size(); i++) {
+                p.apply(versions.get(i), payloads.get(i));
+            }
+            return p;
+        }
+    }
+
+    private static SignedJob[] chain(String... targets) {
+        SignedJob[] jobs = new SignedJob[targets.length];
+        JobId at = Chain.first(S);
+        for (int i = 0; i < targets.length; i++) {
+            JobRequest r = new JobRequest(S, at, "echo " + i, targets[i], false);
+            jobs[i] = new SignedJob(r, new KeyId(new byte[11]), SignatureAlgorithm.ED25519, new byte[64]);
+            at = r.successor();
+        }
+        return jobs;
+    }
+
+    @Test
+    void theJobAtThisSledsHeadIsOffered() {
+        SignedJob[] jobs = chain("5", "3", "*");
+        SledProjection p = new SledProjection(ME);
+        Version v = Version.ZERO.tick(Id.ONE);
+        p.apply(v, MessageCodec.encode(START));
+        p.apply(v = v.tick(Id.ONE), MessageCodec.encode(new Message.JobStart(jobs[0])));
+        List<SledProjection.Outcome> out = p.apply(v.tick(Id.ONE), MessageCodec.encode(new Message.JobStart(jobs[1])));
+        assertEquals(List.of(new SledProjection.Outcome.AtHead(jobs[1])), out);
+        assertEquals(List.of(), p.passHead(), "the next job has not arrived: a hole");
+    }
+
+    @Test
+    void stoppingTheSessionEndsItsQueuedTargetedJobs() {
+        SignedJob[] jobs = chain("*", "*", "9");
+        Stream s = new Stream().add(START);
+        for (SignedJob j : jobs) {
+            s.add(new Message.JobStart(j));
+        }
+        SledProjection p = s.fold();
+        List<SledProjection.Outcome> out = p.apply(s.v.tick(Id.ONE),
+                MessageCodec.encode(new Message.SessionStop(S, "op")));
+        SledProjection.Outcome.SessionEnded ended = (SledProjection.Outcome.SessionEnded) out.get(0);
+        assertEquals(SessionProjection.Ending.STOPPED, ended.why());
+        assertEquals(2, ended.queued().size(), "the two jobs for this sled, not the one for cubby 9");
+    }
+
+    @Test
+    void malformedPayloadsAreCountedAndTheFoldGoesOn() {
+        SledProjection p = new SledProjection(ME);
+        Version v = Version.ZERO.tick(Id.ONE);
+        p.apply(v, "garbage".getBytes(StandardCharsets.UTF_8));
+        p.apply(v.tick(Id.ONE), MessageCodec.encode(new Message.Announcement("p:x", "1", 4)));
+        assertEquals(1, p.malformed());
+        assertTrue(p.announcements().containsKey("p:x"));
+    }
+
+    @Test
+    void zombiesAreOwnStartsFromBeforeThisEntryWithoutAnEnd() {
+        Id[] halves = Id.ONE.fork();
+        Version lagging = Version.ZERO.tick(halves[0]);
+        JobId ranBefore = new JobId(new byte[11]);
+        byte[] other = new byte[11];
+        other[10] = 1;
+        JobId endedBefore = new JobId(other);
+        SledProjection p = new SledProjection(ME);
+        p.apply(lagging, MessageCodec.encode(new Message.JobStarted(ME.baseboard(), ranBefore)));
+        Version v2 = lagging.tick(halves[0]);
+        p.apply(v2, MessageCodec.encode(new Message.JobStarted(ME.baseboard(), endedBefore)));
+        Version v3 = v2.tick(halves[0]);
+        p.apply(v3, MessageCodec.encode(new Message.JobSkipped(ME.baseboard(), endedBefore,
+                Message.SkipReason.SUPERSEDED)));
+        // This entry was born on top of a peer that lags: birth is below our old starts.
+        Version birth = Version.ZERO.tick(halves[1]);
+        assertEquals(List.of(ranBefore), p.zombies(birth));
+        Version ours = v3.join(birth).tick(halves[1]);
+        byte[] third = new byte[11];
+        third[10] = 2;
+        p.apply(ours, MessageCodec.encode(new Message.JobStarted(ME.baseboard(), new JobId(third))));
+        assertEquals(List.of(ranBefore), p.zombies(birth), "a start of this entry is not a zombie");
+    }
+
+    @Test
+    void twoFoldsOfOneStreamAndAFoldResumedFromACheckpointAgree() {
+        Replica replica = Replica.seed(NetworkId.random(Entropy.seeded(5)));
+        Random random = new Random(5);
+        SignedJob[] jobs = chain("*", "3", "7", "*", "p:me");
+        replica.send(MessageCodec.encode(START));
+        for (int i = 0; i < jobs.length; i++) {
+            replica.send(MessageCodec.encode(new Message.JobStart(jobs[i])));
+            replica.send(MessageCodec.encode(new Message.JobStarted("p:o" + random.nextInt(3), jobs[i].request().job())));
+        }
+        replica.send("not cbor".getBytes(StandardCharsets.UTF_8));
+        List<Delivery> all = replica.readFrom(0, Integer.MAX_VALUE);
+        SledProjection a = new SledProjection(ME);
+        SledProjection b = new SledProjection(ME);
+        all.forEach(d -> a.apply(d.version(), d.payload()));
+        all.forEach(d -> b.apply(d.version(), d.payload()));
+        assertEquals(a.digest(), b.digest());
+        SledProjection resumed = new SledProjection(ME);
+        List<Delivery> head = replica.readFrom(0, 4);
+        head.forEach(d -> resumed.apply(d.version(), d.payload()));
+        replica.readFrom(head.get(head.size() - 1).checkpoint(), Integer.MAX_VALUE)
+                .forEach(d -> resumed.apply(d.version(), d.payload()));
+        assertEquals(a.digest(), resumed.digest());
+    }
+}
