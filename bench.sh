@@ -5,11 +5,12 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 # name -> module and main class; benchmarks live in each module's test sources (bench package).
-declare -A MODULE=( [sync]=gossip [itc]=gossip [rack]=gossip )
-declare -A CLASS=( [sync]=sush.gossip.bench.SyncBench [itc]=sush.gossip.bench.ItcBench [rack]=sush.gossip.bench.RackBench )
+declare -A MODULE=( [sync]=gossip [itc]=gossip [rack]=gossip [fold]=projections )
+declare -A CLASS=( [sync]=sush.gossip.bench.SyncBench [itc]=sush.gossip.bench.ItcBench [rack]=sush.gossip.bench.RackBench [fold]=sush.projections.bench.FoldBench )
 declare -A ABOUT=(
   [sync]="two replicas sharing 10,000 messages, I extra on one side: time per session, bytes per message"
   [itc]="ns per tick, join and leq on versions of a 32-party universe"
+  [fold]="one sled's projections folding a 1,000,000-message stream (decoding included)"
   [rack]="32 sleds on loopback TCP: cold boot, dissemination (also at 100 ms per hop), ScaleCube baseline"
 )
 
