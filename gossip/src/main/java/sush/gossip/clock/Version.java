@@ -52,6 +52,15 @@ public final class Version {
         return depth.length;
     }
 
+    /** The depth of the deepest leaf. */
+    public int depth() {
+        int max = 0;
+        for (int d : depth) {
+            max = Math.max(max, d);
+        }
+        return max;
+    }
+
     /**
      * The version of a new event by {@code id} on top of this one: fill if that inflates
      * anything, else grow (ITC "event"). Always strictly greater than this version.

@@ -117,7 +117,8 @@ public final class MemoryLink implements Link {
             shared.broken = true;
         }
         for (MemoryLink end : new MemoryLink[] {this, peer}) {
-            end.deliver(() -> end.inbound.tryEmitError(new LinkBrokenException(reason)));
+            end.deliver(() -> end.inbound.emitError(new LinkBrokenException(reason),
+                    Sinks.EmitFailureHandler.busyLooping(EMIT_RETRY)));
         }
     }
 

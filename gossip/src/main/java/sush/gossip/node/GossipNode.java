@@ -74,6 +74,8 @@ public final class GossipNode implements MuxHandler {
     private boolean bootstrapping;
     private SyncSession.UniverseFloor floor;
     private Disposable floorExpiry;
+    /** The link whose session holds this sled's one bootstrap claim, if any. */
+    private LinkMux claimant;
     private long entrySequence;
     private boolean stopped;
     private Disposable periodic;
@@ -99,7 +101,10 @@ public final class GossipNode implements MuxHandler {
         return transport.listen(this::accepted).doOnSuccess(v -> {
             long periodNs = config.periodicSync().toNanos();
             synchronized (this) {
-                periodic = scheduler.schedulePeriodically(this::periodicSync, periodNs, periodNs, TimeUnit.NANOSECONDS);
+                if (!stopped) {
+                    periodic = scheduler.schedulePeriodically(this::periodicSync, periodNs, periodNs,
+                            TimeUnit.NANOSECONDS);
+                }
             }
             dialAll();
         });
@@ -182,6 +187,11 @@ public final class GossipNode implements MuxHandler {
         List<LinkMux> targets = new ArrayList<>();
         Set<Integer> hashes = new HashSet<>();
         synchronized (this) {
+            if (replica != r) {
+                // The universe was lost while we sent: the message went down with it.
+                throw new sush.gossip.set.ReplicaException(sush.gossip.set.ReplicaException.Kind.UNIVERSE_CHANGED,
+                        "the sled left universe " + r.network() + " during the send");
+            }
             hashes.add(nameHash);
             for (Peer p : peers.values()) {
                 if (p.mux != null && p.mux.isOpen()) {
@@ -207,6 +217,9 @@ public final class GossipNode implements MuxHandler {
             stopped = true;
             if (periodic != null) {
                 periodic.dispose();
+            }
+            if (floorExpiry != null) {
+                floorExpiry.dispose();
             }
             for (Peer p : peers.values()) {
                 p.forget(toClose);
@@ -244,20 +257,39 @@ public final class GossipNode implements MuxHandler {
     }
 
     @Override
-    public synchronized SyncSession newSession() {
-        SyncSession.Intent intent = bootstrapping ? SyncSession.Intent.BOOTSTRAP : SyncSession.Intent.GOSSIP;
-        return new SyncSession(replica, intent, name, bootstrapping ? floor : null);
+    public synchronized SyncSession newSession(LinkMux mux) {
+        // The replica, not a flag, says whether this sled still needs a universe: a bootstrap
+        // whose adoption happened but whose session then failed has still joined.
+        boolean newcomer = replica.network().isBootstrapping();
+        SyncSession.Intent intent = newcomer ? SyncSession.Intent.BOOTSTRAP : SyncSession.Intent.GOSSIP;
+        return new SyncSession(replica, intent, name, newcomer ? floor : null, () -> claim(mux));
     }
 
-    @Override
-    public void onSessionDone(LinkMux mux, SyncOutcome outcome) {
-        sessions.incrementAndGet();
-        sessionMessages.addAndGet(outcome.received());
+    /** One bootstrap at a time: each claim costs a provider half its identity. */
+    private synchronized boolean claim(LinkMux mux) {
+        if (claimant != null && claimant != mux && claimant.isOpen()) {
+            return false;
+        }
+        claimant = mux;
+        return true;
+    }
+
+    /**
+     * Emits the migration entry once the newcomer replica has adopted a universe, however its
+     * session then ended (done, failed after adoption, or cut before the last COMMIT).
+     */
+    private void noticeAdoption(LinkMux mux) {
         Entry entry = null;
         synchronized (this) {
-            if (outcome.role() == SyncSession.Role.NEWCOMER && bootstrapping && !replica.network().isBootstrapping()) {
+            if (claimant == mux) {
+                claimant = null;
+            }
+            if (bootstrapping && !replica.network().isBootstrapping()) {
                 bootstrapping = false;
                 floor = null;
+                if (floorExpiry != null) {
+                    floorExpiry.dispose();
+                }
                 entrySequence++;
                 entry = new Entry(entrySequence, Entry.Cause.MIGRATION, replica.network(), replica);
             }
@@ -268,9 +300,19 @@ public final class GossipNode implements MuxHandler {
     }
 
     @Override
+    public void onSessionDone(LinkMux mux, SyncOutcome outcome) {
+        sessions.incrementAndGet();
+        sessionMessages.addAndGet(outcome.received());
+        noticeAdoption(mux);
+        // A session may have brought the past that held-back pushes were waiting for.
+        retryPending();
+    }
+
+    @Override
     public void onSessionFailed(LinkMux mux, SyncException error) {
         failedSessions.incrementAndGet();
         failuresByKind.computeIfAbsent(error.kind(), k -> new AtomicLong()).incrementAndGet();
+        noticeAdoption(mux);
         if (!(error instanceof NetworkMismatchException)) {
             return;
         }
@@ -433,6 +475,7 @@ public final class GossipNode implements MuxHandler {
 
     @Override
     public void onClosed(LinkMux mux) {
+        noticeAdoption(mux);
         Peer redial = null;
         synchronized (this) {
             anonymous.remove(mux);
@@ -534,9 +577,13 @@ public final class GossipNode implements MuxHandler {
         due.forEach(LinkMux::requestSession);
     }
 
-    /** The side with the lower address dials, so each pair has one connection. */
+    /**
+     * The side with the lower name dials, so each pair has one connection. Names, not
+     * addresses: both sides know both names exactly, while a sled's own listening address
+     * (0.0.0.0, a port picked at bind) may differ from how its peers reach it (D-008).
+     */
     private boolean weDial(Peer p) {
-        return transport.localAddress().compareTo(p.address) < 0;
+        return config.name().compareTo(p.name) < 0;
     }
 
     private static int hash(byte[] bytes) {

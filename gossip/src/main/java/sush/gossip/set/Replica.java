@@ -224,6 +224,10 @@ public final class Replica {
     /**
      * Every message from {@code checkpoint} on, then each new one as it is held, in causal
      * order. Resuming from the checkpoint of the last delivery handled may replay, never skip.
+     *
+     * <p>New messages are emitted on the thread that added them, which may be a link's I/O
+     * thread holding that link's lock: a subscriber that does more than record must move off it
+     * ({@code publishOn} its own scheduler) and must never call back into gossip from there.
      */
     public Flux<Delivery> deliveries(long checkpoint) {
         return Flux.create(sink -> {

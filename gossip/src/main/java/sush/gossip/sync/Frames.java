@@ -25,6 +25,7 @@ import sush.gossip.wire.WireWriter;
  * GRANT     network 16 | identity bytes | frontier bytes
  * COMMIT    (nothing: the one-byte confirmation)
  * ABORT     reason text
+ * CLAIM     (nothing: a newcomer accepts this provider; only then does the provider fork)
  * PUSH      network 16 | sender bytes | targets (count varint, u32 each) | base bytes |
  *           frontier bytes | count varint | count x (version bytes, payload bytes)
  * </pre>
@@ -50,6 +51,7 @@ final class Frames {
     static final int COMMIT = 6;
     static final int ABORT = 7;
     static final int PUSH = 8;
+    static final int CLAIM = 9;
 
     private static final int HEADER_BYTES = 4;
 
@@ -119,6 +121,10 @@ final class Frames {
         return finish(begin(COMMIT, 0));
     }
 
+    static byte[] claim() {
+        return finish(begin(CLAIM, 0));
+    }
+
     static byte[] abort(String reason) {
         byte[] text = reason.getBytes(StandardCharsets.UTF_8);
         WireWriter w = begin(ABORT, MAX_ABORT_TEXT_BYTES);
@@ -165,6 +171,23 @@ final class Frames {
 
     static Version readVersion(WireReader r) throws MalformedException {
         return Version.fromBytes(r.readLengthPrefixed(MAX_VERSION_BYTES, "version"));
+    }
+
+    /**
+     * Bound on the tree depth of a message's version. Honest versions are as deep as the
+     * identity tree (a few levels per fork); a hostile deep one would make the causal sort's
+     * exact integral cost O(leaves x depth) bits.
+     */
+    static final int MAX_MESSAGE_DEPTH = 1024;
+
+    /** A message's version: {@link #readVersion} within {@link #MAX_MESSAGE_DEPTH}. */
+    static Version readMessageVersion(WireReader r) throws MalformedException {
+        Version v = readVersion(r);
+        if (v.depth() > MAX_MESSAGE_DEPTH) {
+            throw new MalformedException(MalformedException.Reason.TOO_LARGE,
+                    "message version " + v.depth() + " levels deep, bound " + MAX_MESSAGE_DEPTH);
+        }
+        return v;
     }
 
     static Id readId(WireReader r) throws MalformedException {

@@ -28,6 +28,7 @@ public final class LinkMux {
     private final MuxHandler handler;
     private final Scheduler scheduler;
     private final Duration sessionTimeout;
+    private final Duration idleTimeout;
     private final Traffic traffic;
     private final FrameDecoder decoder = new FrameDecoder(Frames.MAX_FRAME_BYTES);
     private final ArrayDeque<byte[]> outbound = new ArrayDeque<>();
@@ -42,6 +43,11 @@ public final class LinkMux {
     private boolean wantSession;
     /** Volatile so that {@link #isOpen()} takes no lock: the sled asks it while holding its own. */
     private volatile boolean closed;
+    /** Set when a session failed: nothing more is read, the close follows at once. */
+    private boolean failed;
+    /** Why the link is being closed; the drain loop poisons it after the last queued frame. */
+    private String closeReason;
+    private boolean poisoned;
     private long inboundChunks;
 
     /**
@@ -56,15 +62,17 @@ public final class LinkMux {
         this.scheduler = scheduler;
         this.sessionTimeout = sessionTimeout;
         this.peer = peer == null ? null : peer.clone();
-        long idleNs = idleTimeout.toNanos();
-        timers.add(scheduler.schedulePeriodically(new IdleCheck(), idleNs, idleNs, TimeUnit.NANOSECONDS));
+        this.idleTimeout = idleTimeout;
     }
 
-    /** Starts reading the link. */
+    /** Starts reading the link and watching it for silence. */
     public void start() {
+        long idleNs = idleTimeout.toNanos();
+        Disposable idle = scheduler.schedulePeriodically(new IdleCheck(), idleNs, idleNs, TimeUnit.NANOSECONDS);
         Disposable reading = link.receive().subscribe(this::onChunk, e -> close("link broke: " + e.getMessage()),
                 () -> close("peer closed the link"));
         synchronized (this) {
+            timers.add(idle);
             timers.add(reading);
         }
     }
@@ -110,23 +118,41 @@ public final class LinkMux {
         }
     }
 
-    /** Sends an encoded push; dropped if the link is closed (the periodic session heals it). */
+    /**
+     * Sends an encoded push; dropped if the link is closed (the next session heals it). A peer
+     * too slow to take {@link #MAX_QUEUED_FRAMES} frames loses its link, not the sender.
+     */
     public void push(byte[] encodedPush) {
+        boolean overflow = false;
         synchronized (this) {
             if (closed) {
                 return;
             }
-            enqueue(List.of(encodedPush));
+            if (outbound.size() >= MAX_QUEUED_FRAMES) {
+                overflow = true;
+            } else {
+                outbound.add(encodedPush);
+            }
+        }
+        if (overflow) {
+            close("outbound queue over " + MAX_QUEUED_FRAMES + " frames: the peer is not reading");
+            return;
         }
         flush();
     }
 
-    /** Poisons the link. */
+    /**
+     * Poisons the link once every frame already queued (an ABORT, a preamble the peer needs to
+     * learn it lost) has been handed to it.
+     */
     public void close(String reason) {
         boolean first;
         synchronized (this) {
             first = !closed;
             closed = true;
+            if (closeReason == null) {
+                closeReason = reason;
+            }
             current = null;
             if (sessionTimer != null) {
                 sessionTimer.dispose();
@@ -135,7 +161,7 @@ public final class LinkMux {
             timers.clear();
         }
         if (first) {
-            link.poison(reason);
+            flush();
             handler.onClosed(this);
         }
     }
@@ -143,14 +169,14 @@ public final class LinkMux {
     private void onChunk(byte[] chunk) {
         List<Runnable> callbacks = new ArrayList<>();
         synchronized (this) {
-            if (closed) {
+            if (closed || failed) {
                 return;
             }
             inboundChunks++;
             try {
                 for (byte[] frame : decoder.feed(chunk)) {
                     onFrame(frame, callbacks);
-                    if (closed) {
+                    if (closed || failed) {
                         break;
                     }
                 }
@@ -207,7 +233,7 @@ public final class LinkMux {
     }
 
     private void openSession() throws SyncException {
-        current = handler.newSession();
+        current = handler.newSession(this);
         long number = ++sessionNumber;
         enqueue(current.start());
         if (sessionTimer != null) {
@@ -226,19 +252,21 @@ public final class LinkMux {
 
     private Runnable failLocked(SyncException e) {
         if (e.kind() != SyncException.Kind.LINK_BROKEN && e.kind() != SyncException.Kind.PEER_ABORTED) {
-            enqueue(List.of(Frames.abort(e.getMessage())));
+            // The ABORT goes out even past the queue bound: the link closes right after it.
+            outbound.add(Frames.abort(e.getMessage()));
         }
         current = null;
+        failed = true;
         return () -> {
-            flush();
             handler.onSessionFailed(this, e);
             close(e.getMessage());
         };
     }
 
-    private void enqueue(List<byte[]> frames) {
+    private void enqueue(List<byte[]> frames) throws SyncException {
         if (outbound.size() + frames.size() > MAX_QUEUED_FRAMES) {
-            throw new IllegalStateException("outbound queue over " + MAX_QUEUED_FRAMES + " frames");
+            throw new SyncException(SyncException.Kind.REPLICA_REFUSED,
+                    "outbound queue over " + MAX_QUEUED_FRAMES + " frames: the peer is not reading");
         }
         outbound.addAll(frames);
     }
@@ -253,6 +281,16 @@ public final class LinkMux {
             while (true) {
                 byte[] batch;
                 int frames;
+                String poisonNow = null;
+                synchronized (this) {
+                    if (outbound.isEmpty() && closed && !poisoned) {
+                        poisoned = true;
+                        poisonNow = closeReason;
+                    }
+                }
+                if (poisonNow != null) {
+                    link.poison(poisonNow);
+                }
                 synchronized (this) {
                     if (outbound.isEmpty()) {
                         break;

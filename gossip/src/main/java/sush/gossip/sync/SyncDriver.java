@@ -20,7 +20,12 @@ public final class SyncDriver {
 
     /** Syncs {@code replica} with whatever replica is on the other end of {@code link}. */
     public static Mono<SyncOutcome> run(Replica replica, Link link, SyncSession.Intent intent, byte[] sender) {
-        return Mono.create(sink -> new Run(new SyncSession(replica, intent, sender), link, sink).start());
+        return run(new SyncSession(replica, intent, sender), link);
+    }
+
+    /** Runs a session built by the caller (a floor, a claim gate) over {@code link}. */
+    public static Mono<SyncOutcome> run(SyncSession session, Link link) {
+        return Mono.create(sink -> new Run(session, link, sink).start());
     }
 
     /** The state of one run. */

@@ -20,6 +20,8 @@ public class SyncException extends Exception {
         NETWORK_MISMATCH,
         /** Two bootstrapping replicas met: neither has anything to give. */
         BOTH_BOOTSTRAPPING,
+        /** A newcomer already bootstraps over another link; nothing was forked. */
+        BOOTSTRAP_BUSY,
         /** A newcomer refused a provider whose universe loses to one it already saw. */
         INFERIOR_UNIVERSE,
         /** A bootstrap claimant that already holds history. */

@@ -45,7 +45,7 @@ public final class SyncSession {
         NEWCOMER
     }
 
-    private enum State { AWAIT_PREAMBLE, AWAIT_FRONTIER, AWAIT_GRANT, AWAIT_SUPPLY, AWAIT_COMMIT, DONE }
+    private enum State { AWAIT_PREAMBLE, AWAIT_FRONTIER, AWAIT_CLAIM, AWAIT_GRANT, AWAIT_SUPPLY, AWAIT_COMMIT, DONE }
 
     /** The weakest universe a newcomer still accepts a bootstrap from: the one it lost to. */
     public record UniverseFloor(NetworkId network, long minTicks) {
@@ -55,6 +55,7 @@ public final class SyncSession {
     private final Intent intent;
     private final byte[] sender;
     private final UniverseFloor floor;
+    private final java.util.function.BooleanSupplier claimGate;
     private State state = State.AWAIT_PREAMBLE;
     private Role role;
     private Replica.View view;
@@ -68,13 +69,19 @@ public final class SyncSession {
     private int added;
 
     public SyncSession(Replica replica, Intent intent, byte[] sender) {
-        this(replica, intent, sender, null);
+        this(replica, intent, sender, null, () -> true);
     }
 
-    /** A session whose newcomer side refuses providers from universes that lose to {@code floor}. */
-    public SyncSession(Replica replica, Intent intent, byte[] sender, UniverseFloor floor) {
+    /**
+     * A session whose newcomer side refuses providers from universes that lose to {@code floor},
+     * and claims a provider only if {@code claimGate} allows (one bootstrap at a time per sled:
+     * every claim costs the provider half its identity).
+     */
+    public SyncSession(Replica replica, Intent intent, byte[] sender, UniverseFloor floor,
+            java.util.function.BooleanSupplier claimGate) {
         this.replica = replica;
         this.floor = floor;
+        this.claimGate = claimGate;
         this.intent = intent;
         this.sender = sender.clone();
         if (sender.length > Frames.MAX_SENDER_BYTES) {
@@ -107,8 +114,11 @@ public final class SyncSession {
             switch (state) {
                 case AWAIT_PREAMBLE:
                     expect(type, Frames.PREAMBLE);
-                    onPreamble(Frames.readPreamble(r));
-                    return List.of();
+                    return onPreamble(Frames.readPreamble(r));
+                case AWAIT_CLAIM:
+                    expect(type, Frames.CLAIM);
+                    r.expectEnd("claim");
+                    return provide();
                 case AWAIT_FRONTIER:
                     expect(type, Frames.FRONTIER);
                     Version frontier = Version.fromBytes(r.readBytes(r.remaining()));
@@ -149,7 +159,7 @@ public final class SyncSession {
         return new SyncOutcome(role, remote.network(), remote.sender(), sent, received.size(), added);
     }
 
-    private void onPreamble(Frames.Preamble p) throws SyncException {
+    private List<byte[]> onPreamble(Frames.Preamble p) throws SyncException {
         remote = p;
         boolean remoteNewcomer = p.intent() == Intent.BOOTSTRAP;
         if (remoteNewcomer != p.network().isBootstrapping()) {
@@ -170,6 +180,14 @@ public final class SyncSession {
         }
         role = intent == Intent.BOOTSTRAP ? Role.NEWCOMER : remoteNewcomer ? Role.PROVIDER : Role.PEER;
         state = State.AWAIT_FRONTIER;
+        if (role != Role.NEWCOMER) {
+            return List.of();
+        }
+        // Only now, with the provider's universe checked, may it fork its identity for us.
+        if (!claimGate.getAsBoolean()) {
+            throw new SyncException(SyncException.Kind.BOOTSTRAP_BUSY, "already bootstrapping over another link");
+        }
+        return List.of(Frames.claim());
     }
 
     private List<byte[]> onFrontier(Version frontier) throws SyncException {
@@ -179,7 +197,12 @@ public final class SyncSession {
                 state = State.AWAIT_GRANT;
                 return List.of();
             case PROVIDER:
-                return provide(frontier);
+                if (!frontier.isZero()) {
+                    throw new SyncException(SyncException.Kind.CLAIMANT_HAS_HISTORY,
+                            "bootstrap claimant has frontier " + frontier);
+                }
+                state = State.AWAIT_CLAIM;
+                return List.of();
             default:
                 if (frontier.equals(view.frontier())) {
                     role = Role.IN_SYNC;
@@ -194,11 +217,7 @@ public final class SyncSession {
         }
     }
 
-    private List<byte[]> provide(Version claimantFrontier) throws SyncException {
-        if (!claimantFrontier.isZero()) {
-            throw new SyncException(SyncException.Kind.CLAIMANT_HAS_HISTORY,
-                    "bootstrap claimant has frontier " + claimantFrontier);
-        }
+    private List<byte[]> provide() throws SyncException {
         Replica.Grant g;
         try {
             g = replica.grant();
@@ -230,7 +249,7 @@ public final class SyncSession {
     private void onMessages(WireReader r) throws MalformedException, SyncException {
         int count = r.readVarintAtMost(Replica.MAX_MESSAGES, "message count");
         for (int i = 0; i < count; i++) {
-            Version v = Frames.readVersion(r);
+            Version v = Frames.readMessageVersion(r);
             byte[] payload = r.readLengthPrefixed(Replica.MAX_PAYLOAD_BYTES, "payload");
             if (!v.leq(supplyBound)) {
                 throw new SyncException(SyncException.Kind.INCONSISTENT_SUPPLY, "message " + v + " above the peer's frontier");

@@ -200,4 +200,38 @@ class SyncSessionTest {
         assertEquals(before, r.frontier());
         assertEquals(1, r.size());
     }
+
+    @Test
+    void aNewcomerThatRefusesTheProvidersUniverseCostsItNothing() {
+        Replica provider = Replica.seed(NetworkId.random(Entropy.seeded(30)));
+        Replica newcomer = Replica.newcomer();
+        NetworkId better = provider.network().compareTo(NetworkId.random(Entropy.seeded(31))) < 0
+                ? NetworkId.random(Entropy.seeded(32)) : NetworkId.random(Entropy.seeded(31));
+        SyncSession.UniverseFloor floor = new SyncSession.UniverseFloor(better, 5);
+        MemoryLink[] links = MemoryLink.pair();
+        Mono<SyncOutcome> p = SyncDriver.run(provider, links[0], SyncSession.Intent.GOSSIP, SENDER);
+        Mono<SyncOutcome> n = SyncDriver.run(new SyncSession(newcomer, SyncSession.Intent.BOOTSTRAP, SENDER, floor,
+                () -> true), links[1]);
+        java.util.concurrent.atomic.AtomicReference<Throwable> providerError = new java.util.concurrent.atomic.AtomicReference<>();
+        p.subscribe(o -> { }, providerError::set);
+        StepVerifier.create(n).expectErrorSatisfies(e -> assertEquals(SyncException.Kind.INFERIOR_UNIVERSE,
+                ((SyncException) e).kind())).verify(Duration.ofSeconds(5));
+        assertTrue(providerError.get() instanceof SyncException, "the provider's side failed too");
+        assertEquals(sush.gossip.clock.Id.ONE, provider.identity(), "the provider forked nothing");
+    }
+
+    @Test
+    void aNewcomerAlreadyBootstrappingElsewhereClaimsNothing() {
+        Replica provider = Replica.seed(NetworkId.random(Entropy.seeded(33)));
+        MemoryLink[] links = MemoryLink.pair();
+        Mono<SyncOutcome> p = SyncDriver.run(provider, links[0], SyncSession.Intent.GOSSIP, SENDER);
+        Mono<SyncOutcome> n = SyncDriver.run(new SyncSession(Replica.newcomer(), SyncSession.Intent.BOOTSTRAP, SENDER,
+                null, () -> false), links[1]);
+        java.util.concurrent.atomic.AtomicReference<Throwable> providerError = new java.util.concurrent.atomic.AtomicReference<>();
+        p.subscribe(o -> { }, providerError::set);
+        StepVerifier.create(n).expectErrorSatisfies(e -> assertEquals(SyncException.Kind.BOOTSTRAP_BUSY,
+                ((SyncException) e).kind())).verify(Duration.ofSeconds(5));
+        assertTrue(providerError.get() instanceof SyncException, "the provider's side failed too");
+        assertEquals(sush.gossip.clock.Id.ONE, provider.identity());
+    }
 }
