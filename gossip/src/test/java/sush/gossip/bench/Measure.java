@@ -55,6 +55,8 @@ public final class Measure {
         if (v instanceof Integer || v instanceof Long) {
             return v.toString();
         }
-        return String.format(Locale.ROOT, "%.1f", v.doubleValue());
+        double d = v.doubleValue();
+        // Ratios and small figures keep three decimals; the rest one.
+        return String.format(Locale.ROOT, Math.abs(d) < 10 ? "%.3f" : "%.1f", d);
     }
 }

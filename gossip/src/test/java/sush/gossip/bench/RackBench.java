@@ -80,7 +80,10 @@ public final class RackBench {
         figures.put("scalecube_p50_ms", cube.p50());
         figures.put("scalecube_p99_ms", cube.p99());
         Spread cubeDefault = quick ? null : ScaleCube.spread(SLEDS, 200, new Random(1));
-        figures.put("ratio_p99", ours.p99() / cube.p99());
+        // Against ScaleCube's better configuration in this run (its 20 ms interval saturates two
+        // cores at this message rate; its default does not).
+        Spread theirs = cubeDefault != null && cubeDefault.p99() < cube.p99() ? cubeDefault : cube;
+        figures.put("ratio_p99", ours.p99() / theirs.p99());
         heap.stopWatching();
         figures.put("peak_heap_mb", heap.peakMb());
 
@@ -98,8 +101,8 @@ public final class RackBench {
             row("scalecube, gossip default", cubeDefault);
         }
         System.out.println("gossip glomers bars (25 nodes, 100 ms): median < 400 ms, max < 600 ms, < 30 msgs/op");
-        System.out.printf(Locale.ROOT, "ours/theirs p50 %.3f, p99 %.3f; peak heap %.0f MB%n", ours.p50() / cube.p50(),
-                ours.p99() / cube.p99(), heap.peakMb());
+        System.out.printf(Locale.ROOT, "ours/theirs (ScaleCube's better run) p50 %.3f, p99 %.3f; peak heap %.0f MB%n",
+                ours.p50() / theirs.p50(), ours.p99() / theirs.p99(), heap.peakMb());
         System.out.println(Measure.json("rack", figures));
         System.exit(0);
     }
