@@ -1,0 +1,48 @@
+package sush.projections.target;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+class TargetTest {
+    private static final Sled A = new Sled("913-0000019:BRM42220001", 0);
+    private static final Sled B = new Sled("913-0000019:BRM42220002", 7);
+    private static final Sled C = new Sled("913-0000023:BRM42220003", 31);
+
+    @Test
+    void starTargetsEverySled() throws TargetException {
+        Target t = Target.parse(" * ");
+        assertTrue(List.of(A, B, C).stream().allMatch(t::runsOn));
+    }
+
+    @Test
+    void cubbiesBaseboardsAndSerialsMixInOneList() throws TargetException {
+        Target t = Target.parse("7, 913-0000023:BRM42220003");
+        assertFalse(t.runsOn(A));
+        assertTrue(t.runsOn(B));
+        assertTrue(t.runsOn(C));
+        assertTrue(Target.parse("BRM42220001").runsOn(A));
+        assertFalse(Target.parse("BRM42220001").runsOn(B));
+        assertEquals("7,913-0000023:BRM42220003", t.text());
+    }
+
+    @Test
+    void anEmptyCubbyTargetsNoOne() throws TargetException {
+        Target t = Target.parse("12");
+        assertTrue(List.of(A, B, C).stream().noneMatch(t::runsOn));
+    }
+
+    @Test
+    void malformedTargetsAreRefused() {
+        for (String bad : List.of("", "32", "007", "1,,2", "a:", ":b", "a:b:c", "1,*")) {
+            assertThrows(TargetException.class, () -> Target.parse(bad), bad);
+        }
+        assertThrows(IllegalArgumentException.class, () -> new Sled("noserial", 1));
+        assertThrows(IllegalArgumentException.class, () -> new Sled("p:s", 32));
+    }
+}
