@@ -9,8 +9,8 @@ import java.util.Set;
 import sush.projections.id.Chain;
 import sush.projections.id.JobId;
 import sush.projections.job.SignedJob;
-import sush.projections.target.Sled;
-import sush.projections.target.Target;
+import sush.projections.targets.Sled;
+import sush.projections.targets.Target;
 
 /**
  * One sled's walk along one session's job chain (at-most-once.md section 2): the head is the
@@ -52,7 +52,7 @@ public final class ChainProjection {
         boolean targetsMe;
         try {
             targetsMe = Target.parse(job.request().target()).runsOn(me);
-        } catch (sush.projections.target.TargetException e) {
+        } catch (sush.projections.targets.TargetException e) {
             targetsMe = false;
         }
         jobs.put(job.request().job(), new Known(job, targetsMe, job.request().successor()));

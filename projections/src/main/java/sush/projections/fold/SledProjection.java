@@ -13,7 +13,7 @@ import sush.projections.id.SessionId;
 import sush.projections.message.Message;
 import sush.projections.message.MessageCodec;
 import sush.projections.message.MessageException;
-import sush.projections.target.Sled;
+import sush.projections.targets.Sled;
 
 /**
  * Everything one sled folds from its causal stream: the universe view (frontier, every sled's

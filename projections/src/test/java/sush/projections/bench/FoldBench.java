@@ -20,7 +20,7 @@ import sush.projections.job.SignedJob;
 import sush.projections.fold.SledProjection;
 import sush.projections.message.Message;
 import sush.projections.message.MessageCodec;
-import sush.projections.target.Sled;
+import sush.projections.targets.Sled;
 
 /**
  * Fold throughput: a realistic stream (32 sleds announcing, sessions, signed jobs on chosen

@@ -16,7 +16,7 @@ import sush.projections.id.SessionIds;
 import sush.projections.job.JobRequest;
 import sush.projections.job.SignatureAlgorithm;
 import sush.projections.job.SignedJob;
-import sush.projections.target.Sled;
+import sush.projections.targets.Sled;
 
 class ChainProjectionTest {
     private static final Sled ME = new Sled("p:me", 3);

@@ -26,7 +26,7 @@ import sush.projections.job.SignatureAlgorithm;
 import sush.projections.job.SignedJob;
 import sush.projections.message.Message;
 import sush.projections.message.MessageCodec;
-import sush.projections.target.Sled;
+import sush.projections.targets.Sled;
 
 class SledProjectionTest {
     private static final Sled ME = new Sled("p:me", 3);

@@ -1,4 +1,4 @@
-package sush.projections.target;
+package sush.projections.targets;
 
 /**
  * A sled as targets see it: its baseboard id {@code part:serial} and the cubby the rack's cubby

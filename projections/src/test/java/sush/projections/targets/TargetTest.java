@@ -1,4 +1,4 @@
-package sush.projections.target;
+package sush.projections.targets;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

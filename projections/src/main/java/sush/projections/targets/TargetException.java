@@ -1,4 +1,4 @@
-package sush.projections.target;
+package sush.projections.targets;
 
 /** A target text that does not parse; nothing was created. */
 public final class TargetException extends Exception {

@@ -1,4 +1,4 @@
-package sush.projections.target;
+package sush.projections.targets;
 
 import java.util.ArrayList;
 import java.util.List;
