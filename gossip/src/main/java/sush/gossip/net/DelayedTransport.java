@@ -15,37 +15,26 @@ import sush.gossip.link.Link;
  * the end of the stream, is handed on {@code delay} after it arrived, in order. Used to stage
  * slow networks (the 100 ms hop of the rack benchmark).
  */
-public final class DelayedTransport implements Transport {
+public final class DelayedTransport extends ForwardingTransport {
     private static final Duration EMIT_RETRY = Duration.ofSeconds(5);
 
-    private final Transport inner;
     private final Duration delay;
     private final Scheduler scheduler;
 
     public DelayedTransport(Transport inner, Duration delay, Scheduler scheduler) {
-        this.inner = inner;
+        super(inner);
         this.delay = delay;
         this.scheduler = scheduler;
     }
 
     @Override
     public Mono<Void> listen(Consumer<Link> acceptor) {
-        return inner.listen(link -> acceptor.accept(new DelayedLink(link)));
+        return super.listen(link -> acceptor.accept(new DelayedLink(link)));
     }
 
     @Override
     public Mono<Link> dial(String address) {
-        return inner.dial(address).map(DelayedLink::new);
-    }
-
-    @Override
-    public String localAddress() {
-        return inner.localAddress();
-    }
-
-    @Override
-    public void close() {
-        inner.close();
+        return super.dial(address).map(DelayedLink::new);
     }
 
     /** One delayed link; a single worker keeps the order of what it hands on. */

@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
 
 import org.junit.jupiter.api.Test;
 
@@ -16,6 +15,7 @@ import reactor.core.publisher.Mono;
 import sush.gossip.Entropy;
 import sush.gossip.link.Link;
 import sush.gossip.link.MemoryLink;
+import sush.gossip.net.ForwardingTransport;
 import sush.gossip.net.Transport;
 
 /**
@@ -32,29 +32,14 @@ class CutBootstrapTest {
             long budget = cut;
             Transport inner = rack.network.transport("a");
             // "a" dials "b" (lower name); its second link carries b's bootstrap: cut it there.
-            Transport cutting = new Transport() {
-                @Override
-                public Mono<Void> listen(Consumer<Link> acceptor) {
-                    return inner.listen(acceptor);
-                }
-
+            Transport cutting = new ForwardingTransport(inner) {
                 @Override
                 public Mono<Link> dial(String address) {
-                    return inner.dial(address).doOnNext(link -> {
+                    return super.dial(address).doOnNext(link -> {
                         if (dials.incrementAndGet() == 2) {
                             ((MemoryLink) link).cutAfter(budget);
                         }
                     });
-                }
-
-                @Override
-                public String localAddress() {
-                    return inner.localAddress();
-                }
-
-                @Override
-                public void close() {
-                    inner.close();
                 }
             };
             GossipNode a = new GossipNode(rack.configFor("a"), cutting, rack.time, Entropy.seeded(41));

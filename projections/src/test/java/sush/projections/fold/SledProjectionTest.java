@@ -18,11 +18,8 @@ import sush.gossip.set.NetworkId;
 import sush.gossip.set.Replica;
 import sush.projections.id.Chain;
 import sush.projections.id.JobId;
-import sush.projections.id.KeyId;
 import sush.projections.id.SessionId;
 import sush.projections.id.SessionIds;
-import sush.projections.job.JobRequest;
-import sush.projections.job.SignatureAlgorithm;
 import sush.projections.job.SignedJob;
 import sush.projections.message.Message;
 import sush.projections.message.MessageCodec;
@@ -57,14 +54,7 @@ class SledProjectionTest {
     }
 
     private static SignedJob[] chain(String... targets) {
-        SignedJob[] jobs = new SignedJob[targets.length];
-        JobId at = Chain.first(S);
-        for (int i = 0; i < targets.length; i++) {
-            JobRequest r = new JobRequest(S, at, "echo " + i, targets[i], false);
-            jobs[i] = new SignedJob(r, new KeyId(new byte[11]), SignatureAlgorithm.ED25519, new byte[64]);
-            at = r.successor();
-        }
-        return jobs;
+        return Chains.of(S, targets);
     }
 
     @Test

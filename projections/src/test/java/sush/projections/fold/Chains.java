@@ -1,0 +1,26 @@
+package sush.projections.fold;
+
+import sush.projections.id.Chain;
+import sush.projections.id.JobId;
+import sush.projections.id.KeyId;
+import sush.projections.id.SessionId;
+import sush.projections.job.JobRequest;
+import sush.projections.job.SignatureAlgorithm;
+import sush.projections.job.SignedJob;
+
+/** Test fixture: a chain of jobs of one session, job i at the successor of job i-1. */
+final class Chains {
+    private Chains() {
+    }
+
+    static SignedJob[] of(SessionId session, String... targets) {
+        SignedJob[] jobs = new SignedJob[targets.length];
+        JobId at = Chain.first(session);
+        for (int i = 0; i < targets.length; i++) {
+            JobRequest r = new JobRequest(session, at, "echo " + i, targets[i], false);
+            jobs[i] = new SignedJob(r, new KeyId(new byte[11]), SignatureAlgorithm.ED25519, new byte[64]);
+            at = r.successor();
+        }
+        return jobs;
+    }
+}
