@@ -8,7 +8,8 @@ final class Cursor {
     private final int[] depth;
     private final long[] value;
     private final int size;
-    private final IntStack pending = new IntStack();
+    /** Allocated on the first split: most walks over similar trees never split. */
+    private IntStack pending;
     private int index;
     private int current;
 
@@ -35,11 +36,14 @@ final class Cursor {
 
     /** Whether the current piece is part of a split leaf rather than a whole leaf. */
     boolean isPiece() {
-        return current != depth[index] || !pending.isEmpty();
+        return current != depth[index] || (pending != null && !pending.isEmpty());
     }
 
     /** Splits the current piece down to {@code target}; the right siblings wait on the stack. */
     void splitTo(int target) {
+        if (pending == null) {
+            pending = new IntStack();
+        }
         for (int d = current + 1; d <= target; d++) {
             pending.push(d);
         }
@@ -48,7 +52,7 @@ final class Cursor {
 
     /** Moves to the next piece; false when the sequence is exhausted. */
     boolean advance() {
-        if (!pending.isEmpty()) {
+        if (pending != null && !pending.isEmpty()) {
             current = pending.pop();
             return true;
         }

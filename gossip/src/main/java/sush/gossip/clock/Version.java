@@ -84,27 +84,24 @@ public final class Version {
         if (isZero()) {
             return other;
         }
+        // The common case in gossip is that one side dominates: find out without building.
+        if (leq(other)) {
+            return other;
+        }
+        if (other.leq(this)) {
+            return this;
+        }
         Cursor a = new Cursor(depth, value);
         Cursor b = new Cursor(other.depth, other.value);
         Leaves out = new Leaves(Math.max(depth.length, other.depth.length));
-        boolean thisBelow = true;
-        boolean otherBelow = true;
         boolean more;
         do {
             Cursor.align(a, b);
-            long x = a.value();
-            long y = b.value();
-            thisBelow &= x <= y;
-            otherBelow &= y <= x;
-            out.add(a.depth(), Math.max(x, y));
+            out.add(a.depth(), Math.max(a.value(), b.value()));
             more = a.advance();
             b.advance();
         } while (more);
-        // The common case in gossip: one side dominates, and it is already normal.
-        if (thisBelow) {
-            return other;
-        }
-        return otherBelow ? this : of(out);
+        return of(out);
     }
 
     /** {@code this <= other}: every event in this version is in the other. */

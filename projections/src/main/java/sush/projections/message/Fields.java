@@ -1,6 +1,10 @@
 package sush.projections.message;
 
-import tools.jackson.databind.JsonNode;
+import java.util.HashMap;
+import java.util.Map;
+
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
 
 import sush.projections.id.Id88;
 
@@ -15,44 +19,39 @@ final class Fields {
     /** Bound on nonces and signatures. */
     static final int MAX_BLOB_BYTES = 512;
 
-    private final JsonNode body;
+    /** Bound on the fields of one body. */
+    static final int MAX_FIELDS = 32;
+
+    private final Map<String, Object> body;
     private final String kind;
 
-    Fields(JsonNode body, String kind) throws MessageException {
-        if (body == null || !body.isObject()) {
-            throw new MessageException(kind + ": body is not a map");
-        }
+    Fields(Map<String, Object> body, String kind) {
         this.body = body;
         this.kind = kind;
     }
 
     String text(String name, int maxChars) throws MessageException {
-        JsonNode n = body.get(name);
-        if (n == null || !n.isString()) {
+        Object v = body.get(name);
+        if (!(v instanceof String)) {
             throw new MessageException(kind + "." + name + ": missing or not text");
         }
-        String v = n.stringValue();
-        if (v.length() > maxChars) {
+        String t = (String) v;
+        if (t.length() > maxChars) {
             throw new MessageException(kind + "." + name + ": over " + maxChars + " characters");
         }
-        return v;
-    }
-
-    String optionalText(String name, int maxChars) throws MessageException {
-        JsonNode n = body.get(name);
-        return n == null || n.isNull() ? null : text(name, maxChars);
+        return t;
     }
 
     byte[] bytes(String name, int exactLength, int maxLength) throws MessageException {
-        JsonNode n = body.get(name);
-        if (n == null || !n.isBinary()) {
+        Object v = body.get(name);
+        if (!(v instanceof byte[])) {
             throw new MessageException(kind + "." + name + ": missing or not bytes");
         }
-        byte[] v = n.binaryValue();
-        if (exactLength >= 0 ? v.length != exactLength : v.length > maxLength) {
-            throw new MessageException(kind + "." + name + ": wrong length " + v.length);
+        byte[] b = (byte[]) v;
+        if (exactLength >= 0 ? b.length != exactLength : b.length > maxLength) {
+            throw new MessageException(kind + "." + name + ": wrong length " + b.length);
         }
-        return v;
+        return b;
     }
 
     byte[] id(String name) throws MessageException {
@@ -60,28 +59,27 @@ final class Fields {
     }
 
     long number(String name, long min, long max) throws MessageException {
-        JsonNode n = body.get(name);
-        if (n == null || !n.isIntegralNumber() || !(n.isInt() || n.isLong())) {
+        Object v = body.get(name);
+        if (!(v instanceof Long)) {
             throw new MessageException(kind + "." + name + ": missing or not an integer");
         }
-        long v = n.longValue();
-        if (v < min || v > max) {
-            throw new MessageException(kind + "." + name + ": " + v + " outside [" + min + ", " + max + "]");
+        long n = (Long) v;
+        if (n < min || n > max) {
+            throw new MessageException(kind + "." + name + ": " + n + " outside [" + min + ", " + max + "]");
         }
-        return v;
+        return n;
     }
 
     Long optionalNumber(String name, long min, long max) throws MessageException {
-        JsonNode n = body.get(name);
-        return n == null || n.isNull() ? null : number(name, min, max);
+        return body.containsKey(name) && body.get(name) != NULL ? number(name, min, max) : null;
     }
 
     boolean flag(String name) throws MessageException {
-        JsonNode n = body.get(name);
-        if (n == null || !n.isBoolean()) {
+        Object v = body.get(name);
+        if (!(v instanceof Boolean)) {
             throw new MessageException(kind + "." + name + ": missing or not a boolean");
         }
-        return n.booleanValue();
+        return (Boolean) v;
     }
 
     <E extends Enum<E>> E choice(String name, Class<E> type) throws MessageException {
@@ -92,5 +90,46 @@ final class Fields {
             }
         }
         throw new MessageException(kind + "." + name + ": unknown value '" + v + "'");
+    }
+
+    /** Marks a CBOR null in the field map. */
+    static final Object NULL = new Object();
+
+    /**
+     * Reads one flat CBOR map (the parser stands on its START_OBJECT) into field values: text,
+     * byte strings, 64-bit integers, booleans, null. Nested values and duplicates are refused.
+     */
+    static Map<String, Object> read(JsonParser p, String kind) throws MessageException {
+        Map<String, Object> fields = new HashMap<>();
+        for (JsonToken t = p.nextToken(); t != JsonToken.END_OBJECT; t = p.nextToken()) {
+            if (t != JsonToken.PROPERTY_NAME || fields.size() >= MAX_FIELDS) {
+                throw new MessageException(kind + ": body is not a flat map of at most " + MAX_FIELDS + " fields");
+            }
+            String name = p.currentName();
+            Object value = value(p, p.nextToken(), kind + "." + name);
+            if (fields.put(name, value) != null) {
+                throw new MessageException(kind + "." + name + ": field given twice");
+            }
+        }
+        return fields;
+    }
+
+    private static Object value(JsonParser p, JsonToken t, String where) throws MessageException {
+        if (t == JsonToken.VALUE_STRING) {
+            return p.getString();
+        } else if (t == JsonToken.VALUE_NUMBER_INT) {
+            JsonParser.NumberType type = p.getNumberType();
+            if (type != JsonParser.NumberType.INT && type != JsonParser.NumberType.LONG) {
+                throw new MessageException(where + ": integer over 64 bits");
+            }
+            return p.getLongValue();
+        } else if (t == JsonToken.VALUE_EMBEDDED_OBJECT) {
+            return p.getBinaryValue();
+        } else if (t == JsonToken.VALUE_TRUE || t == JsonToken.VALUE_FALSE) {
+            return t == JsonToken.VALUE_TRUE;
+        } else if (t == JsonToken.VALUE_NULL) {
+            return NULL;
+        }
+        throw new MessageException(where + ": unexpected " + t);
     }
 }
