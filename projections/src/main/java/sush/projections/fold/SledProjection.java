@@ -33,6 +33,8 @@ public final class SledProjection {
     private final Map<JobId, Version> myStarts = new HashMap<>();
     private Version frontier = Version.ZERO;
     private ChainProjection chain;
+    /** The last job this sled ran in the active session: a sequential job waits for its end. */
+    private JobId lastRan;
     private Optional<Resumption> resumption = Optional.empty();
     private long malformed;
     private long unknown;
@@ -136,24 +138,43 @@ public final class SledProjection {
             SessionProjection.Session s = ((SessionProjection.Change.Activated) c).session();
             Optional<JobId> resumeAt = resumption.filter(r -> r.session().equals(s.id())).map(Resumption::successor);
             chain = new ChainProjection(me, s.id(), resumeAt);
+            lastRan = null;
         } else if (c instanceof SessionProjection.Change.Ended) {
             SessionProjection.Change.Ended e = (SessionProjection.Change.Ended) c;
             List<sush.projections.job.SignedJob> queued = chain == null ? List.of() : chain.queuedForMe();
             out.add(new Outcome.SessionEnded(e.session().id(), e.why(), queued));
             chain = null;
+            lastRan = null;
         } else {
             SessionProjection.Change.Concurrent k = (SessionProjection.Change.Concurrent) c;
             out.add(new Outcome.ConcurrentSessions(k.first(), k.second()));
         }
     }
 
-    /** This sled started the job at its head (or decided it never will): the head moves on. */
-    public List<Outcome> passHead() {
+    /**
+     * This sled started the job at its head ({@code ran}) or decided it never will: the head
+     * moves on.
+     */
+    public List<Outcome> passHead(boolean ran) {
         if (chain == null) {
             throw new IllegalStateException("no active session");
         }
+        if (ran) {
+            lastRan = chain.head();
+        }
         chain.passHead();
         return chain.atHead().<List<Outcome>>map(j -> List.of(new Outcome.AtHead(j))).orElse(List.of());
+    }
+
+    /**
+     * The sequential/concurrent rule: a job flagged concurrent starts as soon as it is at the
+     * head; any other waits until the previous job this sled ran has ended on this sled.
+     */
+    public boolean mayStart(sush.projections.job.SignedJob job) {
+        if (job.request().concurrent() || lastRan == null) {
+            return true;
+        }
+        return statuses.status(lastRan, me.baseboard()).map(e -> e.status().isTerminal()).orElse(false);
     }
 
     /**

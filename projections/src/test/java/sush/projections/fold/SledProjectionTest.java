@@ -1,6 +1,7 @@
 package sush.projections.fold;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
@@ -20,6 +21,9 @@ import sush.projections.id.Chain;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
 import sush.projections.id.SessionIds;
+import sush.projections.id.KeyId;
+import sush.projections.job.JobRequest;
+import sush.projections.job.SignatureAlgorithm;
 import sush.projections.job.SignedJob;
 import sush.projections.message.Message;
 import sush.projections.message.MessageCodec;
@@ -66,7 +70,7 @@ class SledProjectionTest {
         p.apply(v = v.tick(Id.ONE), MessageCodec.encode(new Message.JobStart(jobs[0])));
         List<SledProjection.Outcome> out = p.apply(v.tick(Id.ONE), MessageCodec.encode(new Message.JobStart(jobs[1])));
         assertEquals(List.of(new SledProjection.Outcome.AtHead(jobs[1])), out);
-        assertEquals(List.of(), p.passHead(), "the next job has not arrived: a hole");
+        assertEquals(List.of(), p.passHead(true), "the next job has not arrived: a hole");
     }
 
     @Test
@@ -142,5 +146,36 @@ class SledProjectionTest {
         replica.readFrom(head.get(head.size() - 1).checkpoint(), Integer.MAX_VALUE)
                 .forEach(d -> resumed.apply(d.version(), d.payload()));
         assertEquals(a.digest(), resumed.digest());
+    }
+
+    @Test
+    void aSequentialJobWaitsForThePreviousJobItRanAConcurrentOneDoesNot() {
+        JobRequest first = new JobRequest(S, Chain.first(S), "sleep 5", "*", false);
+        JobRequest second = new JobRequest(S, first.successor(), "uptime", "*", false);
+        JobRequest third = new JobRequest(S, second.successor(), "date", "*", true);
+        Stream s = new Stream().add(START);
+        for (JobRequest r : List.of(first, second, third)) {
+            s.add(new Message.JobStart(new SignedJob(r, new KeyId(new byte[11]), SignatureAlgorithm.ED25519, new byte[64])));
+        }
+        SledProjection p = s.fold();
+        p.passHead(true);
+        SignedJob atHead = p.chain().orElseThrow().atHead().orElseThrow();
+        assertEquals(second.job(), atHead.request().job());
+        assertFalse(p.mayStart(atHead), "the first job is still running here");
+        p.apply(s.v.tick(Id.ONE), MessageCodec.encode(new Message.JobStopped(ME.baseboard(), first.job(), 0, null, 0,
+                new byte[32], 0, new byte[32])));
+        assertTrue(p.mayStart(atHead));
+        p.passHead(true);
+        SignedJob concurrent = p.chain().orElseThrow().atHead().orElseThrow();
+        assertTrue(p.mayStart(concurrent), "a concurrent job does not wait for the running one");
+    }
+
+    @Test
+    void onlyTheStarterBurnsAPosition() {
+        Stream s = new Stream().add(START).add(new Message.JobSkip(S, Chain.first(S), "mallory"));
+        SledProjection p = s.fold();
+        assertEquals(Chain.first(S), p.chain().orElseThrow().head(), "a skip by someone else is ignored");
+        p.apply(s.v.tick(Id.ONE), MessageCodec.encode(new Message.JobSkip(S, Chain.first(S), "op")));
+        assertEquals(Chain.afterBurn(Chain.first(S)), p.chain().orElseThrow().head());
     }
 }
