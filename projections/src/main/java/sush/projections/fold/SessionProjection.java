@@ -58,8 +58,8 @@ public final class SessionProjection {
     }
 
     public List<Change> onStart(Version version, SessionStart start) {
-        if (!SessionIds.compute(start.acceptor(), start.sledNonce(), start.clientNonce()).equals(start.session())
-                || start.sledNonce().length != SessionIds.NONCE_BYTES) {
+        if (start.sledNonce().length != SessionIds.NONCE_BYTES
+                || !SessionIds.compute(start.acceptor(), start.sledNonce(), start.clientNonce()).equals(start.session())) {
             forgedStarts++;
             return List.of();
         }

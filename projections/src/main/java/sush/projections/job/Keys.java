@@ -90,8 +90,7 @@ final class Keys {
             if (key.isPrivate()) {
                 throw new KeyException("expected a public key");
             }
-            if (key instanceof ECPublicKeyParameters
-                    && ((ECPublicKeyParameters) key).getParameters().getCurve().getFieldSize() != 256) {
+            if (key instanceof ECPublicKeyParameters && !isP256((ECPublicKeyParameters) key)) {
                 throw new KeyException("only the P-256 curve is accepted for ECDSA");
             }
             algorithmOf(key);
@@ -99,6 +98,14 @@ final class Keys {
         } catch (IOException | IllegalArgumentException e) {
             throw new KeyException("not a DER SubjectPublicKeyInfo: " + e.getMessage(), e);
         }
+    }
+
+    /** The key's domain is exactly secp256r1 (not just any 256-bit curve). */
+    private static boolean isP256(ECPublicKeyParameters key) {
+        org.bouncycastle.asn1.x9.X9ECParameters p256 =
+                org.bouncycastle.asn1.x9.ECNamedCurveTable.getByOID(org.bouncycastle.asn1.sec.SECObjectIdentifiers.secp256r1);
+        return key.getParameters().getCurve().equals(p256.getCurve()) && key.getParameters().getG().equals(p256.getG())
+                && key.getParameters().getN().equals(p256.getN());
     }
 
     static String toPem(String label, byte[] der) {

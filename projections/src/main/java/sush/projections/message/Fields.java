@@ -39,6 +39,15 @@ final class Fields {
         if (t.length() > maxChars) {
             throw new MessageException(kind + "." + name + ": over " + maxChars + " characters");
         }
+        // CBOR text is UTF-8: an unpaired surrogate is not text, and could not be re-encoded.
+        for (int i = 0; i < t.length(); i++) {
+            char c = t.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < t.length() && Character.isLowSurrogate(t.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                throw new MessageException(kind + "." + name + ": unpaired surrogate in text");
+            }
+        }
         return t;
     }
 

@@ -12,6 +12,7 @@ import tools.jackson.dataformat.cbor.CBORMapper;
 import sush.projections.id.JobId;
 import sush.projections.id.KeyId;
 import sush.projections.id.SessionId;
+import sush.projections.id.SessionIds;
 import sush.projections.job.JobRequest;
 import sush.projections.job.SignatureAlgorithm;
 import sush.projections.job.SignedJob;
@@ -192,7 +193,8 @@ public final class MessageCodec {
         switch (kind) {
             case "session-start":
                 return new SessionStart(new SessionId(f.id("session")), f.text("acceptor", name),
-                        f.bytes("sledNonce", -1, Fields.MAX_BLOB_BYTES), f.bytes("clientNonce", -1, Fields.MAX_BLOB_BYTES),
+                        f.bytes("sledNonce", SessionIds.NONCE_BYTES, SessionIds.NONCE_BYTES),
+                        f.bytes("clientNonce", -1, Fields.MAX_BLOB_BYTES),
                         f.text("starter", name));
             case "session-stop":
                 return new SessionStop(new SessionId(f.id("session")), f.text("by", name));

@@ -140,6 +140,7 @@ class SledProjectionTest {
         all.forEach(d -> a.apply(d.version(), d.payload()));
         all.forEach(d -> b.apply(d.version(), d.payload()));
         assertEquals(a.digest(), b.digest());
+        assertEquals(0, a.faults(), "no message tripped a fold");
         SledProjection resumed = new SledProjection(ME);
         List<Delivery> head = replica.readFrom(0, 4);
         head.forEach(d -> resumed.apply(d.version(), d.payload()));

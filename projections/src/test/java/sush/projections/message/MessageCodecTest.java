@@ -60,4 +60,14 @@ class MessageCodecTest {
         assertThrows(MessageException.class, () -> MessageCodec.decode(HexFormat.of().parseHex(hex)), "unknown reason");
         assertThrows(MessageException.class, () -> MessageCodec.decode(new byte[MessageCodec.MAX_MESSAGE_BYTES + 1]));
     }
+
+    @Test
+    void aSessionStartWithAShortSledNonceAndTextWithALoneSurrogateAreMalformed() {
+        Message.SessionStart shortNonce = new Message.SessionStart(Samples.session(), Samples.SLED, new byte[31],
+                new byte[4], "op");
+        assertThrows(MessageException.class, () -> MessageCodec.decode(MessageCodec.encode(shortNonce)));
+        byte[] lone = MessageCodec.encode(new Message.JobStarted("p:s-XYZ", Samples.job()));
+        String hex = HexFormat.of().formatHex(lone).replace(HexFormat.of().formatHex("XYZ".getBytes()), "eda080");
+        assertThrows(MessageException.class, () -> MessageCodec.decode(HexFormat.of().parseHex(hex)));
+    }
 }
