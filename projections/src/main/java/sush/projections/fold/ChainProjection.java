@@ -27,6 +27,8 @@ public final class ChainProjection {
     private final JobId first;
     private JobId head;
     private JobId lastStarted;
+    /** The successor of {@link #lastStarted}, known even when its job is not (the committed one). */
+    private JobId lastStartedSuccessor;
     private long ignoredBurns;
 
     /** A job at a position, with its parsed target and successor. */
@@ -34,13 +36,18 @@ public final class ChainProjection {
     }
 
     /**
-     * @param resumeAt the snapshot's committed successor when this session is the committed one
-     *                 (resumption: earlier positions never reach the head again), else empty
+     * @param committed the snapshot's committed job and its successor when this session is the
+     *                  committed one (resumption: earlier positions never reach the head again,
+     *                  and the committed job counts as the last one this sled started), else empty
      */
-    public ChainProjection(Sled me, sush.projections.id.SessionId session, Optional<JobId> resumeAt) {
+    public ChainProjection(Sled me, sush.projections.id.SessionId session, Optional<JobId[]> committed) {
         this.me = me;
         this.first = Chain.first(session);
-        this.head = resumeAt.orElse(first);
+        this.head = committed.map(c -> c[1]).orElse(first);
+        committed.ifPresent(c -> {
+            lastStarted = c[0];
+            lastStartedSuccessor = c[1];
+        });
         walk();
     }
 
@@ -71,7 +78,7 @@ public final class ChainProjection {
             return;
         }
         boolean atHead = position.equals(head);
-        boolean lastStartedStillNext = position.equals(lastStarted) && head.equals(jobs.get(lastStarted).successor());
+        boolean lastStartedStillNext = position.equals(lastStarted) && head.equals(lastStartedSuccessor);
         if (atHead || lastStartedStillNext) {
             burns.add(position);
             head = Chain.afterBurn(position);
@@ -95,13 +102,18 @@ public final class ChainProjection {
         return head;
     }
 
-    /** This sled started (or will never start) the job at the head: the head moves past it. */
-    public void passHead() {
+    /**
+     * This sled started (or will never start) {@code job}, which must still be at the head: the
+     * head moves past it. Naming the job keeps a burn that moved the head meanwhile from making
+     * this sled pass a job it never looked at.
+     */
+    public void passHead(JobId job) {
         Known k = jobs.get(head);
-        if (k == null) {
-            throw new IllegalStateException("no job at the head " + head);
+        if (k == null || !head.equals(job)) {
+            throw new IllegalStateException("job " + job + " is not at the head " + head);
         }
         lastStarted = head;
+        lastStartedSuccessor = k.successor;
         head = k.successor;
         walk();
     }

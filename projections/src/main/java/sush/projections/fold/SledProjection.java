@@ -45,8 +45,8 @@ public final class SledProjection {
     public record Announced(Message.Announcement announcement, Version version) {
     }
 
-    /** The committed session and where its chain resumes (from the boundary snapshot). */
-    public record Resumption(SessionId session, JobId successor) {
+    /** The committed session, its committed job and where its chain resumes (the boundary snapshot). */
+    public record Resumption(SessionId session, JobId committed, JobId successor) {
     }
 
     /** What one message means for this sled; the pipeline acts on these. */
@@ -149,9 +149,10 @@ public final class SledProjection {
     private void onSessionChange(SessionProjection.Change c, List<Outcome> out) {
         if (c instanceof SessionProjection.Change.Activated) {
             SessionProjection.Session s = ((SessionProjection.Change.Activated) c).session();
-            Optional<JobId> resumeAt = resumption.filter(r -> r.session().equals(s.id())).map(Resumption::successor);
-            chain = new ChainProjection(me, s.id(), resumeAt);
-            lastRan = null;
+            Optional<Resumption> resumed = resumption.filter(r -> r.session().equals(s.id()));
+            chain = new ChainProjection(me, s.id(), resumed.map(r -> new JobId[] {r.committed(), r.successor()}));
+            // The committed job may still run (a survivor): a sequential job waits for it too.
+            lastRan = resumed.map(Resumption::committed).orElse(null);
         } else if (c instanceof SessionProjection.Change.Ended) {
             SessionProjection.Change.Ended e = (SessionProjection.Change.Ended) c;
             List<sush.projections.job.SignedJob> queued = chain == null ? List.of() : chain.queuedForMe();
@@ -165,17 +166,17 @@ public final class SledProjection {
     }
 
     /**
-     * This sled started the job at its head ({@code ran}) or decided it never will: the head
-     * moves on.
+     * This sled started {@code job}, the job at its head ({@code ran}), or decided it never will:
+     * the head moves on. Refused if the head has moved since the job was offered.
      */
-    public List<Outcome> passHead(boolean ran) {
+    public List<Outcome> passHead(JobId job, boolean ran) {
         if (chain == null) {
             throw new IllegalStateException("no active session");
         }
+        chain.passHead(job);
         if (ran) {
-            lastRan = chain.head();
+            lastRan = job;
         }
-        chain.passHead();
         return chain.atHead().<List<Outcome>>map(j -> List.of(new Outcome.AtHead(j))).orElse(List.of());
     }
 

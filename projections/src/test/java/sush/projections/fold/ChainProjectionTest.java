@@ -32,7 +32,7 @@ class ChainProjectionTest {
         assertEquals(Optional.empty(), c.atHead(), "a hole holds later jobs");
         c.onJob(jobs[0]);
         assertEquals(Optional.of(jobs[0]), c.atHead());
-        c.passHead();
+        c.passHead(jobs[0].request().job());
         assertEquals(Optional.of(jobs[1]), c.atHead());
     }
 
@@ -75,8 +75,8 @@ class ChainProjectionTest {
         for (SignedJob j : jobs) {
             c.onJob(j);
         }
-        c.passHead();
-        c.passHead();
+        c.passHead(jobs[0].request().job());
+        c.passHead(jobs[1].request().job());
         JobId head = c.head();
         c.onBurn(jobs[0].request().job());
         assertEquals(head, c.head(), "a burn behind the head is ignored");
@@ -89,11 +89,31 @@ class ChainProjectionTest {
     @Test
     void resumptionStartsAtTheStoredSuccessor() {
         SignedJob[] jobs = chain("*", "*");
-        ChainProjection c = new ChainProjection(ME, S, Optional.of(jobs[1].request().job()));
+        ChainProjection c = new ChainProjection(ME, S,
+                Optional.of(new JobId[] {jobs[0].request().job(), jobs[1].request().job()}));
         c.onJob(jobs[0]);
         c.onJob(jobs[1]);
         assertEquals(Optional.of(jobs[1]), c.atHead());
         assertTrue(c.precedesHead(jobs[0].request().job()), "the first job is behind a resumed head");
         assertFalse(c.precedesHead(jobs[1].request().job()));
+    }
+
+    @Test
+    void burningTheCommittedJobAfterResumptionFollowsTheRacksBranch() {
+        SignedJob[] jobs = chain("*", "*");
+        JobId committed = jobs[0].request().job();
+        ChainProjection c = new ChainProjection(ME, S, Optional.of(new JobId[] {committed, jobs[1].request().job()}));
+        c.onBurn(committed);
+        assertEquals(Chain.afterBurn(committed), c.head());
+    }
+
+    @Test
+    void passingAJobThatIsNoLongerAtTheHeadIsRefused() {
+        SignedJob[] jobs = chain("*", "*");
+        ChainProjection c = new ChainProjection(ME, S, Optional.empty());
+        c.onJob(jobs[0]);
+        c.onBurn(jobs[0].request().job());
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> c.passHead(jobs[0].request().job()));
     }
 }
