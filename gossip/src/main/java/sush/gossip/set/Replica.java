@@ -108,11 +108,11 @@ public final class Replica {
 
     /** A consistent view for a sync session: what the replica held at one instant. */
     public synchronized View view() {
-        return new View(network, identity.isZero(), frontier, log.size());
+        return new View(network, frontier, log.size());
     }
 
-    /** Network, whether it is a newcomer, frontier, and how long the log was at that instant. */
-    public record View(NetworkId network, boolean anonymous, Version frontier, int logSize) {
+    /** Network, frontier, and how long the log was at that instant. */
+    public record View(NetworkId network, Version frontier, int logSize) {
     }
 
     /**

@@ -4,10 +4,8 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 import reactor.core.Disposable;
 import reactor.core.scheduler.Scheduler;
@@ -33,8 +31,6 @@ public final class LinkMux {
     private final FrameDecoder decoder = new FrameDecoder(Frames.MAX_FRAME_BYTES);
     private final ArrayDeque<byte[]> outbound = new ArrayDeque<>();
     private final AtomicInteger sending = new AtomicInteger();
-    private final AtomicLong framesSent = new AtomicLong();
-    private final AtomicLong bytesSent = new AtomicLong();
     private final List<Disposable> timers = new ArrayList<>();
     private Disposable sessionTimer;
     private volatile byte[] peer;
@@ -77,22 +73,8 @@ public final class LinkMux {
         }
     }
 
-    /** The peer's name, once known. */
-    public Optional<byte[]> peer() {
-        byte[] p = peer;
-        return p == null ? Optional.empty() : Optional.of(p.clone());
-    }
-
     public boolean isOpen() {
         return !closed;
-    }
-
-    public long framesSent() {
-        return framesSent.get();
-    }
-
-    public long bytesSent() {
-        return bytesSent.get();
     }
 
     /** Runs a session now, or right after the one in progress. */
@@ -308,8 +290,6 @@ public final class LinkMux {
                         at += f.length;
                     }
                 }
-                framesSent.addAndGet(frames);
-                bytesSent.addAndGet(batch.length);
                 traffic.add(frames, batch.length);
                 link.send(batch);
             }

@@ -91,11 +91,6 @@ public final class WireReader {
         return v;
     }
 
-    public long readLong() throws MalformedException {
-        long high = readInt() & 0xFFFFFFFFL;
-        return (high << 32) | (readInt() & 0xFFFFFFFFL);
-    }
-
     /** Refuses trailing bytes: every decoder of a whole value ends with this. */
     public void expectEnd(String what) throws MalformedException {
         if (position != limit) {

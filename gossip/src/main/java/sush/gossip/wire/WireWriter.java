@@ -68,11 +68,6 @@ public final class WireWriter {
         return this;
     }
 
-    public WireWriter writeLong(long value) {
-        writeInt((int) (value >>> 32));
-        return writeInt((int) value);
-    }
-
     /** Overwrites 4 bytes at {@code position} (used to back-fill a frame length). */
     public void putInt(int position, int value) {
         buffer[position] = (byte) (value >>> 24);
