@@ -24,6 +24,8 @@ public final class ChainProjection {
     private final Sled me;
     private final Map<JobId, Known> jobs = new HashMap<>();
     private final Set<JobId> burns = new HashSet<>();
+    /** Positions this sled passed at its head (started, or decided never to start). */
+    private final Set<JobId> passed = new HashSet<>();
     private final JobId first;
     private JobId head;
     private JobId lastStarted;
@@ -79,7 +81,11 @@ public final class ChainProjection {
         }
         boolean atHead = position.equals(head);
         boolean lastStartedStillNext = position.equals(lastStarted) && head.equals(lastStartedSuccessor);
-        if (atHead || lastStartedStillNext) {
+        // A burn of a position the head already walked past (a job for other sleds) may still
+        // move it, as long as this sled passed nothing on the way: then the move skips no
+        // position this sled started, and sleds that saw the burn first agree with it.
+        boolean behindButUntouched = !atHead && precedesHead(position) && !passedOnPathFrom(position);
+        if (atHead || lastStartedStillNext || behindButUntouched) {
             burns.add(position);
             head = Chain.afterBurn(position);
             walk();
@@ -90,6 +96,19 @@ public final class ChainProjection {
             // past it on arrival. It can never move the head backwards.
             burns.add(position);
         }
+    }
+
+    /** Whether any position from {@code from} up to the head was passed by this sled. */
+    private boolean passedOnPathFrom(JobId from) {
+        JobId at = from;
+        for (int steps = 0; steps <= jobs.size() + burns.size() && !at.equals(head); steps++) {
+            if (passed.contains(at)) {
+                return true;
+            }
+            Known k = jobs.get(at);
+            at = burns.contains(at) ? Chain.afterBurn(at) : k != null ? k.successor : head;
+        }
+        return false;
     }
 
     /** The job at the head if it targets this sled: the only job this sled may start next. */
@@ -114,6 +133,9 @@ public final class ChainProjection {
         }
         lastStarted = head;
         lastStartedSuccessor = k.successor;
+        if (passed.size() < MAX_POSITIONS) {
+            passed.add(head);
+        }
         head = k.successor;
         walk();
     }

@@ -30,7 +30,12 @@ public final class SledProjection {
     private final SessionProjection sessions = new SessionProjection();
     private final StatusProjection statuses = new StatusProjection();
     private final Map<String, Announced> announcements = new LinkedHashMap<>();
-    private final Map<JobId, Version> myStarts = new HashMap<>();
+    /** Own starts without an own terminal status yet (zombie candidates), oldest first. */
+    private final LinkedHashMap<JobId, Version> myStarts = new LinkedHashMap<>();
+    /** Bound on {@link #myStarts}: past it the oldest candidate is dropped (never reported). */
+    public static final int MAX_OWN_STARTS = 65_536;
+    /** The job last offered at the head, so each is offered once. */
+    private JobId offered;
     private Version frontier = Version.ZERO;
     private ChainProjection chain;
     /** The last job this sled ran in the active session: a sequential job waits for its end. */
@@ -116,7 +121,6 @@ public final class SledProjection {
             }
         } else if (m instanceof Message.JobStart) {
             var job = ((Message.JobStart) m).job();
-            statuses.submitted(job.request().job());
             if (chain != null && sessions.active().map(s -> s.id().equals(job.request().session())).orElse(false)) {
                 chain.onJob(job);
             }
@@ -137,13 +141,38 @@ public final class SledProjection {
         } else {
             if (m instanceof Message.JobStarted && ((Message.JobStarted) m).baseboard().equals(me.baseboard())) {
                 myStarts.put(((Message.JobStarted) m).job(), version);
+                if (myStarts.size() > MAX_OWN_STARTS) {
+                    myStarts.remove(myStarts.keySet().iterator().next());
+                }
             }
             statuses.apply(m);
+            forgetEndedOwnStart(m);
         }
-        if (chain != null) {
-            chain.atHead().ifPresent(j -> out.add(new Outcome.AtHead(j)));
-        }
+        offerHead(out);
         return out;
+    }
+
+    /** An own start that ended here is no zombie candidate any more. */
+    private void forgetEndedOwnStart(Message m) {
+        JobId job = m instanceof Message.JobStopped ? ((Message.JobStopped) m).job()
+                : m instanceof Message.JobErrored ? ((Message.JobErrored) m).job()
+                : m instanceof Message.JobSkipped ? ((Message.JobSkipped) m).job() : null;
+        if (job != null && statuses.status(job, me.baseboard()).map(e -> e.status().isTerminal()).orElse(false)) {
+            myStarts.remove(job);
+        }
+    }
+
+    /** Offers the job at the head once, when it first stands there. */
+    private void offerHead(List<Outcome> out) {
+        if (chain == null) {
+            offered = null;
+            return;
+        }
+        Optional<sush.projections.job.SignedJob> at = chain.atHead();
+        if (at.isPresent() && !at.get().request().job().equals(offered)) {
+            offered = at.get().request().job();
+            out.add(new Outcome.AtHead(at.get()));
+        }
     }
 
     private void onSessionChange(SessionProjection.Change c, List<Outcome> out) {
@@ -177,7 +206,9 @@ public final class SledProjection {
         if (ran) {
             lastRan = job;
         }
-        return chain.atHead().<List<Outcome>>map(j -> List.of(new Outcome.AtHead(j))).orElse(List.of());
+        List<Outcome> out = new ArrayList<>(1);
+        offerHead(out);
+        return out;
     }
 
     /**

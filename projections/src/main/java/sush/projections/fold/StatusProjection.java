@@ -57,11 +57,6 @@ public final class StatusProjection {
         return false;
     }
 
-    /** A job was submitted: tracked (as queued everywhere) from now on. */
-    public void submitted(JobId job) {
-        track(job);
-    }
-
     /** Statuses by reporting baseboard; empty if unknown or forgotten. */
     public Map<String, Entry> statuses(JobId job) {
         Map<String, Entry> s = jobs.get(job);

@@ -116,4 +116,31 @@ class ChainProjectionTest {
         org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
                 () -> c.passHead(jobs[0].request().job()));
     }
+
+    @Test
+    void aBurnRacingAJobForOtherSledsEndsOnTheSameHeadInEitherOrder() {
+        SignedJob[] jobs = chain("9");
+        JobId position = Chain.first(S);
+        ChainProjection jobFirst = new ChainProjection(ME, S, Optional.empty());
+        jobFirst.onJob(jobs[0]);
+        jobFirst.onBurn(position);
+        ChainProjection burnFirst = new ChainProjection(ME, S, Optional.empty());
+        burnFirst.onBurn(position);
+        burnFirst.onJob(jobs[0]);
+        assertEquals(Chain.afterBurn(position), jobFirst.head());
+        assertEquals(burnFirst.head(), jobFirst.head());
+    }
+
+    @Test
+    void aBurnBehindAPassedJobIsIgnored() {
+        SignedJob[] jobs = chain("9", "*", "*");
+        ChainProjection c = new ChainProjection(ME, S, Optional.empty());
+        for (SignedJob j : jobs) {
+            c.onJob(j);
+        }
+        c.passHead(jobs[1].request().job());
+        JobId head = c.head();
+        c.onBurn(jobs[0].request().job());
+        assertEquals(head, c.head(), "moving would skip back over the job this sled passed");
+    }
 }

@@ -179,4 +179,27 @@ class SledProjectionTest {
         p.apply(s.v.tick(Id.ONE), MessageCodec.encode(new Message.JobSkip(S, Chain.first(S), "op")));
         assertEquals(Chain.afterBurn(Chain.first(S)), p.chain().orElseThrow().head());
     }
+
+    @Test
+    void theJobAtTheHeadIsOfferedOnceAndOwnEndedStartsAreNoZombieCandidates() {
+        SignedJob[] jobs = chain("*");
+        Stream s = new Stream().add(START).add(new Message.JobStart(jobs[0]));
+        SledProjection p = new SledProjection(ME);
+        int offers = 0;
+        for (int i = 0; i < s.versions.size(); i++) {
+            offers += p.apply(s.versions.get(i), s.payloads.get(i)).size();
+        }
+        Version v = s.v;
+        for (int i = 0; i < 3; i++) {
+            v = v.tick(Id.ONE);
+            offers += p.apply(v, MessageCodec.encode(new Message.Announcement("p:x" + i, "1", i))).size();
+        }
+        assertEquals(1, offers, "offered when it reached the head, not again on every message");
+        JobId job = jobs[0].request().job();
+        p.apply(v = v.tick(Id.ONE), MessageCodec.encode(new Message.JobStarted(ME.baseboard(), job)));
+        p.apply(v = v.tick(Id.ONE), MessageCodec.encode(new Message.JobStopped(ME.baseboard(), job, 0, null, 0,
+                new byte[32], 0, new byte[32])));
+        assertTrue(p.digest().contains(";starts=0"), p.digest());
+        assertEquals(List.of(), p.zombies(Version.ZERO.tick(Id.ONE.fork()[1])));
+    }
 }
