@@ -55,7 +55,16 @@ public final class ChainProjection {
 
     /** A job of this session arrived; an unparsable target targets no one (the chain advances). */
     public void onJob(SignedJob job) {
-        if (jobs.size() >= MAX_POSITIONS || jobs.containsKey(job.request().job())) {
+        JobId position = job.request().job();
+        Known existing = jobs.get(position);
+        if (existing != null) {
+            // Two signed requests for one position: the smaller digest wins on every sled, but
+            // only while the head has not reached the position (what stood there may have run).
+            boolean ahead = !position.equals(head) && !precedesHead(position);
+            if (!ahead || java.util.Arrays.compareUnsigned(job.request().digest(), existing.job.request().digest()) >= 0) {
+                return;
+            }
+        } else if (jobs.size() >= MAX_POSITIONS) {
             return;
         }
         boolean targetsMe;

@@ -27,6 +27,8 @@ public final class SledProjection {
     public static final int MAX_SLEDS = 256;
 
     private final Sled me;
+    /** Jobs are checked before they may take a chain position (pure: verification computes). */
+    private final sush.projections.job.TrustStore trust;
     private final SessionProjection sessions = new SessionProjection();
     private final StatusProjection statuses = new StatusProjection();
     private final Map<String, Announced> announcements = new LinkedHashMap<>();
@@ -69,10 +71,16 @@ public final class SledProjection {
         record ConcurrentSessions(SessionProjection.Session first, SessionProjection.Session second)
                 implements Outcome {
         }
+
+        /** A job of the active session that fails its checks: it takes no chain position. */
+        record InvalidJob(sush.projections.job.SignedJob job, sush.projections.job.InvalidJobReason reason)
+                implements Outcome {
+        }
     }
 
-    public SledProjection(Sled me) {
+    public SledProjection(Sled me, sush.projections.job.TrustStore trust) {
         this.me = me;
+        this.trust = trust;
     }
 
     /**
@@ -122,7 +130,12 @@ public final class SledProjection {
         } else if (m instanceof Message.JobStart) {
             var job = ((Message.JobStart) m).job();
             if (chain != null && sessions.active().map(s -> s.id().equals(job.request().session())).orElse(false)) {
-                chain.onJob(job);
+                Optional<sush.projections.job.InvalidJobReason> refusal = trust.check(job, job.request().session());
+                if (refusal.isPresent()) {
+                    out.add(new Outcome.InvalidJob(job, refusal.get()));
+                } else {
+                    chain.onJob(job);
+                }
             }
         } else if (m instanceof Message.JobSkip) {
             Message.JobSkip skip = (Message.JobSkip) m;

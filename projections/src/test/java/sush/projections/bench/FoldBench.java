@@ -31,7 +31,19 @@ public final class FoldBench {
     private static final int SLEDS = 32;
     private static final int JOBS_PER_SESSION = 500;
 
+    private static final sush.projections.job.SignerKey KEY = sush.projections.job.SignerKey.generate(
+            SignatureAlgorithm.ED25519, new java.security.SecureRandom());
+    private static final sush.projections.job.TrustStore TRUST = trust();
+
     private FoldBench() {
+    }
+
+    private static sush.projections.job.TrustStore trust() {
+        try {
+            return sush.projections.job.TrustStore.of(List.of(KEY.publicPem()));
+        } catch (sush.projections.job.KeyException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     public static void main(String[] args) {
@@ -44,14 +56,14 @@ public final class FoldBench {
         double buildS = (System.nanoTime() - buildStart) / 1e9;
         Sled me = new Sled("913-0000019:SLED00", 0);
         // Warm up on a prefix, then fold the whole stream on a fresh projection.
-        SledProjection warm = new SledProjection(me);
+        SledProjection warm = new SledProjection(me, TRUST);
         for (int i = 0; i < Math.min(messages, 100_000); i++) {
             warm.apply(versions.get(i), payloads.get(i));
         }
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long allocBefore = threads.getCurrentThreadAllocatedBytes();
         long start = System.nanoTime();
-        SledProjection fold = new SledProjection(me);
+        SledProjection fold = new SledProjection(me, TRUST);
         for (int i = 0; i < messages; i++) {
             fold.apply(versions.get(i), payloads.get(i));
         }
@@ -101,9 +113,7 @@ public final class FoldBench {
                 } else {
                     String target = random.nextInt(4) == 0 ? "*" : Integer.toString(random.nextInt(SLEDS));
                     JobRequest r = new JobRequest(session, at, "uptime", target, false);
-                    byte[] sig = new byte[64];
-                    random.nextBytes(sig);
-                    pending.add(new Message.JobStart(new SignedJob(r, new KeyId(new byte[11]), SignatureAlgorithm.ED25519, sig)));
+                    pending.add(new Message.JobStart(KEY.sign(r)));
                     int reporters = target.equals("*") ? SLEDS : 1;
                     for (int k = 0; k < reporters; k++) {
                         String board = target.equals("*") ? boards[k] : boards[Integer.parseInt(target)];

@@ -13,6 +13,28 @@ final class Chains {
     private Chains() {
     }
 
+    /** A signer and a trust store holding its public key, for folds that check signatures. */
+    static final sush.projections.job.SignerKey KEY = sush.projections.job.SignerKey.generate(
+            SignatureAlgorithm.ED25519, new java.security.SecureRandom());
+    static final sush.projections.job.TrustStore TRUST = trust();
+
+    private static sush.projections.job.TrustStore trust() {
+        try {
+            return sush.projections.job.TrustStore.of(java.util.List.of(KEY.publicPem()));
+        } catch (sush.projections.job.KeyException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The same chain, signed by {@link #KEY}. */
+    static SignedJob[] signed(SessionId session, String... targets) {
+        SignedJob[] jobs = of(session, targets);
+        for (int i = 0; i < jobs.length; i++) {
+            jobs[i] = KEY.sign(jobs[i].request());
+        }
+        return jobs;
+    }
+
     static SignedJob[] of(SessionId session, String... targets) {
         SignedJob[] jobs = new SignedJob[targets.length];
         JobId at = Chain.first(session);

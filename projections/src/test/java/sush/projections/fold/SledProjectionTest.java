@@ -49,7 +49,7 @@ class SledProjectionTest {
         }
 
         SledProjection fold() {
-            SledProjection p = new SledProjection(ME);
+            SledProjection p = new SledProjection(ME, Chains.TRUST);
             for (int i = 0; i < versions.size(); i++) {
                 p.apply(versions.get(i), payloads.get(i));
             }
@@ -58,13 +58,13 @@ class SledProjectionTest {
     }
 
     private static SignedJob[] chain(String... targets) {
-        return Chains.of(S, targets);
+        return Chains.signed(S, targets);
     }
 
     @Test
     void theJobAtThisSledsHeadIsOffered() {
         SignedJob[] jobs = chain("5", "3", "*");
-        SledProjection p = new SledProjection(ME);
+        SledProjection p = new SledProjection(ME, Chains.TRUST);
         Version v = Version.ZERO.tick(Id.ONE);
         p.apply(v, MessageCodec.encode(START));
         p.apply(v = v.tick(Id.ONE), MessageCodec.encode(new Message.JobStart(jobs[0])));
@@ -90,7 +90,7 @@ class SledProjectionTest {
 
     @Test
     void malformedPayloadsAreCountedAndTheFoldGoesOn() {
-        SledProjection p = new SledProjection(ME);
+        SledProjection p = new SledProjection(ME, Chains.TRUST);
         Version v = Version.ZERO.tick(Id.ONE);
         p.apply(v, "garbage".getBytes(StandardCharsets.UTF_8));
         p.apply(v.tick(Id.ONE), MessageCodec.encode(new Message.Announcement("p:x", "1", 4)));
@@ -106,7 +106,7 @@ class SledProjectionTest {
         byte[] other = new byte[11];
         other[10] = 1;
         JobId endedBefore = new JobId(other);
-        SledProjection p = new SledProjection(ME);
+        SledProjection p = new SledProjection(ME, Chains.TRUST);
         p.apply(lagging, MessageCodec.encode(new Message.JobStarted(ME.baseboard(), ranBefore)));
         Version v2 = lagging.tick(halves[0]);
         p.apply(v2, MessageCodec.encode(new Message.JobStarted(ME.baseboard(), endedBefore)));
@@ -135,13 +135,13 @@ class SledProjectionTest {
         }
         replica.send("not cbor".getBytes(StandardCharsets.UTF_8));
         List<Delivery> all = replica.readFrom(0, Integer.MAX_VALUE);
-        SledProjection a = new SledProjection(ME);
-        SledProjection b = new SledProjection(ME);
+        SledProjection a = new SledProjection(ME, Chains.TRUST);
+        SledProjection b = new SledProjection(ME, Chains.TRUST);
         all.forEach(d -> a.apply(d.version(), d.payload()));
         all.forEach(d -> b.apply(d.version(), d.payload()));
         assertEquals(a.digest(), b.digest());
         assertEquals(0, a.faults(), "no message tripped a fold");
-        SledProjection resumed = new SledProjection(ME);
+        SledProjection resumed = new SledProjection(ME, Chains.TRUST);
         List<Delivery> head = replica.readFrom(0, 4);
         head.forEach(d -> resumed.apply(d.version(), d.payload()));
         replica.readFrom(head.get(head.size() - 1).checkpoint(), Integer.MAX_VALUE)
@@ -156,7 +156,7 @@ class SledProjectionTest {
         JobRequest third = new JobRequest(S, second.successor(), "date", "*", true);
         Stream s = new Stream().add(START);
         for (JobRequest r : List.of(first, second, third)) {
-            s.add(new Message.JobStart(new SignedJob(r, new KeyId(new byte[11]), SignatureAlgorithm.ED25519, new byte[64])));
+            s.add(new Message.JobStart(Chains.KEY.sign(r)));
         }
         SledProjection p = s.fold();
         p.passHead(first.job(), true);
@@ -184,7 +184,7 @@ class SledProjectionTest {
     void theJobAtTheHeadIsOfferedOnceAndOwnEndedStartsAreNoZombieCandidates() {
         SignedJob[] jobs = chain("*");
         Stream s = new Stream().add(START).add(new Message.JobStart(jobs[0]));
-        SledProjection p = new SledProjection(ME);
+        SledProjection p = new SledProjection(ME, Chains.TRUST);
         int offers = 0;
         for (int i = 0; i < s.versions.size(); i++) {
             offers += p.apply(s.versions.get(i), s.payloads.get(i)).size();
@@ -201,5 +201,19 @@ class SledProjectionTest {
                 new byte[32], 0, new byte[32])));
         assertTrue(p.digest().contains(";starts=0"), p.digest());
         assertEquals(List.of(), p.zombies(Version.ZERO.tick(Id.ONE.fork()[1])));
+    }
+
+    @Test
+    void aJobThatFailsItsChecksTakesNoChainPosition() {
+        SignedJob[] jobs = chain("*");
+        SignedJob forged = new SignedJob(jobs[0].request(), jobs[0].key(), jobs[0].algorithm(), new byte[64]);
+        Stream s = new Stream().add(START);
+        SledProjection p = s.fold();
+        List<SledProjection.Outcome> out = p.apply(s.v.tick(Id.ONE), MessageCodec.encode(new Message.JobStart(forged)));
+        assertEquals(List.of(new SledProjection.Outcome.InvalidJob(forged, sush.projections.job.InvalidJobReason.BAD_SIGNATURE)),
+                out);
+        List<SledProjection.Outcome> good = p.apply(s.v.tick(Id.ONE).tick(Id.ONE),
+                MessageCodec.encode(new Message.JobStart(jobs[0])));
+        assertEquals(List.of(new SledProjection.Outcome.AtHead(jobs[0])), good, "the real job still takes the position");
     }
 }
