@@ -38,6 +38,13 @@ public final class SledProjection {
     public static final int MAX_OWN_STARTS = 65_536;
     /** The job last offered at the head, so each is offered once. */
     private JobId offered;
+    /** Bound on requests held for sessions whose start has not arrived. */
+    public static final int MAX_EARLY_MESSAGES = 4096;
+    private final LinkedHashMap<SessionId, List<Message>> early = new LinkedHashMap<>();
+    private int earlyCount;
+    private long droppedEarly;
+    /** Sessions that stopped being active (or never were), and why. */
+    private final LinkedHashMap<SessionId, SessionProjection.Ending> ended = new LinkedHashMap<>();
     private Version frontier = Version.ZERO;
     private ChainProjection chain;
     /** The last job this sled ran in the active session: a sequential job waits for its end. */
@@ -120,27 +127,35 @@ public final class SledProjection {
     private List<Outcome> apply(Version version, Message m) {
         List<Outcome> out = new ArrayList<>(1);
         if (m instanceof Message.SessionStart) {
-            for (SessionProjection.Change c : sessions.onStart(version, (Message.SessionStart) m)) {
+            Message.SessionStart start = (Message.SessionStart) m;
+            boolean known = sessions.session(start.session()).isPresent();
+            for (SessionProjection.Change c : sessions.onStart(version, start)) {
                 onSessionChange(c, out);
             }
+            boolean absorbed = !known && sessions.session(start.session()).isPresent()
+                    && !sessions.active().map(a -> a.id().equals(start.session())).orElse(false)
+                    && !ended.containsKey(start.session());
+            if (absorbed) {
+                // Never activated: its requests, early or late, can never run here.
+                endSession(start.session(), SessionProjection.Ending.SUPERSEDED);
+                releaseEarly(start.session(), out);
+            }
         } else if (m instanceof Message.SessionStop) {
-            for (SessionProjection.Change c : sessions.onStop((Message.SessionStop) m)) {
+            Message.SessionStop stop = (Message.SessionStop) m;
+            if (sessions.session(stop.session()).isEmpty()) {
+                holdEarly(stop.session(), m);
+            }
+            for (SessionProjection.Change c : sessions.onStop(stop)) {
                 onSessionChange(c, out);
             }
         } else if (m instanceof Message.JobStart) {
-            var job = ((Message.JobStart) m).job();
-            if (chain != null && sessions.active().map(s -> s.id().equals(job.request().session())).orElse(false)) {
-                Optional<sush.projections.job.InvalidJobReason> refusal = trust.check(job, job.request().session());
-                if (refusal.isPresent()) {
-                    out.add(new Outcome.InvalidJob(job, refusal.get()));
-                } else {
-                    chain.onJob(job);
-                }
-            }
+            onJobStart(((Message.JobStart) m).job(), m, out);
         } else if (m instanceof Message.JobSkip) {
             Message.JobSkip skip = (Message.JobSkip) m;
             var active = sessions.active();
-            if (chain != null && active.isPresent() && active.get().id().equals(skip.session())
+            if (sessions.session(skip.session()).isEmpty()) {
+                holdEarly(skip.session(), m);
+            } else if (chain != null && active.isPresent() && active.get().id().equals(skip.session())
                     && active.get().starter().equals(skip.by())) {
                 chain.onBurn(skip.position());
             }
@@ -163,6 +178,79 @@ public final class SledProjection {
         }
         offerHead(out);
         return out;
+    }
+
+    private void onJobStart(sush.projections.job.SignedJob job, Message m, List<Outcome> out) {
+        SessionId session = job.request().session();
+        boolean active = chain != null && sessions.active().map(s -> s.id().equals(session)).orElse(false);
+        if (active) {
+            Optional<sush.projections.job.InvalidJobReason> refusal = trust.check(job, session);
+            if (refusal.isPresent()) {
+                out.add(new Outcome.InvalidJob(job, refusal.get()));
+            } else {
+                chain.onJob(job);
+            }
+        } else if (ended.containsKey(session)) {
+            if (targetsMe(job)) {
+                out.add(new Outcome.SessionEnded(session, ended.get(session), List.of(job)));
+            }
+        } else if (sessions.session(session).isEmpty()) {
+            holdEarly(session, m);
+        }
+    }
+
+    /**
+     * Keeps a request whose session's start has not arrived: concurrent with the start, it may
+     * be delivered first on some sleds, and dropping it there would make sleds disagree.
+     */
+    private void holdEarly(SessionId session, Message m) {
+        if (earlyCount >= MAX_EARLY_MESSAGES) {
+            SessionId oldest = early.keySet().iterator().next();
+            earlyCount -= early.remove(oldest).size();
+            droppedEarly++;
+        }
+        early.computeIfAbsent(session, k -> new ArrayList<>()).add(m);
+        earlyCount++;
+    }
+
+    /** Applies what was held for {@code session}, in the order it arrived. */
+    private void releaseEarly(SessionId session, List<Outcome> out) {
+        List<Message> held = early.remove(session);
+        if (held == null) {
+            return;
+        }
+        earlyCount -= held.size();
+        for (Message m : held) {
+            if (m instanceof Message.JobStart) {
+                onJobStart(((Message.JobStart) m).job(), m, out);
+            } else if (m instanceof Message.JobSkip) {
+                Message.JobSkip skip = (Message.JobSkip) m;
+                var active = sessions.active();
+                if (chain != null && active.isPresent() && active.get().id().equals(session)
+                        && active.get().starter().equals(skip.by())) {
+                    chain.onBurn(skip.position());
+                }
+            } else if (m instanceof Message.SessionStop) {
+                for (SessionProjection.Change c : sessions.onStop((Message.SessionStop) m)) {
+                    onSessionChange(c, out);
+                }
+            }
+        }
+    }
+
+    private boolean targetsMe(sush.projections.job.SignedJob job) {
+        try {
+            return sush.projections.targets.Target.parse(job.request().target()).runsOn(me);
+        } catch (sush.projections.targets.TargetException e) {
+            return false;
+        }
+    }
+
+    private void endSession(SessionId session, SessionProjection.Ending why) {
+        ended.put(session, why);
+        if (ended.size() > SessionProjection.MAX_SESSIONS) {
+            ended.remove(ended.keySet().iterator().next());
+        }
     }
 
     /** An own start that ended here is no zombie candidate any more. */
@@ -195,8 +283,10 @@ public final class SledProjection {
             chain = new ChainProjection(me, s.id(), resumed.map(r -> new JobId[] {r.committed(), r.successor()}));
             // The committed job may still run (a survivor): a sequential job waits for it too.
             lastRan = resumed.map(Resumption::committed).orElse(null);
+            releaseEarly(s.id(), out);
         } else if (c instanceof SessionProjection.Change.Ended) {
             SessionProjection.Change.Ended e = (SessionProjection.Change.Ended) c;
+            endSession(e.session().id(), e.why());
             List<sush.projections.job.SignedJob> queued = chain == null ? List.of() : chain.queuedForMe();
             out.add(new Outcome.SessionEnded(e.session().id(), e.why(), queued));
             chain = null;
@@ -204,6 +294,8 @@ public final class SledProjection {
         } else {
             SessionProjection.Change.Concurrent k = (SessionProjection.Change.Concurrent) c;
             out.add(new Outcome.ConcurrentSessions(k.first(), k.second()));
+            endSession(k.second().id(), SessionProjection.Ending.ANNIHILATED);
+            releaseEarly(k.second().id(), out);
         }
     }
 
@@ -291,7 +383,8 @@ public final class SledProjection {
                 .append(";unknown=").append(unknown).append(";active=")
                 .append(sessions.active().map(s -> s.id().codephrase()).orElse("-")).append(";head=")
                 .append(chain == null ? "-" : chain.head().codephrase()).append(";jobs=").append(statuses.size())
-                .append(";announced=").append(announcements.keySet()).append(";starts=").append(myStarts.size());
+                .append(";announced=").append(announcements.keySet()).append(";starts=").append(myStarts.size())
+                .append(";early=").append(earlyCount).append(";ended=").append(ended.size());
         return b.toString();
     }
 }

@@ -214,4 +214,39 @@ class SledProjectionTest {
                 MessageCodec.encode(new Message.JobStart(jobs[0])));
         assertEquals(List.of(new SledProjection.Outcome.AtHead(jobs[0])), good, "the real job still takes the position");
     }
+
+    @Test
+    void requestsDeliveredBeforeTheirConcurrentSessionStartAreKeptUntilItArrives() {
+        Id[] halves = Id.ONE.fork();
+        SignedJob[] jobs = chain("*");
+        Version startVersion = Version.ZERO.tick(halves[0]);
+        Version jobVersion = Version.ZERO.tick(halves[1]);
+        byte[] start = MessageCodec.encode(START);
+        byte[] job = MessageCodec.encode(new Message.JobStart(jobs[0]));
+        SledProjection startFirst = new SledProjection(ME, Chains.TRUST);
+        startFirst.apply(startVersion, start);
+        List<SledProjection.Outcome> a = startFirst.apply(jobVersion, job);
+        SledProjection jobFirst = new SledProjection(ME, Chains.TRUST);
+        assertEquals(List.of(), jobFirst.apply(jobVersion, job));
+        List<SledProjection.Outcome> b = jobFirst.apply(startVersion, start);
+        assertEquals(a, b);
+        assertEquals(List.of(new SledProjection.Outcome.AtHead(jobs[0])), b);
+        assertEquals(startFirst.chain().orElseThrow().head(), jobFirst.chain().orElseThrow().head());
+    }
+
+    @Test
+    void anEarlyStopEndsTheSessionWhenItsStartArrivesAndLateJobsAreSessionEnded() {
+        Id[] halves = Id.ONE.fork();
+        SledProjection p = new SledProjection(ME, Chains.TRUST);
+        Version stopVersion = Version.ZERO.tick(halves[1]);
+        p.apply(stopVersion, MessageCodec.encode(new Message.SessionStop(S, "op")));
+        List<SledProjection.Outcome> out = p.apply(Version.ZERO.tick(halves[0]), MessageCodec.encode(START));
+        assertTrue(out.stream().anyMatch(o -> o instanceof SledProjection.Outcome.SessionEnded), out.toString());
+        assertTrue(p.sessions().active().isEmpty());
+        SignedJob[] jobs = chain("3");
+        List<SledProjection.Outcome> late = p.apply(stopVersion.join(Version.ZERO.tick(halves[0])).tick(halves[0]),
+                MessageCodec.encode(new Message.JobStart(jobs[0])));
+        assertEquals(List.of(new SledProjection.Outcome.SessionEnded(S, SessionProjection.Ending.STOPPED, List.of(jobs[0]))),
+                late);
+    }
 }
