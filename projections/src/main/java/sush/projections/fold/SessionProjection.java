@@ -30,6 +30,12 @@ public final class SessionProjection {
     private Session active;
     private final Map<SessionId, Session> known = new HashMap<>();
     private final List<SessionId> order = new ArrayList<>();
+    /**
+     * Every session id ever seen (bounded: a rack starts a few sessions a day; past the bound the
+     * oldest ids are forgotten, documented as a limit). Ids outlive their evicted records.
+     */
+    private final java.util.LinkedHashSet<SessionId> seenIds = new java.util.LinkedHashSet<>();
+    public static final int MAX_SEEN_IDS = 1 << 20;
     private long forgedStarts;
     private long ignoredStops;
 
@@ -63,20 +69,25 @@ public final class SessionProjection {
             forgedStarts++;
             return List.of();
         }
-        if (known.containsKey(start.session())) {
-            startsJoin = startsJoin.join(version);
-            return List.of();
-        }
+        // A session id seen before is never activated again: its jobs may have run here, and a
+        // fresh activation would offer them at the head once more. It still counts as a start
+        // (it may supersede or annihilate), so the fold stays the same in every order.
+        boolean repeated = !seenIds.add(start.session()) || known.containsKey(start.session());
         Session s = new Session(start.session(), version, start.starter(), start.acceptor());
-        remember(s);
+        if (!repeated) {
+            remember(s);
+        }
         List<Change> changes = new ArrayList<>(2);
         boolean dominates = startsJoin.lessThan(version);
         if (dominates) {
             if (active != null) {
                 changes.add(new Change.Ended(active, Ending.SUPERSEDED));
+                active = null;
             }
-            active = s;
-            changes.add(new Change.Activated(s));
+            if (!repeated) {
+                active = s;
+                changes.add(new Change.Activated(s));
+            }
         } else if (active != null && active.start().concurrentWith(version)) {
             changes.add(new Change.Ended(active, Ending.ANNIHILATED));
             changes.add(new Change.Concurrent(active, s));
@@ -118,6 +129,9 @@ public final class SessionProjection {
     }
 
     private void remember(Session s) {
+        if (seenIds.size() > MAX_SEEN_IDS) {
+            seenIds.remove(seenIds.iterator().next());
+        }
         known.put(s.id(), s);
         order.add(s.id());
         if (order.size() > MAX_SESSIONS) {

@@ -155,4 +155,21 @@ class SessionProjectionTest {
         return List.of(new int[] {0, 1, 2}, new int[] {0, 2, 1}, new int[] {1, 0, 2}, new int[] {1, 2, 0},
                 new int[] {2, 0, 1}, new int[] {2, 1, 0});
     }
+
+    @Test
+    void aRepeatedSessionIdIsNeverActivatedAgainAndTheFoldStaysOrderIndependent() {
+        Version v1 = Version.ZERO.tick(PARTIES[0]);
+        Version v2 = v1.tick(PARTIES[1]);
+        Version t = v1.tick(PARTIES[2]);
+        SessionProjection a = new SessionProjection();
+        a.onStart(v1, start(1));
+        a.onStart(v2, start(1));
+        a.onStart(t, start(3));
+        SessionProjection b = new SessionProjection();
+        b.onStart(v1, start(1));
+        b.onStart(t, start(3));
+        b.onStart(v2, start(1));
+        assertEquals(a.active(), b.active());
+        assertEquals(Optional.empty(), a.active(), "the copy ended the session and reactivated nothing");
+    }
 }
