@@ -20,7 +20,11 @@ final class TcpLink implements Link {
     /** How long a poisoned link may take to flush its last frames before it is closed hard. */
     private static final java.time.Duration FLUSH_GRACE = java.time.Duration.ofSeconds(1);
 
-    private final Sinks.Many<byte[]> outgoing = Sinks.many().unicast().onBackpressureBuffer();
+    /** Chunks written but not yet taken by Netty; a peer that stops reading loses the link. */
+    static final int MAX_QUEUED_CHUNKS = 8192;
+
+    private final Sinks.Many<byte[]> outgoing = Sinks.many().unicast()
+            .onBackpressureBuffer(reactor.util.concurrent.Queues.<byte[]>get(MAX_QUEUED_CHUNKS).get());
     private final Sinks.Many<byte[]> incoming = Sinks.many().unicast().onBackpressureBuffer();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Runnable onClose;
@@ -48,8 +52,20 @@ final class TcpLink implements Link {
 
     @Override
     public void send(byte[] bytes) {
-        if (!closed.get()) {
-            outgoing.emitNext(bytes, Sinks.EmitFailureHandler.busyLooping(EMIT_RETRY));
+        if (closed.get()) {
+            return;
+        }
+        Sinks.EmitResult result = outgoing.tryEmitNext(bytes);
+        long deadline = System.nanoTime() + EMIT_RETRY.toNanos();
+        while (result == Sinks.EmitResult.FAIL_NON_SERIALIZED && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+            result = outgoing.tryEmitNext(bytes);
+        }
+        if (result == Sinks.EmitResult.FAIL_OVERFLOW) {
+            breakWith("peer not reading: " + MAX_QUEUED_CHUNKS + " chunks queued");
+        } else if (result.isFailure() && result != Sinks.EmitResult.FAIL_TERMINATED
+                && result != Sinks.EmitResult.FAIL_CANCELLED) {
+            breakWith("cannot queue bytes: " + result);
         }
     }
 
