@@ -16,6 +16,7 @@ import sush.projections.id.SessionIds;
 import sush.projections.job.JobRequest;
 import sush.projections.job.SignatureAlgorithm;
 import sush.projections.fold.SledProjection;
+import sush.projections.job.SignedJob;
 import sush.projections.message.Message;
 import sush.projections.message.MessageCodec;
 import sush.projections.targets.Sled;
@@ -67,13 +68,35 @@ public final class FoldBench {
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         long allocated = threads.getCurrentThreadAllocatedBytes() - allocBefore;
+        // The signature check of every job, timed alone: what the fold spends on crypto.
+        List<SignedJob> jobs = new ArrayList<>();
+        for (byte[] payload : payloads) {
+            try {
+                Message m = MessageCodec.decode(payload);
+                if (m instanceof Message.JobStart) {
+                    jobs.add(((Message.JobStart) m).job());
+                }
+            } catch (sush.projections.message.MessageException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        long verifyStart = System.nanoTime();
+        for (SignedJob j : jobs) {
+            TRUST.check(j, j.request().session());
+        }
+        double verifySeconds = (System.nanoTime() - verifyStart) / 1e9;
         Map<String, Double> figures = new LinkedHashMap<>();
         figures.put("msgs_per_s", messages / seconds);
         figures.put("alloc_mb_per_s", allocated / seconds / (1024 * 1024));
+        figures.put("jobs", (double) jobs.size());
+        figures.put("verify_us_per_job", verifySeconds * 1e6 / jobs.size());
+        figures.put("msgs_per_s_without_verify", messages / Math.max(1e-9, seconds - verifySeconds));
         System.out.printf(Locale.ROOT, "fold: %d messages (%d sleds, %d jobs per session), stream built in %.1f s%n",
                 messages, SLEDS, JOBS_PER_SESSION, buildS);
         System.out.printf(Locale.ROOT, "folded in %.2f s: %.0f msgs/s, %.0f bytes allocated per message, %.0f MB/s%n",
                 seconds, messages / seconds, allocated / (double) messages, figures.get("alloc_mb_per_s"));
+        System.out.printf(Locale.ROOT, "of which checking %d job signatures: %.2f s (%.0f us each); the rest folds at %.0f msgs/s%n",
+                jobs.size(), verifySeconds, verifySeconds * 1e6 / jobs.size(), messages / Math.max(1e-9, seconds - verifySeconds));
         System.out.println("state: " + fold.digest());
         StringBuilder json = new StringBuilder("{\"bench\":\"fold\"");
         figures.forEach((k, v) -> json.append(",\"").append(k).append("\":").append(String.format(Locale.ROOT, "%.1f", v)));
