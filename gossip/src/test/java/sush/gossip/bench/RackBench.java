@@ -62,16 +62,12 @@ public final class RackBench {
         figures.put("p99_ms", ours.p99());
         figures.put("max_ms", ours.max());
 
-        Rack delayed = Rack.boot(SLEDS, HOP_DELAY);
-        Spread slow = delayed.disseminate(new Random(2));
-        delayed.stop();
+        Spread slow = Rack.spread(SLEDS, HOP_DELAY, 2);
         figures.put("delayed_p50_ms", slow.p50());
         figures.put("delayed_max_ms", slow.max());
         figures.put("delayed_msgs_per_op", slow.framesPerMessage);
         // The public bars are for 25 nodes: the same run at that size compares like with like.
-        Rack delayed25 = Rack.boot(GLOMERS_NODES, HOP_DELAY);
-        Spread slow25 = delayed25.disseminate(new Random(3));
-        delayed25.stop();
+        Spread slow25 = Rack.spread(GLOMERS_NODES, HOP_DELAY, 3);
         figures.put("delayed25_p50_ms", slow25.p50());
         figures.put("delayed25_max_ms", slow25.max());
         figures.put("delayed25_msgs_per_op", slow25.framesPerMessage);
@@ -201,6 +197,16 @@ public final class RackBench {
         final Scheduler scheduler = Schedulers.newParallel("rack", 2);
         double coldBootMs;
         long losses;
+
+        /** Boots a rack, spreads the messages once, and stops it. */
+        static Spread spread(int sleds, Duration delay, long seed) throws InterruptedException {
+            Rack rack = boot(sleds, delay);
+            try {
+                return rack.disseminate(new Random(seed));
+            } finally {
+                rack.stop();
+            }
+        }
 
         static Rack boot(int sleds, Duration delay) throws InterruptedException {
             Rack rack = new Rack();

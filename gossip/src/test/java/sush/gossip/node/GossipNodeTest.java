@@ -36,11 +36,7 @@ class GossipNodeTest {
     @Test
     void aLateJoinerLosesToTheEstablishedRack() {
         Sleds rack = new Sleds(2);
-        for (String n : List.of("a", "b", "c")) {
-            rack.start(n);
-        }
-        rack.fullMesh();
-        rack.advance(SETTLE);
+        rack.startMeshed(SETTLE, "a", "b", "c");
         rack.send("a", "history");
         rack.advance(SETTLE);
         NetworkId established = rack.nodes.get("a").network();
@@ -57,11 +53,7 @@ class GossipNodeTest {
     @Test
     void aSledReplacedByAFreshProcessReconverges() {
         Sleds rack = new Sleds(3);
-        for (String n : List.of("a", "b", "c")) {
-            rack.start(n);
-        }
-        rack.fullMesh();
-        rack.advance(SETTLE);
+        rack.startMeshed(SETTLE, "a", "b", "c");
         rack.send("a", "before");
         rack.advance(SETTLE);
         NetworkId universe = rack.nodes.get("a").network();
@@ -77,11 +69,7 @@ class GossipNodeTest {
     void twoGroupsBootedApartFormTwoUniversesAndHealingTakesOverTheLoser() {
         Sleds rack = new Sleds(4);
         rack.network.partition(List.of(Set.of("a", "b"), Set.of("c", "d")));
-        for (String n : List.of("a", "b", "c", "d")) {
-            rack.start(n);
-        }
-        rack.fullMesh();
-        rack.advance(SETTLE);
+        rack.startMeshed(SETTLE, "a", "b", "c", "d");
         assertEquals(rack.nodes.get("a").network(), rack.nodes.get("b").network());
         assertEquals(rack.nodes.get("c").network(), rack.nodes.get("d").network());
         assertNotEquals(rack.nodes.get("a").network(), rack.nodes.get("c").network());
@@ -102,11 +90,7 @@ class GossipNodeTest {
     @Test
     void aPartitionAfterBootKeepsOneUniverseAndHealsBySync() {
         Sleds rack = new Sleds(5);
-        for (String n : List.of("a", "b", "c", "d")) {
-            rack.start(n);
-        }
-        rack.fullMesh();
-        rack.advance(SETTLE);
+        rack.startMeshed(SETTLE, "a", "b", "c", "d");
         NetworkId universe = rack.nodes.get("a").network();
         rack.network.partition(List.of(Set.of("a", "b"), Set.of("c", "d")));
         rack.send("a", "left");

@@ -42,6 +42,15 @@ final class Sleds {
                 CONFIG.reconnectMin(), CONFIG.reconnectMax());
     }
 
+    /** Starts each sled, meshes every sled with every other, and lets them settle. */
+    void startMeshed(Duration settle, String... names) {
+        for (String n : names) {
+            start(n);
+        }
+        fullMesh();
+        advance(settle);
+    }
+
     /** Every node peers with every other node that exists now. */
     void fullMesh() {
         for (GossipNode n : nodes.values()) {

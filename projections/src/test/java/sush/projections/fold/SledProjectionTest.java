@@ -249,4 +249,18 @@ class SledProjectionTest {
         assertEquals(List.of(new SledProjection.Outcome.SessionEnded(S, SessionProjection.Ending.STOPPED, List.of(jobs[0]))),
                 late);
     }
+
+    @Test
+    void earlyRequestsAreHeldUpToTheirBoundOldestSessionFirstToGo() {
+        SledProjection p = new SledProjection(ME, Chains.TRUST);
+        Version v = Version.ZERO;
+        for (int i = 0; i <= SledProjection.MAX_EARLY_MESSAGES; i++) {
+            byte[] nonce = new byte[SessionIds.NONCE_BYTES];
+            nonce[0] = (byte) i;
+            nonce[1] = (byte) (i >> 8);
+            SessionId unknown = SessionIds.compute("p:z", nonce, new byte[] {1});
+            p.apply(v = v.tick(Id.ONE), MessageCodec.encode(new Message.SessionStop(unknown, "op")));
+        }
+        assertTrue(p.digest().contains(";early=" + SledProjection.MAX_EARLY_MESSAGES + ";"), p.digest());
+    }
 }

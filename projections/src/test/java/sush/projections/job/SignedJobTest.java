@@ -88,4 +88,15 @@ class SignedJobTest {
                 "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n")));
         assertThrows(KeyException.class, () -> SignerKey.fromPem("-----BEGIN PRIVATE KEY-----\n!!\n-----END PRIVATE KEY-----"));
     }
+
+    @Test
+    void theTrustStoreTakesKeysUpToItsBound() throws KeyException {
+        java.util.List<String> pems = new java.util.ArrayList<>();
+        for (int i = 0; i < TrustStore.MAX_KEYS; i++) {
+            pems.add(SignerKey.generate(SignatureAlgorithm.ED25519, new SecureRandom()).publicPem());
+        }
+        assertEquals(TrustStore.MAX_KEYS, TrustStore.of(pems).keyIds().size());
+        pems.add(pems.get(0));
+        assertThrows(KeyException.class, () -> TrustStore.of(pems));
+    }
 }

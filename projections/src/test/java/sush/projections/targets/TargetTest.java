@@ -45,4 +45,11 @@ class TargetTest {
         assertThrows(IllegalArgumentException.class, () -> new Sled("noserial", 1));
         assertThrows(IllegalArgumentException.class, () -> new Sled("p:s", 32));
     }
+
+    @Test
+    void aListAtTheItemBoundParsesAndOneMoreDoesNot() throws TargetException {
+        String atBound = String.join(",", java.util.Collections.nCopies(Target.MAX_ITEMS, "7"));
+        assertTrue(Target.parse(atBound).runsOn(B));
+        assertThrows(TargetException.class, () -> Target.parse(atBound + ",7"));
+    }
 }
