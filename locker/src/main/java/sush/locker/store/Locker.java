@@ -1,0 +1,241 @@
+package sush.locker.store;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+
+import sush.gossip.Entropy;
+import sush.locker.record.BoundaryCodec;
+import sush.locker.record.BoundaryRecord;
+
+/**
+ * The boundary record on every M.2 slot (at-most-once.md section 8). Opening locks every slot and
+ * loads them; {@link #reserve} hands the writer its newest record in order, {@link #store} makes
+ * one durable on every slot. One writer: callers serialize stores (the pipeline runs them on one
+ * thread, in reservation order).
+ */
+public final class Locker implements Closeable {
+    private final String baseboard;
+    private final List<Slot> slots;
+    private final List<Closeable> locks;
+    private final Load load;
+    private final byte[] nonce;
+    /** The newest record handed to the writer (section 1: "the record"), queued or in flight. */
+    private Optional<BoundaryRecord> newest;
+    private long reserved;
+    private long stored;
+    private boolean restamped;
+
+    /** What the locker keeps in memory, as a value: the model check resumes a locker from it. */
+    public record Memory(Load load, byte[] nonce, Optional<BoundaryRecord> newest, long reserved, long stored,
+            boolean restamped) {
+        public Memory {
+            nonce = nonce.clone();
+        }
+    }
+
+    /** A record reserved for writing: its sequence number fixes its place among stores. */
+    public record Ticket(long seq, BoundaryRecord record) {
+    }
+
+    private Locker(String baseboard, List<Slot> slots, List<Closeable> locks, Memory m) {
+        this.baseboard = baseboard;
+        this.slots = List.copyOf(slots);
+        this.locks = locks;
+        this.load = m.load();
+        this.nonce = m.nonce();
+        this.newest = m.newest();
+        this.reserved = m.reserved();
+        this.stored = m.stored();
+        this.restamped = m.restamped();
+    }
+
+    /**
+     * Locks every slot, reads them and judges the load. A second locker over the same slots fails
+     * with {@link LockerException.Kind#LOCKED}. The process nonce is drawn here, once.
+     */
+    public static Locker open(String baseboard, List<Slot> slots, Entropy entropy) throws LockerException {
+        List<Closeable> locks = lockAll(slots);
+        List<Load.Read> reads = new ArrayList<>();
+        for (Slot s : slots) {
+            reads.add(read(s));
+        }
+        Load load = Load.judge(reads, baseboard);
+        byte[] nonce = new byte[SlotFile.NONCE_BYTES];
+        entropy.nextBytes(nonce);
+        return new Locker(baseboard, slots, locks, new Memory(load, nonce, load.record(), 0, 0, false));
+    }
+
+    /** A locker over {@code slots} in the state {@code memory} (the model check's replay). */
+    public static Locker resume(String baseboard, List<Slot> slots, Memory memory) throws LockerException {
+        return new Locker(baseboard, slots, lockAll(slots), memory);
+    }
+
+    /**
+     * Provisioning (section 4): writes the genesis record to slots that hold nothing. Refuses
+     * slots holding any record, readable or not.
+     */
+    public static BoundaryRecord provision(String baseboard, List<Slot> slots, Entropy entropy)
+            throws LockerException {
+        try (Locker l = open(baseboard, slots, entropy)) {
+            if (l.load.verdict() != Load.Verdict.EMPTY) {
+                throw new LockerException(LockerException.Kind.NOT_EMPTY,
+                        "slots are not empty (" + l.load.verdict() + ": " + l.load.reason() + "); provisioning "
+                                + "is for a new sled's empty slots only");
+            }
+            BoundaryRecord genesis = BoundaryRecord.genesis(baseboard);
+            l.store(l.reserve(none -> genesis));
+            return genesis;
+        }
+    }
+
+    public Load load() {
+        return load;
+    }
+
+    /** False after a Discard: this life never writes and runs nothing targeted. */
+    public boolean trusted() {
+        return load.trusted();
+    }
+
+    /** The newest record handed to the writer (or loaded). */
+    public synchronized Optional<BoundaryRecord> newest() {
+        return newest;
+    }
+
+    public synchronized Memory memory() {
+        return new Memory(load, nonce, newest, reserved, stored, restamped);
+    }
+
+    /**
+     * Builds the next record from the newest one and reserves it, atomically: every write is a pure
+     * function of the newest record handed to the writer, never of the last one acknowledged
+     * (sections 1 and 4), so a straggler cannot undo a newer record.
+     */
+    public synchronized Ticket reserve(java.util.function.Function<Optional<BoundaryRecord>, BoundaryRecord> build)
+            throws LockerException {
+        if (!trusted()) {
+            throw untrusted();
+        }
+        return reserve(build.apply(newest));
+    }
+
+    /**
+     * Makes {@code next} the newest record and gives it the next sequence number. Checks it first
+     * (section 4: I1 against the newest record; metadata only, bounded).
+     */
+    private Ticket reserve(BoundaryRecord next) throws LockerException {
+        if (!trusted()) {
+            throw untrusted();
+        }
+        if (!next.baseboard().equals(baseboard)) {
+            throw new IllegalArgumentException("a record of " + next.baseboard() + " handed to " + baseboard);
+        }
+        BoundaryRecord.checkI1(newest, next);
+        BoundaryCodec.encode(next);
+        newest = Optional.of(next);
+        reserved++;
+        return new Ticket(reserved, next);
+    }
+
+    /**
+     * Writes the ticket's record to every slot and returns once every slot holds it. Before the
+     * first store of this process, the loaded record is re-stamped under this process's nonce.
+     * Any I/O failure fails the store (the job it guards must not run); a ticket older than one
+     * already stored is refused, so a straggler never lands after a newer record.
+     */
+    public synchronized void store(Ticket t) throws LockerException {
+        if (!trusted()) {
+            throw untrusted();
+        }
+        if (t.seq() <= stored) {
+            throw new LockerException(LockerException.Kind.SUPERSEDED,
+                    "record " + t.seq() + " is older than record " + stored + ", already stored");
+        }
+        if (!restamped) {
+            restamp();
+        }
+        // Sequence numbers of this process: the re-stamp took 1, so tickets follow it.
+        byte[] file = new SlotFile(nonce, t.seq() + 1, BoundaryCodec.encode(t.record())).encode();
+        for (Slot s : slots) {
+            write(s, file);
+        }
+        stored = t.seq();
+    }
+
+    /**
+     * Section 8: before its first commit a process writes the adopted body to every slot under its
+     * own nonce, slots whose body differs or is missing first. A crash in between leaves equal
+     * bodies or a one-nonce tear, never a two-nonce disagreement.
+     */
+    private void restamp() throws LockerException {
+        if (load.body().isPresent()) {
+            byte[] file = new SlotFile(nonce, 1, load.body().get()).encode();
+            for (int i : load.restampOrder()) {
+                write(slots.get(i), file);
+            }
+        }
+        restamped = true;
+    }
+
+    private static void write(Slot s, byte[] file) throws LockerException {
+        try {
+            s.write(file);
+        } catch (IOException e) {
+            throw new LockerException(LockerException.Kind.IO, "recording the execution boundary on " + s.name()
+                    + " failed: " + e, e);
+        }
+    }
+
+    private LockerException untrusted() {
+        return new LockerException(LockerException.Kind.UNTRUSTED, "the M.2 boundary records disagree or are "
+                + "unreadable (" + load.reason() + "); this sled runs no job until serviced");
+    }
+
+    private static Load.Read read(Slot s) {
+        try {
+            Optional<byte[]> bytes = s.read();
+            return bytes.isPresent() ? new Load.Read.Present(bytes.get()) : new Load.Read.Missing();
+        } catch (IOException e) {
+            return new Load.Read.Failed(e);
+        }
+    }
+
+    private static List<Closeable> lockAll(List<Slot> slots) throws LockerException {
+        List<Closeable> taken = new ArrayList<>();
+        for (Slot s : slots) {
+            try {
+                taken.add(s.lock());
+            } catch (IOException e) {
+                closeAll(taken);
+                LockerException.Kind kind = e instanceof SlotLockedException ? LockerException.Kind.LOCKED
+                        : LockerException.Kind.IO;
+                throw new LockerException(kind, "cannot lock slot " + s.name() + ": " + e.getMessage(), e);
+            }
+        }
+        return taken;
+    }
+
+    private static void closeAll(List<Closeable> locks) {
+        for (Closeable c : locks) {
+            try {
+                c.close();
+            } catch (IOException e) {
+                // Releasing a lock fails only if the file is gone; the process still ends its hold.
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        closeAll(locks);
+    }
+
+    @Override
+    public String toString() {
+        return "Locker(" + baseboard + ", " + load.verdict() + ", nonce " + Arrays.hashCode(nonce) + ")";
+    }
+}
