@@ -58,10 +58,21 @@ public final class Locker implements Closeable {
      * with {@link LockerException.Kind#LOCKED}. The process nonce is drawn here, once.
      */
     public static Locker open(String baseboard, List<Slot> slots, Entropy entropy) throws LockerException {
-        List<Closeable> locks = lockAll(slots);
+        List<Closeable> locks = new ArrayList<>();
         List<Load.Read> reads = new ArrayList<>();
         for (Slot s : slots) {
-            reads.add(read(s));
+            try {
+                locks.add(s.lock());
+                reads.add(read(s));
+            } catch (SlotLockedException e) {
+                closeAll(locks);
+                throw new LockerException(LockerException.Kind.LOCKED, "cannot lock slot " + s.name() + ": "
+                        + e.getMessage(), e);
+            } catch (IOException e) {
+                // A slot that cannot even be locked (its directory is missing) reads as an I/O
+                // error: the load discards, and this life runs nothing targeted.
+                reads.add(new Load.Read.Failed(e));
+            }
         }
         Load load = Load.judge(reads, baseboard);
         byte[] nonce = new byte[SlotFile.NONCE_BYTES];
@@ -81,6 +92,9 @@ public final class Locker implements Closeable {
     public static BoundaryRecord provision(String baseboard, List<Slot> slots, Entropy entropy)
             throws LockerException {
         try (Locker l = open(baseboard, slots, entropy)) {
+            if (!l.trusted()) {
+                throw new LockerException(LockerException.Kind.IO, "cannot read the slots: " + l.load.reason());
+            }
             if (l.load.verdict() != Load.Verdict.EMPTY) {
                 throw new LockerException(LockerException.Kind.NOT_EMPTY,
                         "slots are not empty (" + l.load.verdict() + ": " + l.load.reason() + "); provisioning "

@@ -1,0 +1,103 @@
+package sush.locker.store;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Optional;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import sush.gossip.Entropy;
+import sush.locker.Fixtures;
+import sush.locker.record.BoundaryRecord;
+
+class DirectorySlotTest {
+    @TempDir
+    Path root;
+
+    @Test
+    void writesAreWholeOwnerOnlyAndReadBack() throws Exception {
+        DirectorySlot s = new DirectorySlot(root);
+        assertEquals(Optional.empty(), s.read());
+        s.write(new byte[] {1, 2, 3});
+        s.write(new byte[] {4, 5});
+        assertArrayEquals(new byte[] {4, 5}, s.read().orElseThrow());
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(s.file())));
+        assertFalse(Files.exists(root.resolve(DirectorySlot.TEMP)), "the temp file was renamed into place");
+    }
+
+    @Test
+    void aMissingDirectoryIsAnIoErrorAndIsNeverCreated() {
+        DirectorySlot s = new DirectorySlot(root.resolve("unmounted"));
+        assertThrows(NoSuchFileException.class, s::read);
+        assertThrows(NoSuchFileException.class, () -> s.write(new byte[] {1}));
+        assertFalse(Files.exists(root.resolve("unmounted")));
+    }
+
+    @Test
+    void anOversizedFileIsAnIoError() throws Exception {
+        Files.write(root.resolve(DirectorySlot.FILE), new byte[DirectorySlot.MAX_FILE_BYTES + 1]);
+        assertThrows(java.io.IOException.class, () -> new DirectorySlot(root).read());
+    }
+
+    @Test
+    void aSecondLockerInTheSameProcessIsRefused() throws Exception {
+        List<Slot> slots = slots();
+        try (Locker l = Locker.open(Fixtures.ME, slots, Entropy.seeded(1))) {
+            assertTrue(l.trusted());
+            LockerException e = assertThrows(LockerException.class,
+                    () -> Locker.open(Fixtures.ME, slots(), Entropy.seeded(2)));
+            assertEquals(LockerException.Kind.LOCKED, e.kind());
+            assertTrue(e.getMessage().contains("locked"), e.getMessage());
+        }
+        Locker.open(Fixtures.ME, slots, Entropy.seeded(3)).close();
+    }
+
+    @Test
+    void aReadOnlyDirectoryFailsTheStore() throws Exception {
+        List<Slot> slots = slots();
+        BoundaryRecord g = Locker.provision(Fixtures.ME, slots, Entropy.seeded(1));
+        Path b = root.resolve("b");
+        Files.setPosixFilePermissions(b, PosixFilePermissions.fromString("r-x------"));
+        try (Locker l = Locker.open(Fixtures.ME, slots, Entropy.seeded(2))) {
+            if (Files.isWritable(b)) {
+                return; // root ignores directory permissions; the in-memory slot tests cover this.
+            }
+            LockerException e = assertThrows(LockerException.class, () -> l.store(l.reserve(n -> g)));
+            assertEquals(LockerException.Kind.IO, e.kind());
+        } finally {
+            Files.setPosixFilePermissions(b, PosixFilePermissions.fromString("rwx------"));
+        }
+    }
+
+    @Test
+    void theLockerRoundTripsThroughDirectories() throws Exception {
+        List<Slot> slots = slots();
+        BoundaryRecord g = Locker.provision(Fixtures.ME, slots, Entropy.seeded(1));
+        try (Locker l = Locker.open(Fixtures.ME, slots, Entropy.seeded(2))) {
+            assertEquals(Load.Verdict.ADOPT, l.load().verdict());
+            assertEquals(Optional.of(g), l.newest());
+        }
+        Files.delete(root.resolve("a").resolve(DirectorySlot.FILE));
+        try (Locker l = Locker.open(Fixtures.ME, slots, Entropy.seeded(3))) {
+            assertEquals(Load.Verdict.RESTORE, l.load().verdict());
+            l.store(l.reserve(n -> n.orElseThrow()));
+        }
+        assertTrue(Files.exists(root.resolve("a").resolve(DirectorySlot.FILE)), "restored by the re-stamp");
+    }
+
+    private List<Slot> slots() throws Exception {
+        Files.createDirectories(root.resolve("a"));
+        Files.createDirectories(root.resolve("b"));
+        return List.of(new DirectorySlot(root.resolve("a")), new DirectorySlot(root.resolve("b")));
+    }
+}

@@ -1,0 +1,121 @@
+package sush.locker.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Optional;
+
+import org.junit.jupiter.api.Test;
+
+import sush.locker.Fixtures;
+import sush.locker.record.BoundaryRecord;
+import sush.locker.record.Outcome;
+import sush.locker.store.Load.Read;
+import sush.locker.store.Load.Verdict;
+
+/** Every row of the load table (at-most-once.md section 8). */
+class LoadTest {
+    private static final BoundaryRecord OLD = BoundaryRecord.genesis(Fixtures.ME);
+    private static final BoundaryRecord NEW = new BoundaryRecord(Fixtures.ME, Fixtures.universe(1),
+            Fixtures.ticks(Fixtures.ids(2).get(0), 2),
+            Optional.of(Fixtures.committed(Fixtures.session("s"), 0, Outcome.COMMITTED)), List.of(),
+            sush.locker.record.Bloom.EMPTY, false);
+
+    private static Load judge(Read... reads) {
+        return Load.judge(List.of(reads), Fixtures.ME);
+    }
+
+    private static Read present(byte[] b) {
+        return new Read.Present(b);
+    }
+
+    @Test
+    void bothDirectoriesWithoutFilesAreEmptyAndTrusted() {
+        Load l = judge(new Read.Missing(), new Read.Missing());
+        assertEquals(Verdict.EMPTY, l.verdict());
+        assertTrue(l.trusted() && l.record().isEmpty());
+    }
+
+    @Test
+    void equalBodiesAreAdoptedWhateverTheNonceOrSequence() {
+        Load l = judge(present(Slots.file((byte) 1, 5, NEW)), present(Slots.file((byte) 2, 9, NEW)));
+        assertEquals(Verdict.ADOPT, l.verdict());
+        assertEquals(Optional.of(NEW), l.record());
+    }
+
+    @Test
+    void oneMissingFileWithTheRestEqualIsRestoredMissingSlotFirst() {
+        Load l = judge(new Read.Missing(), present(Slots.file((byte) 1, 5, NEW)));
+        assertEquals(Verdict.RESTORE, l.verdict());
+        assertEquals(Optional.of(NEW), l.record());
+        assertEquals(List.of(0, 1), l.restampOrder());
+        assertEquals(List.of(1, 0), judge(present(Slots.file((byte) 1, 5, NEW)), new Read.Missing()).restampOrder());
+    }
+
+    @Test
+    void tornPairAdoptsNewestWrite() {
+        Load l = judge(present(Slots.file((byte) 1, 6, NEW)), present(Slots.file((byte) 1, 5, OLD)));
+        assertEquals(Verdict.TORN, l.verdict());
+        assertEquals(Optional.of(NEW), l.record());
+        assertEquals(List.of(1, 0), l.restampOrder(), "the slot holding the older body is re-stamped first");
+    }
+
+    @Test
+    void bodiesDifferingAcrossNoncesAreDiscarded() {
+        Load l = judge(present(Slots.file((byte) 1, 6, NEW)), present(Slots.file((byte) 2, 5, OLD)));
+        assertEquals(Verdict.DISCARD, l.verdict());
+        assertTrue(l.record().isEmpty() && !l.trusted());
+    }
+
+    @Test
+    void bodiesDifferingWithEqualSequencesAreDiscarded() {
+        assertEquals(Verdict.DISCARD, judge(present(Slots.file((byte) 1, 6, NEW)),
+                present(Slots.file((byte) 1, 6, OLD))).verdict());
+    }
+
+    @Test
+    void aFlippedBitIsADigestFailureAndDiscards() {
+        byte[] bad = Slots.file((byte) 1, 6, NEW);
+        bad[bad.length - 3] ^= 0x10;
+        Load l = judge(present(bad), present(Slots.file((byte) 1, 6, NEW)));
+        assertEquals(Verdict.DISCARD, l.verdict());
+        assertTrue(l.reason().contains("digest"), l.reason());
+    }
+
+    @Test
+    void aParseFailureDiscards() {
+        assertEquals(Verdict.DISCARD, judge(present(new byte[] {1, 2, 3}), present(Slots.file((byte) 1, 6, NEW)))
+                .verdict());
+        byte[] noMagic = Slots.file((byte) 1, 6, NEW);
+        noMagic[0] = 'X';
+        assertEquals(Verdict.DISCARD, judge(present(noMagic), present(Slots.file((byte) 1, 6, NEW))).verdict());
+    }
+
+    @Test
+    void anIoErrorOtherThanAMissingFileDiscards() {
+        assertEquals(Verdict.DISCARD, judge(new Read.Failed(new IOException("EIO")),
+                present(Slots.file((byte) 1, 6, NEW))).verdict());
+        assertEquals(Verdict.DISCARD, judge(new Read.Failed(new java.nio.file.NoSuchFileException("/m2a")),
+                new Read.Missing()).verdict(), "a missing directory is never an empty store");
+    }
+
+    @Test
+    void aNewerFormatDiscards() {
+        byte[] body = sush.locker.record.BoundaryCodec.encode(NEW);
+        body[1] = 2;
+        byte[] file = new SlotFile(new byte[32], 1, body).encode();
+        Load l = judge(present(file), present(file));
+        assertEquals(Verdict.DISCARD, l.verdict());
+        assertTrue(l.reason().contains("NEWER_FORMAT"), l.reason());
+    }
+
+    @Test
+    void anotherSledsRecordDiscards() {
+        BoundaryRecord theirs = BoundaryRecord.genesis(Fixtures.OTHER);
+        Load l = judge(present(Slots.file((byte) 1, 1, theirs)), present(Slots.file((byte) 1, 1, theirs)));
+        assertEquals(Verdict.DISCARD, l.verdict());
+        assertTrue(l.reason().contains("OTHER_SLED"), l.reason());
+    }
+}

@@ -1,0 +1,305 @@
+package sush.locker.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Optional;
+
+import org.junit.jupiter.api.Test;
+
+import sush.locker.Fixtures;
+import sush.locker.record.Bloom;
+import sush.locker.record.BoundaryRecord;
+import sush.locker.record.Outcome;
+import sush.projections.fold.JobStatus;
+
+class LockerTest {
+    private static final BoundaryRecord R1 = record(0, Outcome.COMMITTED);
+    private static final BoundaryRecord R1_ENDED = record(0, Outcome.ended(JobStatus.STOPPED, 0, ""));
+    private static final BoundaryRecord R2 = record(1, Outcome.COMMITTED);
+
+    /** Thrown from a slot's write hook: the process dies there. */
+    static final class Crash extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+    }
+
+    private static BoundaryRecord record(int job, Outcome o) {
+        return new BoundaryRecord(Fixtures.ME, Fixtures.universe(1), Fixtures.ticks(Fixtures.ids(2).get(0), 1 + job),
+                Optional.of(Fixtures.committed(Fixtures.session("s"), job, o)), List.of(), Bloom.EMPTY, false);
+    }
+
+    private static void commit(Locker l, BoundaryRecord r) throws LockerException {
+        l.store(l.reserve(newest -> r));
+    }
+
+    /** Lets {@code writes} slot writes happen, then crashes the process at the next one. */
+    private static void crashAfter(Slots s, int writes) {
+        int[] left = {writes};
+        Runnable hook = () -> {
+            if (left[0]-- == 0) {
+                throw new Crash();
+            }
+        };
+        s.a.beforeWrite(hook);
+        s.b.beforeWrite(hook);
+    }
+
+    private static void noCrash(Slots s) {
+        s.a.beforeWrite(() -> { });
+        s.b.beforeWrite(() -> { });
+    }
+
+    @Test
+    void aStoreIsOnEverySlotWhenAcknowledged() throws Exception {
+        Slots s = new Slots();
+        try (Locker l = s.open()) {
+            assertEquals(Load.Verdict.EMPTY, l.load().verdict());
+            commit(l, R1);
+        }
+        assertEquals(Optional.of(R1), Slots.body(s.a));
+        assertEquals(Optional.of(R1), Slots.body(s.b));
+        try (Locker l = s.open()) {
+            assertEquals(Load.Verdict.ADOPT, l.load().verdict());
+            assertEquals(Optional.of(R1), l.newest());
+        }
+    }
+
+    @Test
+    void crashAtEachStepOfAFirstCommitLeavesNothingOrTheNewRecord() throws Exception {
+        for (int writes = 0; writes <= 2; writes++) {
+            Slots s = new Slots();
+            try (Locker l = s.open()) {
+                crashAfter(s, writes);
+                if (writes < 2) {
+                    assertThrows(Crash.class, () -> commit(l, R1));
+                } else {
+                    commit(l, R1);
+                }
+            }
+            s.crash();
+            noCrash(s);
+            try (Locker l = s.open()) {
+                assertTrue(l.trusted(), "crash after " + writes + " writes: " + l.load().reason());
+                Optional<BoundaryRecord> expected = writes == 0 ? Optional.empty() : Optional.of(R1);
+                assertEquals(expected, l.newest(), "crash after " + writes + " writes");
+                commit(l, R2);
+            }
+            assertEquals(Optional.of(R2), Slots.body(s.a));
+            assertEquals(Optional.of(R2), Slots.body(s.b));
+        }
+    }
+
+    @Test
+    void crashAtEachStepOfALaterLifesCommitIncludingTheRestampLeavesATrustedOldOrNewRecord() throws Exception {
+        // A life adopts R1 written by an earlier process, re-stamps it (2 writes), then commits R2
+        // (2 writes): crash before each, and after all.
+        for (int writes = 0; writes <= 4; writes++) {
+            Slots s = new Slots();
+            try (Locker l = s.open()) {
+                commit(l, R1);
+            }
+            s.crash();
+            try (Locker l = s.open()) {
+                crashAfter(s, writes);
+                if (writes < 4) {
+                    assertThrows(Crash.class, () -> commit(l, R2));
+                } else {
+                    commit(l, R2);
+                }
+            }
+            s.crash();
+            noCrash(s);
+            try (Locker l = s.open()) {
+                assertTrue(l.trusted(), "crash after " + writes + " writes: " + l.load().reason());
+                BoundaryRecord expected = writes <= 2 ? R1 : R2;
+                assertEquals(Optional.of(expected), l.newest(), "crash after " + writes + " writes");
+            }
+        }
+    }
+
+    @Test
+    void crashBeforeTheOutcomeWriteKeepsTheCommittedRecord() throws Exception {
+        for (int writes = 0; writes <= 2; writes++) {
+            Slots s = new Slots();
+            try (Locker l = s.open()) {
+                commit(l, R1);
+                crashAfter(s, writes);
+                if (writes < 2) {
+                    assertThrows(Crash.class, () -> commit(l, R1_ENDED));
+                } else {
+                    commit(l, R1_ENDED);
+                }
+            }
+            s.crash();
+            noCrash(s);
+            try (Locker l = s.open()) {
+                assertTrue(l.trusted());
+                assertEquals(Optional.of(writes == 0 ? R1 : R1_ENDED), l.newest());
+            }
+        }
+    }
+
+    @Test
+    void aReadOnlySlotFailsTheStoreAndTheNextLifeAdoptsTheNewestWrite() throws Exception {
+        Slots s = new Slots();
+        try (Locker l = s.open()) {
+            commit(l, R1);
+            s.b.arm(MemorySlot.Fault.READ_ONLY, true);
+            LockerException e = assertThrows(LockerException.class, () -> commit(l, R2));
+            assertEquals(LockerException.Kind.IO, e.kind());
+            assertTrue(e.getMessage().contains("recording the execution boundary"), e.getMessage());
+            assertEquals(Optional.of(R2), l.newest(), "the failed record stays the newest handed to the writer");
+        }
+        s.crash();
+        s.b.heal();
+        try (Locker l = s.open()) {
+            assertEquals(Load.Verdict.TORN, l.load().verdict());
+            assertEquals(Optional.of(R2), l.newest());
+        }
+    }
+
+    @Test
+    void aFullDiskFailsTheStore() throws Exception {
+        Slots s = new Slots();
+        try (Locker l = s.open()) {
+            s.a.arm(MemorySlot.Fault.NO_SPACE, false);
+            LockerException e = assertThrows(LockerException.class, () -> commit(l, R1));
+            assertEquals(LockerException.Kind.IO, e.kind());
+            assertTrue(e.getMessage().contains("No space left"), e.getMessage());
+            assertTrue(s.a.contents().isEmpty() && s.b.contents().isEmpty(), "nothing reached either slot");
+            commit(l, R1);
+        }
+        assertEquals(Optional.of(R1), Slots.body(s.b));
+    }
+
+    @Test
+    void bothSlotDirectoriesMissingMakeTheLifeUntrustedAndUnwrittenThenBackTheyLoad() throws Exception {
+        Slots s = new Slots();
+        try (Locker l = s.open()) {
+            commit(l, R1);
+        }
+        s.crash();
+        s.a.removeDirectory();
+        s.b.removeDirectory();
+        try (Locker l = s.open()) {
+            assertEquals(Load.Verdict.DISCARD, l.load().verdict());
+            assertFalse(l.trusted());
+            LockerException e = assertThrows(LockerException.class, () -> l.reserve(newest -> R2));
+            assertEquals(LockerException.Kind.UNTRUSTED, e.kind());
+            s.a.restoreDirectory();
+            s.b.restoreDirectory();
+            assertThrows(LockerException.class, () -> l.reserve(newest -> R2), "untrusted for the whole life");
+        }
+        s.crash();
+        try (Locker l = s.open()) {
+            assertEquals(Load.Verdict.ADOPT, l.load().verdict());
+            assertEquals(Optional.of(R1), l.newest());
+        }
+    }
+
+    @Test
+    void anUntrustedStoreIsNeverWritten() throws Exception {
+        Slots s = new Slots();
+        s.a.setContents(Optional.of(Slots.file((byte) 1, 1, R1)));
+        s.b.setContents(Optional.of(Slots.file((byte) 2, 1, R2)));
+        try (Locker l = s.open()) {
+            assertFalse(l.trusted());
+            assertThrows(LockerException.class, () -> commit(l, R2));
+        }
+        assertEquals(0, s.a.writes() + s.b.writes());
+    }
+
+    @Test
+    void aSecondLockerOverTheSameSlotsFailsToOpen() throws Exception {
+        Slots s = new Slots();
+        try (Locker l = s.open()) {
+            assertTrue(l.trusted());
+            LockerException e = assertThrows(LockerException.class, s::open);
+            assertEquals(LockerException.Kind.LOCKED, e.kind());
+        }
+        s.open().close();
+    }
+
+    @Test
+    void aStragglerNeverLandsAfterANewerRecord() throws Exception {
+        Slots s = new Slots();
+        try (Locker l = s.open()) {
+            Locker.Ticket first = l.reserve(newest -> R1);
+            Locker.Ticket second = l.reserve(newest -> R2);
+            l.store(second);
+            LockerException e = assertThrows(LockerException.class, () -> l.store(first));
+            assertEquals(LockerException.Kind.SUPERSEDED, e.kind());
+        }
+        assertEquals(Optional.of(R2), Slots.body(s.a));
+    }
+
+    @Test
+    void everyRecordIsBuiltFromTheNewestHandedToTheWriter() throws Exception {
+        Slots s = new Slots();
+        try (Locker l = s.open()) {
+            l.reserve(newest -> R1);
+            l.reserve(newest -> {
+                assertEquals(Optional.of(R1), newest, "not the acknowledged one (nothing is acknowledged yet)");
+                return R2;
+            });
+        }
+    }
+
+    @Test
+    void aRecordForgettingAUniverseIsRefusedBeforeAnyWrite() throws Exception {
+        Slots s = new Slots();
+        try (Locker l = s.open()) {
+            commit(l, R1);
+            BoundaryRecord elsewhere = new BoundaryRecord(Fixtures.ME, Fixtures.universe(2), R1.executed(),
+                    R1.committed(), List.of(), Bloom.EMPTY, false);
+            assertThrows(IllegalStateException.class, () -> l.reserve(newest -> elsewhere), "I1");
+        }
+    }
+
+    @Test
+    void provisioningWritesGenesisToEmptySlotsOnly() throws Exception {
+        Slots s = new Slots();
+        BoundaryRecord g = Locker.provision(Fixtures.ME, s.both(), sush.gossip.Entropy.seeded(9));
+        assertFalse(g.amnesiac());
+        assertEquals(Optional.of(g), Slots.body(s.a));
+        LockerException e = assertThrows(LockerException.class,
+                () -> Locker.provision(Fixtures.ME, s.both(), sush.gossip.Entropy.seeded(10)));
+        assertEquals(LockerException.Kind.NOT_EMPTY, e.kind());
+        Slots torn = new Slots();
+        torn.a.setContents(Optional.of(new byte[] {1}));
+        assertThrows(LockerException.class, () -> Locker.provision(Fixtures.ME, torn.both(),
+                sush.gossip.Entropy.seeded(11)), "a slot holding anything is refused");
+    }
+
+    @Test
+    void aLostWriteOfALyingDiskIsATornPairAfterTheCrash() throws Exception {
+        Slots s = new Slots();
+        try (Locker l = s.open()) {
+            commit(l, R1);
+            s.b.arm(MemorySlot.Fault.LOST_ON_CRASH, false);
+            commit(l, R2);
+        }
+        s.crash();
+        try (Locker l = s.open()) {
+            assertEquals(Load.Verdict.TORN, l.load().verdict());
+            assertEquals(Optional.of(R2), l.newest());
+        }
+    }
+
+    @Test
+    void aTornFileIsDiscarded() throws Exception {
+        Slots s = new Slots();
+        try (Locker l = s.open()) {
+            commit(l, R1);
+            s.a.arm(MemorySlot.Fault.TORN, false);
+            assertThrows(LockerException.class, () -> commit(l, R2));
+        }
+        s.crash();
+        try (Locker l = s.open()) {
+            assertEquals(Load.Verdict.DISCARD, l.load().verdict(), "a half-written file in place is not trusted");
+        }
+    }
+}
