@@ -43,11 +43,9 @@ public final class Commit {
         // Absent record: created after an Empty load, so its history before now is unknowable.
         boolean amnesiac = true;
         if (newest.isPresent()) {
-            BoundaryRecord b = newest.get();
-            if (b.left(in.universe()).isPresent()) {
-                throw new IllegalStateException("a commit must build on the entry's snapshot, which holds "
-                        + in.universe() + " as its network");
-            }
+            // The entry's view of a recent universe (section 5), applied to the newest record
+            // rather than to the snapshot, so an outcome update made since the entry is kept.
+            BoundaryRecord b = Entry.enter(newest, in.universe(), recentCapacity).snapshot().orElseThrow();
             recent.addAll(b.recent());
             burned = b.burned();
             amnesiac = b.amnesiac();
