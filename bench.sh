@@ -5,12 +5,14 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 # name -> module and main class; benchmarks live in each module's test sources (bench package).
-declare -A MODULE=( [sync]=gossip [itc]=gossip [rack]=gossip [fold]=projections )
-declare -A CLASS=( [sync]=sush.gossip.bench.SyncBench [itc]=sush.gossip.bench.ItcBench [rack]=sush.gossip.bench.RackBench [fold]=sush.projections.bench.FoldBench )
+declare -A MODULE=( [sync]=gossip [itc]=gossip [rack]=gossip [fold]=projections [commit]=locker [modelcheck]=locker )
+declare -A CLASS=( [sync]=sush.gossip.bench.SyncBench [itc]=sush.gossip.bench.ItcBench [rack]=sush.gossip.bench.RackBench [fold]=sush.projections.bench.FoldBench [commit]=sush.locker.bench.CommitBench [modelcheck]=sush.locker.model.ModelCheck )
 declare -A ABOUT=(
   [sync]="two replicas sharing 10,000 messages, I extra on one side: time per session, bytes per message"
   [itc]="ns per tick, join and leq on versions of a 32-party universe"
   [fold]="one sled's projections folding a 1,000,000-message stream (decoding included)"
+  [commit]="a full boundary store to two slot directories next to the bare write/fsync/rename floor; record size"
+  [modelcheck]="exhaustive search of one sled's admission, records and locker over a bounded world"
   [rack]="32 sleds on loopback TCP: cold boot, dissemination (also at 100 ms per hop), ScaleCube baseline"
 )
 
