@@ -90,6 +90,27 @@ public final class ModelCheck {
                 List.of(), null);
     }
 
+    /**
+     * A deliberately broken admission, to see the check catch it: {@code rule2} admits below the
+     * floor, {@code rule7} admits superseded sessions, {@code rule8} admits instead of hopping.
+     */
+    static Function<Admission.Input, Verdict> broken(String rule) {
+        return in -> {
+            Verdict v = Admission.decide(in);
+            boolean below = v instanceof Verdict.Skip
+                    && ((Verdict.Skip) v).reason() == sush.projections.message.Message.SkipReason.BELOW_FLOOR;
+            boolean superseded = v instanceof Verdict.Skip
+                    && ((Verdict.Skip) v).reason() == sush.projections.message.Message.SkipReason.SUPERSEDED;
+            boolean hop = v instanceof Verdict.Hop;
+            boolean flip = rule.equals("rule2") ? below : rule.equals("rule7") ? superseded
+                    : rule.equals("rule8") ? hop : false;
+            if (!List.of("rule2", "rule7", "rule8").contains(rule)) {
+                throw new IllegalArgumentException("--break takes rule2, rule7 or rule8");
+            }
+            return flip ? new Verdict.Admit(rule + " (broken on purpose)") : v;
+        };
+    }
+
     private static List<String> trace(Node n) {
         List<String> out = new ArrayList<>();
         for (Node k = n; k.parent() != null; k = k.parent()) {
@@ -107,6 +128,12 @@ public final class ModelCheck {
                 states = Long.parseLong(args[i + 1]);
             }
         }
+        Function<Admission.Input, Verdict> admission = Admission::decide;
+        for (int i = 0; i < args.length - 1; i++) {
+            if (args[i].equals("--break")) {
+                admission = broken(args[i + 1]);
+            }
+        }
         long total = 0;
         long violations = 0;
         long refusals = 0;
@@ -117,7 +144,7 @@ public final class ModelCheck {
             for (int capacity : new int[] {1, 0}) {
                 Config c = Config.standard(capacity, provisioned, states / 4);
                 long t0 = System.nanoTime();
-                Report r = run(c);
+                Report r = run(c, admission);
                 double s = (System.nanoTime() - t0) / 1e9;
                 System.out.printf(Locale.ROOT, "%s, recent capacity %d: %,d states, %,d transitions, complete to depth %d"
                         + "%s, %.1f s%n", provisioned ? "provisioned" : "unprovisioned", capacity, r.states(),

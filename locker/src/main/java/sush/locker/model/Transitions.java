@@ -287,6 +287,11 @@ final class Transitions {
                 did.append("; ").append(job).append(' ').append(v instanceof Verdict.Skip
                         ? "skipped " + ((Verdict.Skip) v).reason() : "left to adjudication");
             } else if (v instanceof Verdict.Hop) {
+                if (n.floor.isPresent() && n.front.equals(n.floor.get())) {
+                    // A hop raises the floor over the start it saw, so screening again must settle.
+                    out.add(new Step(did + "; " + job + " hops again", n, "admission hopped twice on one floor"));
+                    return;
+                }
                 refusals++;
                 n.front = n.front.tick(myId(n));
                 n.floor = Optional.of(n.front);

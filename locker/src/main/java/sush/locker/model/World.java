@@ -110,17 +110,32 @@ final class World {
         }
         k.num(resends).num(wipes).num(alive ? 1 : 0).num(universe).num(side).num(lives).num(entries).bytes(front.toBytes());
         k.bytes(floor.map(Version::toBytes).orElse(new byte[0])).num(committedAboveFloor ? 1 : 0);
-        k.bytes(snapshot.map(BoundaryCodec::encode).orElse(new byte[0])).num(running).num(ledger);
+        k.bytes(snapshot.map(World::digest).orElse(new byte[0])).num(running).num(ledger);
         for (byte[] slot : slots) {
-            k.bytes(slot == null ? new byte[0] : slot).num(slot == null ? 0 : 1);
+            k.bytes(slot == null ? new byte[0] : digest(slot)).num(slot == null ? 0 : 1);
         }
         if (locker != null) {
             Load l = locker.load();
             k.num(l.verdict().ordinal()).bytes(locker.nonce()).num(locker.reserved()).num(locker.stored())
-                    .num(locker.restamped() ? 1 : 0).bytes(locker.newest().map(BoundaryCodec::encode)
+                    .num(locker.restamped() ? 1 : 0).bytes(locker.newest().map(World::digest)
                             .orElse(new byte[0]));
         }
         return k.digest();
+    }
+
+    /**
+     * Digests of records and slot files, cached: worlds share them, and hashing them again for
+     * every key would dominate the search. Weak keys: a byte array is its own identity, a record
+     * equal to another has the same bytes.
+     */
+    private static final java.util.WeakHashMap<Object, byte[]> DIGESTS = new java.util.WeakHashMap<>();
+
+    private static byte[] digest(BoundaryRecord r) {
+        return DIGESTS.computeIfAbsent(r, k -> new Key().bytes(BoundaryCodec.encode(r)).digest());
+    }
+
+    private static byte[] digest(byte[] file) {
+        return DIGESTS.computeIfAbsent(file, k -> new Key().bytes(file).digest());
     }
 
     static NetworkId network(int u) {
@@ -132,27 +147,42 @@ final class World {
 
     /** A compact, collision-resistant key: SHA-256 of the canonical bytes (the visited set keeps 32 bytes). */
     private static final class Key {
-        private final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(2048);
+        private static final ThreadLocal<java.security.MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
+            try {
+                return java.security.MessageDigest.getInstance("SHA-256");
+            } catch (java.security.NoSuchAlgorithmException e) {
+                throw new IllegalStateException("SHA-256 is part of every Java runtime", e);
+            }
+        });
+        private byte[] buf = new byte[4096];
+        private int size;
 
         Key num(long v) {
+            ensure(Long.BYTES);
             for (int i = 7; i >= 0; i--) {
-                out.write((int) (v >>> (8 * i)));
+                buf[size++] = (byte) (v >>> (8 * i));
             }
             return this;
         }
 
         Key bytes(byte[] b) {
             num(b.length);
-            out.write(b, 0, b.length);
+            ensure(b.length);
+            System.arraycopy(b, 0, buf, size, b.length);
+            size += b.length;
             return this;
         }
 
-        byte[] digest() {
-            try {
-                return java.security.MessageDigest.getInstance("SHA-256").digest(out.toByteArray());
-            } catch (java.security.NoSuchAlgorithmException e) {
-                throw new IllegalStateException(e);
+        private void ensure(int more) {
+            if (size + more > buf.length) {
+                buf = Arrays.copyOf(buf, Math.max(buf.length * 2, size + more));
             }
+        }
+
+        byte[] digest() {
+            java.security.MessageDigest d = SHA256.get();
+            d.update(buf, 0, size);
+            return d.digest();
         }
     }
 }

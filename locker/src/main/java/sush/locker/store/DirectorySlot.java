@@ -47,7 +47,6 @@ public final class DirectorySlot implements Slot {
 
     @Override
     public Optional<byte[]> read() throws IOException {
-        requireDirectory();
         Path file = file();
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             long size = ch.size();
@@ -70,12 +69,12 @@ public final class DirectorySlot implements Slot {
 
     @Override
     public void write(byte[] bytes) throws IOException {
-        requireDirectory();
         Path temp = dir.resolve(TEMP);
-        try (FileChannel ch = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING), ownerOnly())) {
-            // A temp file left by an older process may carry other permissions.
-            Files.setPosixFilePermissions(temp, OWNER_ONLY);
+        // A temp file left by a crashed process may carry other permissions: start from a new one,
+        // created owner-only. Opening it fails if the directory is missing; it is never created.
+        Files.deleteIfExists(temp);
+        try (FileChannel ch = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+                ownerOnly())) {
             ByteBuffer b = ByteBuffer.wrap(bytes);
             while (b.hasRemaining()) {
                 ch.write(b);

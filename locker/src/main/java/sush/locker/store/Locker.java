@@ -38,7 +38,29 @@ public final class Locker implements Closeable {
     }
 
     /** A record reserved for writing: its sequence number fixes its place among stores. */
-    public record Ticket(long seq, BoundaryRecord record) {
+    public static final class Ticket {
+        private final long seq;
+        private final BoundaryRecord record;
+        private final byte[] body;
+
+        private Ticket(long seq, BoundaryRecord record, byte[] body) {
+            this.seq = seq;
+            this.record = record;
+            this.body = body;
+        }
+
+        public long seq() {
+            return seq;
+        }
+
+        public BoundaryRecord record() {
+            return record;
+        }
+
+        @Override
+        public String toString() {
+            return "Ticket(" + seq + ")";
+        }
     }
 
     private Locker(String baseboard, List<Slot> slots, List<Closeable> locks, Memory m) {
@@ -149,10 +171,10 @@ public final class Locker implements Closeable {
             throw new IllegalArgumentException("a record of " + next.baseboard() + " handed to " + baseboard);
         }
         BoundaryRecord.checkI1(newest, next);
-        BoundaryCodec.encode(next);
+        byte[] body = BoundaryCodec.encode(next);
         newest = Optional.of(next);
         reserved++;
-        return new Ticket(reserved, next);
+        return new Ticket(reserved, next, body);
     }
 
     /**
@@ -173,7 +195,7 @@ public final class Locker implements Closeable {
             restamp();
         }
         // Sequence numbers of this process: the re-stamp took 1, so tickets follow it.
-        byte[] file = new SlotFile(nonce, t.seq() + 1, BoundaryCodec.encode(t.record())).encode();
+        byte[] file = new SlotFile(nonce, t.seq() + 1, t.body).encode();
         for (Slot s : slots) {
             write(s, file);
         }

@@ -80,8 +80,11 @@ public record SlotFile(byte[] nonce, long seq, byte[] body) {
     }
 
     private static byte[] digest(byte[] nonce, long seq, byte[] body) {
-        return Hashes.sha3Raw(ByteBuffer.allocate(NONCE_BYTES + Long.BYTES + body.length).put(nonce).putLong(seq)
-                .put(body).array());
+        java.security.MessageDigest d = Hashes.sha3();
+        d.update(nonce);
+        d.update(ByteBuffer.allocate(Long.BYTES).putLong(seq).array());
+        d.update(body);
+        return d.digest();
     }
 
     /** Bytes that are not a sound slot file. */

@@ -33,6 +33,11 @@ public final class Hashes {
         return newDigest().digest(bytes);
     }
 
+    /** A fresh SHA3-256 digest, for callers that feed it in parts. */
+    public static MessageDigest sha3() {
+        return newDigest();
+    }
+
     private static void update(MessageDigest d, byte[] field) {
         int n = field.length;
         d.update(new byte[] {(byte) (n >>> 24), (byte) (n >>> 16), (byte) (n >>> 8), (byte) n});
