@@ -113,6 +113,20 @@ final class Transitions {
                 n.posted[s] = World.JOBS;
                 out.add(new Step("operator starts session " + NAMES[s] + " (jobs " + NAMES[s] + "0.." + NAMES[s]
                         + (World.JOBS - 1) + ") in U" + (u + 1) + " side " + side, n, null));
+                if (s == 0 && w.alive && w.universe == u) {
+                    // Accepted through X itself: until X syncs, only X knows the start; a crash
+                    // before that loses it from the universe (at-most-once.md section 10, 16).
+                    World x = w.copy();
+                    x.front = x.front.tick(myId(x));
+                    x.start[s] = x.front;
+                    x.log.get(u).add(new World.Request(x.start[s], s, -1));
+                    for (int j = 0; j < World.JOBS; j++) {
+                        x.front = x.front.tick(myId(x));
+                        x.log.get(u).add(new World.Request(x.front, s, j));
+                    }
+                    x.posted[s] = World.JOBS;
+                    screenAll("operator starts session " + NAMES[s] + " through X", x, out);
+                }
             }
             // A re-sent first job: the case resumption and AlreadyHandled exist for.
             for (int j = 0; w.resends < config.maxResends() && j < Math.min(1, w.posted[s]); j++) {
