@@ -1,0 +1,17 @@
+package sush.pipeline.exec;
+
+import java.util.Objects;
+
+import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
+
+/** A job the sled admitted and committed: what the launcher starts. */
+public record LaunchRequest(SessionId session, JobId job, String command, String target, Limits limits) {
+    public LaunchRequest {
+        Objects.requireNonNull(session, "session");
+        Objects.requireNonNull(job, "job");
+        Objects.requireNonNull(command, "command");
+        Objects.requireNonNull(target, "target");
+        Objects.requireNonNull(limits, "limits");
+    }
+}

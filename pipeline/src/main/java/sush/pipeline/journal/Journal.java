@@ -1,0 +1,124 @@
+package sush.pipeline.journal;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+import net.openhft.chronicle.queue.ChronicleQueue;
+import net.openhft.chronicle.queue.ExcerptAppender;
+import net.openhft.chronicle.queue.ExcerptTailer;
+import net.openhft.chronicle.wire.DocumentContext;
+import sush.gossip.Entropy;
+
+/**
+ * The sled's journal: every delivered message and every decision, appended to a Chronicle Queue
+ * under the output directory (never under the M.2 slots), sealed with AES-256-GCM when a key is
+ * configured. Each excerpt is {@code [sealed flag, segment (8 bytes), counter (8 bytes), body]}:
+ * a segment per opening, counting from 0, so a reader notices a missing or reordered record.
+ * Chronicle counts an excerpt committed once it is in the mapped file; the journal is for
+ * debugging and replay, not for the at-most-once promise.
+ */
+public final class Journal implements AutoCloseable {
+    private static final String FIELD = "r";
+    private static final int HEADER_BYTES = 1 + 2 * Long.BYTES;
+
+    private final ChronicleQueue queue;
+    private final ExcerptAppender appender;
+    private final Optional<Sealer> sealer;
+    private final long segment;
+    private long counter;
+
+    private Journal(ChronicleQueue queue, Optional<Sealer> sealer, long segment) {
+        this.queue = queue;
+        this.appender = queue.createAppender();
+        this.sealer = sealer;
+        this.segment = segment;
+    }
+
+    /** Opens {@code dir} for appending; {@code key} (32 bytes) seals every record. */
+    public static Journal open(Path dir, Optional<byte[]> key, Entropy entropy) {
+        byte[] s = new byte[Long.BYTES];
+        entropy.nextBytes(s);
+        return new Journal(ChronicleQueue.singleBuilder(dir.toFile()).build(), key.map(k -> new Sealer(k, entropy)),
+                ByteBuffer.wrap(s).getLong());
+    }
+
+    /** Reads a key file for {@link #open} and {@link #read}: 32 raw bytes or 64 hex characters. */
+    public static byte[] readKey(Path file) throws JournalException, java.io.IOException {
+        return Sealer.readKey(file);
+    }
+
+    public synchronized void append(JournalRecord r) {
+        byte[] body = RecordCodec.encode(r);
+        byte[] aad = position(segment, counter);
+        byte[] stored = sealer.isPresent() ? sealer.get().seal(aad, body) : body;
+        ByteBuffer b = ByteBuffer.allocate(HEADER_BYTES + stored.length);
+        b.put((byte) (sealer.isPresent() ? 1 : 0)).put(aad).put(stored);
+        try (DocumentContext dc = appender.writingDocument()) {
+            dc.wire().write(FIELD).bytes(b.array());
+        }
+        counter++;
+    }
+
+    /**
+     * Reads every record of {@code dir} in order. A sealed record needs the key; a wrong key, a
+     * tampered record or a gap in a segment's counter is a {@link JournalException}.
+     */
+    public static void read(Path dir, Optional<byte[]> key, Consumer<JournalRecord> each) throws JournalException {
+        Optional<Sealer> sealer = key.map(k -> new Sealer(k, into -> {
+            throw new IllegalStateException("a reader never seals");
+        }));
+        try (ChronicleQueue q = ChronicleQueue.singleBuilder(dir.toFile()).readOnly(true).build()) {
+            ExcerptTailer t = q.createTailer();
+            long segment = 0;
+            long expected = 0;
+            long n = 0;
+            while (true) {
+                byte[] raw;
+                try (DocumentContext dc = t.readingDocument()) {
+                    if (!dc.isPresent()) {
+                        return;
+                    }
+                    raw = dc.wire().read(FIELD).bytes();
+                }
+                if (raw == null || raw.length < HEADER_BYTES) {
+                    throw new JournalException(JournalException.Kind.CORRUPT, "excerpt " + n + " is not a record");
+                }
+                ByteBuffer b = ByteBuffer.wrap(raw);
+                boolean sealed = b.get() == 1;
+                long seg = b.getLong();
+                long count = b.getLong();
+                if (count == 0) {
+                    segment = seg;
+                    expected = 0;
+                }
+                if (seg != segment || count != expected) {
+                    throw new JournalException(JournalException.Kind.CORRUPT,
+                            "excerpt " + n + ": a record is missing or out of order");
+                }
+                byte[] body = java.util.Arrays.copyOfRange(raw, HEADER_BYTES, raw.length);
+                if (sealed != sealer.isPresent()) {
+                    throw new JournalException(JournalException.Kind.KEY_MISMATCH, sealed
+                            ? "the journal is encrypted: give its key" : "the journal is not encrypted: give no key");
+                }
+                if (sealed) {
+                    body = sealer.get().open(position(seg, count), body);
+                }
+                each.accept(RecordCodec.decode(body));
+                expected++;
+                n++;
+            }
+        }
+    }
+
+    private static byte[] position(long segment, long counter) {
+        return ByteBuffer.allocate(2 * Long.BYTES).putLong(segment).putLong(counter).array();
+    }
+
+    @Override
+    public void close() {
+        appender.close();
+        queue.close();
+    }
+}

@@ -1,0 +1,74 @@
+package sush.pipeline.journal;
+
+import java.util.Arrays;
+import java.util.Objects;
+
+import sush.gossip.clock.Version;
+import sush.gossip.set.NetworkId;
+import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
+
+/** One journal record: a delivered message, the start of an entry, or a decision of the sled. */
+public sealed interface JournalRecord {
+    /** The sled entered a universe (start of life or migration): later deliveries fold afresh. */
+    record Entered(long entry, NetworkId network, String cause) implements JournalRecord {
+        public Entered {
+            Objects.requireNonNull(network, "network");
+            Objects.requireNonNull(cause, "cause");
+        }
+    }
+
+    /** A message delivered in causal order, exactly as the fold saw it. */
+    record Delivered(Version version, byte[] payload) implements JournalRecord {
+        public Delivered {
+            Objects.requireNonNull(version, "version");
+            payload = payload.clone();
+        }
+
+        @Override
+        public byte[] payload() {
+            return payload.clone();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Delivered && version.equals(((Delivered) o).version)
+                    && Arrays.equals(payload, ((Delivered) o).payload);
+        }
+
+        @Override
+        public int hashCode() {
+            return version.hashCode() * 31 + Arrays.hashCode(payload);
+        }
+
+        @Override
+        public String toString() {
+            return "Delivered(" + version + ", " + payload.length + " bytes)";
+        }
+    }
+
+    /** The sled resumed its committed session at the stored successor (fed to the fold). */
+    record Resumed(SessionId session, JobId committed, JobId successor) implements JournalRecord {
+    }
+
+    /** The job at the head was passed: started ({@code ran}) or decided never to run (fed to the fold). */
+    record Passed(JobId job, boolean ran) implements JournalRecord {
+    }
+
+    /**
+     * Something the sled decided: an entry step, a floor, an admission verdict, a commit, a
+     * launch, a skip, an ending. {@code subject} names the job or session ("" if none).
+     */
+    record Decision(Kind kind, String subject, String detail) implements JournalRecord {
+        /** What was decided. */
+        public enum Kind {
+            ENTRY, FLOOR, VERDICT, COMMIT, LAUNCH, SKIP, ENDING, ERROR
+        }
+
+        public Decision {
+            Objects.requireNonNull(kind, "kind");
+            Objects.requireNonNull(subject, "subject");
+            Objects.requireNonNull(detail, "detail");
+        }
+    }
+}

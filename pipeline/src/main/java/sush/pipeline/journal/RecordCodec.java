@@ -1,0 +1,89 @@
+package sush.pipeline.journal;
+
+import java.nio.charset.StandardCharsets;
+
+import sush.gossip.clock.Version;
+import sush.gossip.set.NetworkId;
+import sush.gossip.wire.MalformedException;
+import sush.gossip.wire.WireReader;
+import sush.gossip.wire.WireWriter;
+import sush.projections.id.Id88;
+import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
+
+/** Journal record bytes: a tag, then the record's fields, length-prefixed with gossip varints. */
+final class RecordCodec {
+    private static final int ENTERED = 1;
+    private static final int DELIVERED = 2;
+    private static final int DECISION = 3;
+    private static final int RESUMED = 4;
+    private static final int PASSED = 5;
+    /** Bound on one field: a gossip payload is at most 64 KiB, a version at most a few MiB. */
+    private static final int MAX_FIELD_BYTES = 16 << 20;
+
+    private RecordCodec() {
+    }
+
+    static byte[] encode(JournalRecord r) {
+        WireWriter w = new WireWriter();
+        if (r instanceof JournalRecord.Entered) {
+            JournalRecord.Entered e = (JournalRecord.Entered) r;
+            w.writeVarint(ENTERED).writeVarint(e.entry()).writeLengthPrefixed(e.network().toBytes())
+                    .writeLengthPrefixed(utf8(e.cause()));
+        } else if (r instanceof JournalRecord.Delivered) {
+            JournalRecord.Delivered d = (JournalRecord.Delivered) r;
+            w.writeVarint(DELIVERED).writeLengthPrefixed(d.version().toBytes()).writeLengthPrefixed(d.payload());
+        } else if (r instanceof JournalRecord.Resumed) {
+            JournalRecord.Resumed x = (JournalRecord.Resumed) r;
+            w.writeVarint(RESUMED).writeBytes(x.session().toBytes()).writeBytes(x.committed().toBytes())
+                    .writeBytes(x.successor().toBytes());
+        } else if (r instanceof JournalRecord.Passed) {
+            JournalRecord.Passed x = (JournalRecord.Passed) r;
+            w.writeVarint(PASSED).writeBytes(x.job().toBytes()).writeVarint(x.ran() ? 1 : 0);
+        } else {
+            JournalRecord.Decision d = (JournalRecord.Decision) r;
+            w.writeVarint(DECISION).writeVarint(d.kind().ordinal()).writeLengthPrefixed(utf8(d.subject()))
+                    .writeLengthPrefixed(utf8(d.detail()));
+        }
+        return w.toByteArray();
+    }
+
+    static JournalRecord decode(byte[] bytes) throws JournalException {
+        try {
+            WireReader in = new WireReader(bytes);
+            long tag = in.readVarint();
+            JournalRecord r;
+            if (tag == ENTERED) {
+                long entry = in.readVarint();
+                NetworkId n = NetworkId.of(in.readLengthPrefixed(NetworkId.SIZE_BYTES, "network"));
+                r = new JournalRecord.Entered(entry, n, text(in, "cause"));
+            } else if (tag == DELIVERED) {
+                Version v = Version.fromBytes(in.readLengthPrefixed(MAX_FIELD_BYTES, "version"));
+                r = new JournalRecord.Delivered(v, in.readLengthPrefixed(MAX_FIELD_BYTES, "payload"));
+            } else if (tag == DECISION) {
+                int kind = in.readVarintAtMost(JournalRecord.Decision.Kind.values().length - 1, "decision kind");
+                r = new JournalRecord.Decision(JournalRecord.Decision.Kind.values()[kind], text(in, "subject"),
+                        text(in, "detail"));
+            } else if (tag == RESUMED) {
+                r = new JournalRecord.Resumed(new SessionId(in.readBytes(Id88.BYTES)), new JobId(in.readBytes(Id88.BYTES)),
+                        new JobId(in.readBytes(Id88.BYTES)));
+            } else if (tag == PASSED) {
+                r = new JournalRecord.Passed(new JobId(in.readBytes(Id88.BYTES)), in.readVarintAtMost(1, "ran") == 1);
+            } else {
+                throw new JournalException(JournalException.Kind.CORRUPT, "unknown record tag " + tag);
+            }
+            in.expectEnd("journal record");
+            return r;
+        } catch (MalformedException | IllegalArgumentException e) {
+            throw new JournalException(JournalException.Kind.CORRUPT, "malformed record: " + e.getMessage());
+        }
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String text(WireReader in, String what) throws MalformedException {
+        return new String(in.readLengthPrefixed(MAX_FIELD_BYTES, what), StandardCharsets.UTF_8);
+    }
+}

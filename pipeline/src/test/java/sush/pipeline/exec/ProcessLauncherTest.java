@@ -1,0 +1,164 @@
+package sush.pipeline.exec;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.Set;
+import java.util.TreeSet;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import sush.projections.id.Chain;
+import sush.projections.id.Hashes;
+import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
+
+class ProcessLauncherTest {
+    private static final SessionId SESSION = new SessionId(new byte[11]);
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    @TempDir
+    Path output;
+    private ProcessLauncher launcher;
+    private int jobs;
+
+    private Launcher.Running run(String command, Limits limits) {
+        if (launcher == null) {
+            launcher = new ProcessLauncher(output);
+        }
+        JobId job = Chain.next(Hashes.sha3("test-job", new byte[] {(byte) ++jobs}));
+        return launcher.launch(new LaunchRequest(SESSION, job, command, "*", limits));
+    }
+
+    private Launcher.Running run(String command) {
+        return run(command, Limits.DEFAULT);
+    }
+
+    private String stdout(Launcher.Running r) throws Exception {
+        return Files.readString(launcher.jobDir(r.job()).resolve("stdout"));
+    }
+
+    @AfterEach
+    void close() {
+        if (launcher != null) {
+            launcher.close();
+        }
+    }
+
+    @Test
+    void theEnvironmentIsClearedButForPathAndTheJobsOwnVariables() throws Exception {
+        Launcher.Running r = run("env");
+        assertEquals(0, ((Ending.Exited) r.ending().block(WAIT)).code());
+        Set<String> names = new TreeSet<>();
+        for (String line : stdout(r).split("\n")) {
+            names.add(line.substring(0, line.indexOf('=')));
+        }
+        names.removeAll(Set.of("PWD", "SHLVL", "_")); // bash sets these itself
+        assertEquals(new TreeSet<>(Set.of("PATH", "SUSH_COMMAND", "SUSH_JOB_ID", "SUSH_JOB_OUTPUT_DIR")), names);
+        assertTrue(stdout(r).contains("PATH=" + ProcessLauncher.PATH + "\n"));
+        assertTrue(stdout(r).contains("SUSH_JOB_ID=" + r.job().codephrase() + "\n"));
+    }
+
+    @Test
+    void outputIsOwnerOnlyAndJobJsonExistsBeforeTheSpawn() throws Exception {
+        Launcher.Running r = run("cat job.json; echo; stat -c %a . stdout");
+        r.ending().block(WAIT);
+        Path dir = launcher.jobDir(r.job());
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)));
+        for (String f : new String[] {"stdout", "stderr", "job.json"}) {
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve(f))), f);
+        }
+        String out = stdout(r);
+        assertTrue(out.contains("\"job\":\"" + r.job().codephrase() + "\""), out);
+        assertTrue(out.contains("700\n600\n"), out);
+    }
+
+    @Test
+    void exitCodesLengthsAndHashesAreReported() throws Exception {
+        Launcher.Running r = run("printf hello; printf oops >&2; exit 3");
+        Ending.Exited e = assertInstanceOf(Ending.Exited.class, r.ending().block(WAIT));
+        assertEquals(3, e.code());
+        assertEquals(5, e.output().stdoutBytes());
+        assertArrayEquals(Hashes.sha3Raw("hello".getBytes(StandardCharsets.UTF_8)), e.output().stdoutSha3());
+        assertEquals(4, e.output().stderrBytes());
+        assertArrayEquals(Hashes.sha3Raw(Files.readAllBytes(launcher.jobDir(r.job()).resolve("stderr"))),
+                e.output().stderrSha3());
+    }
+
+    @Test
+    void theJobLeadsItsOwnProcessGroup() throws Exception {
+        Launcher.Running r = run("echo $$ $(ps -o pgid= -p $$) $(ps -o sid= -p $$)");
+        r.ending().block(WAIT);
+        String[] ids = stdout(r).trim().split("\\s+");
+        assertEquals(ids[0], ids[1], "pgid is the job's pid");
+        assertEquals(ids[0], ids[2], "and so is its session");
+    }
+
+    @Test
+    void theWallTimeLimitKillsTheGroup() {
+        long t0 = System.nanoTime();
+        Launcher.Running r = run("sleep 30", new Limits(Duration.ofMillis(300), 1024, Duration.ofSeconds(1)));
+        Ending.Killed k = assertInstanceOf(Ending.Killed.class, r.ending().block(WAIT));
+        assertEquals(Ending.Cause.WALL_TIME, k.cause());
+        assertEquals(ProcessLauncher.SIGKILL, k.signal());
+        assertTrue(System.nanoTime() - t0 < Duration.ofSeconds(10).toNanos());
+    }
+
+    @Test
+    void aCommandThatFloodsStdoutStopsAtTheOutputLimit() throws Exception {
+        Launcher.Running r = run("yes flood", new Limits(Duration.ofSeconds(30), 1 << 20, Duration.ofSeconds(1)));
+        Ending.Killed k = assertInstanceOf(Ending.Killed.class, r.ending().block(WAIT));
+        assertEquals(Ending.Cause.OUTPUT_LIMIT, k.cause());
+        assertEquals(1 << 20, k.output().stdoutBytes());
+        assertEquals(1 << 20, Files.size(launcher.jobDir(r.job()).resolve("stdout")));
+    }
+
+    @Test
+    void stopKillsTheWholeGroupEvenAChildThatIgnoresSigterm() throws Exception {
+        Launcher.Running r = run("bash -c 'trap \"\" TERM; sleep 60' & echo $! > child.pid; trap '' TERM; sleep 60",
+                new Limits(Duration.ofSeconds(60), 1024, Duration.ofMillis(300)));
+        Path pidFile = launcher.jobDir(r.job()).resolve("child.pid");
+        for (int i = 0; i < 200 && (!Files.exists(pidFile) || Files.size(pidFile) == 0); i++) {
+            Thread.sleep(20);
+        }
+        long child = Long.parseLong(Files.readString(pidFile).trim());
+        assertTrue(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false));
+        r.stop();
+        Ending.Killed k = assertInstanceOf(Ending.Killed.class, r.ending().block(WAIT));
+        assertEquals(Ending.Cause.STOP, k.cause());
+        assertEquals(ProcessLauncher.SIGKILL, k.signal(), "SIGTERM was ignored, so SIGKILL followed");
+        for (int i = 0; i < 100 && ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false); i++) {
+            Thread.sleep(20);
+        }
+        assertFalse(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false), "the child died too");
+    }
+
+    @Test
+    void whatAJobLeavesRunningEndsWithIt() {
+        long t0 = System.nanoTime();
+        Launcher.Running r = run("sleep 60 & echo started");
+        Ending.Exited e = assertInstanceOf(Ending.Exited.class, r.ending().block(WAIT));
+        assertEquals(0, e.code());
+        assertTrue(System.nanoTime() - t0 < Duration.ofSeconds(10).toNanos(), "the background sleep did not hold it");
+    }
+
+    @Test
+    void anExistingOutputDirectoryIsNeverOverwritten() throws Exception {
+        launcher = new ProcessLauncher(output);
+        JobId job = Chain.next(Hashes.sha3("dup", new byte[0]));
+        Files.createDirectories(launcher.jobDir(job));
+        Ending.Failed f = assertInstanceOf(Ending.Failed.class,
+                launcher.launch(new LaunchRequest(SESSION, job, "true", "*", Limits.DEFAULT)).ending().block(WAIT));
+        assertEquals(Ending.Failed.Kind.IO, f.kind());
+    }
+}

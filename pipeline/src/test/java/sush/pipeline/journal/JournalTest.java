@@ -1,0 +1,154 @@
+package sush.pipeline.journal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import sush.gossip.Entropy;
+import sush.gossip.set.NetworkId;
+import sush.pipeline.Rack;
+import sush.projections.fold.SledProjection;
+import sush.projections.id.SessionId;
+import sush.projections.job.SignedJob;
+import sush.projections.message.Message;
+
+class JournalTest {
+    private static final byte[] KEY = new byte[32];
+    private static final byte[] OTHER_KEY = new byte[32];
+
+    static {
+        for (int i = 0; i < 32; i++) {
+            KEY[i] = (byte) i;
+            OTHER_KEY[i] = (byte) (i + 1);
+        }
+    }
+
+    @TempDir
+    Path dir;
+
+    private static List<JournalRecord> sample() {
+        Rack.Stream s = new Rack.Stream(3);
+        s.add(Rack.start(1));
+        List<JournalRecord> out = new ArrayList<>();
+        out.add(new JournalRecord.Entered(1, NetworkId.of(new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}),
+                "START"));
+        s.deliveries.forEach(d -> out.add(new JournalRecord.Delivered(d.version(), d.payload())));
+        out.add(new JournalRecord.Decision(JournalRecord.Decision.Kind.FLOOR, "", "no trustworthy history"));
+        SessionId session = Rack.session(1);
+        out.add(new JournalRecord.Resumed(session, sush.projections.id.Chain.first(session),
+                sush.projections.id.Chain.afterBurn(sush.projections.id.Chain.first(session))));
+        out.add(new JournalRecord.Passed(sush.projections.id.Chain.first(session), true));
+        return out;
+    }
+
+    private List<JournalRecord> roundTrip(Optional<byte[]> writeKey, Optional<byte[]> readKey) throws Exception {
+        try (Journal j = Journal.open(dir, writeKey, Entropy.seeded(1))) {
+            sample().forEach(j::append);
+        }
+        List<JournalRecord> read = new ArrayList<>();
+        Journal.read(dir, readKey, read::add);
+        return read;
+    }
+
+    @Test
+    void plainRecordsRoundTrip() throws Exception {
+        assertEquals(sample(), roundTrip(Optional.empty(), Optional.empty()));
+    }
+
+    @Test
+    void encryptedRecordsRoundTripAndHideTheirContent() throws Exception {
+        assertEquals(sample(), roundTrip(Optional.of(KEY), Optional.of(KEY)));
+        byte[] needle = "operator".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        try (var files = Files.walk(dir)) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                byte[] b = Files.readAllBytes(f);
+                assertFalse(indexOf(b, needle) >= 0, "plain text in " + f);
+            }
+        }
+    }
+
+    @Test
+    void aWrongKeyIsAClearError() throws Exception {
+        JournalException e = assertThrows(JournalException.class, () -> roundTrip(Optional.of(KEY), Optional.of(OTHER_KEY)));
+        assertEquals(JournalException.Kind.WRONG_KEY, e.kind());
+        assertTrue(e.getMessage().contains("wrong journal key"), e.getMessage());
+    }
+
+    @Test
+    void aMissingKeyOrAnUnneededOneIsAClearError() throws Exception {
+        JournalException e = assertThrows(JournalException.class, () -> roundTrip(Optional.of(KEY), Optional.empty()));
+        assertEquals(JournalException.Kind.KEY_MISMATCH, e.kind());
+    }
+
+    @Test
+    void keyFilesAreRawOrHex() throws Exception {
+        Path raw = dir.resolve("raw.key");
+        Files.write(raw, KEY);
+        assertEquals(java.util.HexFormat.of().formatHex(KEY), java.util.HexFormat.of().formatHex(Journal.readKey(raw)));
+        Path hex = dir.resolve("hex.key");
+        Files.writeString(hex, java.util.HexFormat.of().formatHex(KEY) + "\n");
+        assertEquals(java.util.HexFormat.of().formatHex(KEY), java.util.HexFormat.of().formatHex(Journal.readKey(hex)));
+        Path bad = dir.resolve("bad.key");
+        Files.writeString(bad, "short");
+        assertEquals(JournalException.Kind.BAD_KEY,
+                assertThrows(JournalException.class, () -> Journal.readKey(bad)).kind());
+    }
+
+    @Test
+    void replayingAJournalReproducesTheLiveStateAtEveryStep() throws Exception {
+        SessionId s = Rack.session(2);
+        List<SignedJob> jobs = Rack.jobs(s, 4, "echo", "*");
+        Rack.Stream stream = new Rack.Stream(4);
+        stream.add(new Message.Announcement(Rack.ME.baseboard(), "0.1.0", 0)).add(Rack.start(2));
+        jobs.forEach(j -> stream.add(new Message.JobStart(j)));
+        stream.add(new Message.JobStarted(Rack.ME.baseboard(), jobs.get(0).request().job()));
+        // The live sled: the fold, the head passed after each start, everything journaled.
+        SledProjection live = new SledProjection(Rack.ME, Rack.TRUST);
+        List<String> liveDigests = new ArrayList<>();
+        try (Journal j = Journal.open(dir, Optional.of(KEY), Entropy.seeded(2))) {
+            j.append(new JournalRecord.Entered(1, NetworkId.BOOTSTRAPPING, "START"));
+            liveDigests.add(live.digest());
+            for (Rack.Delivery d : stream.deliveries) {
+                j.append(new JournalRecord.Delivered(d.version(), d.payload()));
+                for (SledProjection.Outcome o : live.apply(d.version(), d.payload())) {
+                    liveDigests.add(live.digest());
+                    if (o instanceof SledProjection.Outcome.AtHead) {
+                        var job = ((SledProjection.Outcome.AtHead) o).job().request().job();
+                        j.append(new JournalRecord.Passed(job, true));
+                        live.passHead(job, true);
+                    }
+                }
+                liveDigests.add(live.digest());
+            }
+        }
+        Replay.Result all = Replay.run(dir, Optional.of(KEY), Rack.ME, Rack.TRUST, -1);
+        assertEquals(live.digest(), all.state().orElseThrow().digest());
+        assertTrue(live.chain().orElseThrow().head().equals(all.state().orElseThrow().chain().orElseThrow().head()));
+        Replay.Result two = Replay.run(dir, Optional.of(KEY), Rack.ME, Rack.TRUST, 2);
+        assertEquals(3, two.timeline().size());
+        assertTrue(liveDigests.contains(two.state().orElseThrow().digest()), "a prefix is a state the live sled had");
+    }
+
+    private static int indexOf(byte[] hay, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= hay.length; i++) {
+            for (int k = 0; k < needle.length; k++) {
+                if (hay[i + k] != needle[k]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
+    }
+}
