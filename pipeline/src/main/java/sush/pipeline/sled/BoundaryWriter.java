@@ -1,0 +1,42 @@
+package sush.pipeline.sled;
+
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import sush.locker.store.Locker;
+import sush.locker.store.LockerException;
+
+/**
+ * The one boundary writer of a sled: stores tickets in the order they are submitted, on its own
+ * single-threaded scheduler, so a straggler never lands after a newer record and the sled's
+ * state machine never waits on an fsync.
+ */
+final class BoundaryWriter {
+    private final Locker locker;
+    private final Scheduler.Worker worker;
+
+    BoundaryWriter(Locker locker, Scheduler writer) {
+        this.locker = locker;
+        this.worker = writer.createWorker();
+    }
+
+    /** Completes when {@code t} is on every slot; errors with the {@link LockerException} otherwise. */
+    Mono<Void> store(Locker.Ticket t) {
+        return Mono.create(sink -> worker.schedule(() -> {
+            try {
+                locker.store(t);
+                sink.success();
+            } catch (LockerException e) {
+                sink.error(e);
+            }
+        }));
+    }
+
+    /** Completes once every store submitted before it has finished (section 3, entry step 1). */
+    Mono<Void> drain() {
+        return Mono.create(sink -> worker.schedule(sink::success));
+    }
+
+    void dispose() {
+        worker.dispose();
+    }
+}

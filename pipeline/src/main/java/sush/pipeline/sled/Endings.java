@@ -1,0 +1,83 @@
+package sush.pipeline.sled;
+
+import java.util.List;
+
+import sush.locker.record.Outcome;
+import sush.pipeline.exec.Ending;
+import sush.pipeline.exec.Output;
+import sush.projections.fold.JobStatus;
+import sush.projections.id.Hashes;
+import sush.projections.id.JobId;
+import sush.projections.message.Message;
+
+/** How endings become gossip events and record outcomes, and how a recorded outcome is announced. */
+final class Endings {
+    private static final byte[] EMPTY_SHA3 = Hashes.sha3Raw(new byte[0]);
+
+    private Endings() {
+    }
+
+    static Message message(String me, JobId job, Ending e) {
+        if (e instanceof Ending.Exited) {
+            Ending.Exited x = (Ending.Exited) e;
+            return stopped(me, job, x.code(), x.output());
+        }
+        if (e instanceof Ending.Killed) {
+            Ending.Killed k = (Ending.Killed) e;
+            if (k.cause() == Ending.Cause.OUTPUT_LIMIT) {
+                return new Message.JobErrored(me, job, Message.JobError.OUTPUT_LIMIT, "output limit reached", k.signal());
+            }
+            String why = k.cause() == Ending.Cause.STOP ? "stopped by an operator" : "wall-time limit reached";
+            return new Message.JobErrored(me, job, Message.JobError.KILLED, why, k.signal());
+        }
+        Ending.Failed f = (Ending.Failed) e;
+        if (f.kind() == Ending.Failed.Kind.SPAWN) {
+            return new Message.JobStopped(me, job, null, f.reason(), 0, EMPTY_SHA3, 0, EMPTY_SHA3);
+        }
+        return new Message.JobErrored(me, job, Message.JobError.IO, f.reason(), 0);
+    }
+
+    static Message.JobStopped stopped(String me, JobId job, int code, Output o) {
+        return new Message.JobStopped(me, job, code, null, o.stdoutBytes(), o.stdoutSha3(), o.stderrBytes(),
+                o.stderrSha3());
+    }
+
+    /** The record's outcome for an ending (section 7's order decides whether it replaces one). */
+    static Outcome outcome(Ending e) {
+        if (e instanceof Ending.Exited) {
+            return Outcome.ended(JobStatus.STOPPED, ((Ending.Exited) e).code(), "");
+        }
+        if (e instanceof Ending.Killed) {
+            Ending.Killed k = (Ending.Killed) e;
+            return Outcome.ended(JobStatus.ERROR, k.signal(), k.cause() == Ending.Cause.OUTPUT_LIMIT ? "output-limit"
+                    : "killed");
+        }
+        Ending.Failed f = (Ending.Failed) e;
+        return f.kind() == Ending.Failed.Kind.SPAWN ? Outcome.ended(JobStatus.STOPPED, -1, "spawn")
+                : Outcome.ended(JobStatus.ERROR, 0, "io");
+    }
+
+    /**
+     * Adjudication (section 7): the recorded ending of the committed job, or {@code Interrupted}
+     * when the record holds none. Output lengths and hashes are not in the record (metadata only):
+     * an adjudicated stop reports none.
+     */
+    static List<Message> recorded(String me, JobId job, Outcome o) {
+        if (!o.isEnded() || o.status() == JobStatus.INTERRUPTED) {
+            return List.of(new Message.JobErrored(me, job, Message.JobError.INTERRUPTED,
+                    "committed before this sled's last life ended; no ending was recorded", 0));
+        }
+        if (o.status() == JobStatus.STOPPED) {
+            if (o.detail().equals("spawn")) {
+                return List.of(new Message.JobStopped(me, job, null, "the process did not start", 0, EMPTY_SHA3, 0,
+                        EMPTY_SHA3));
+            }
+            return List.of(new Message.JobStarted(me, job), new Message.JobStopped(me, job, (int) o.code(), null, 0,
+                    EMPTY_SHA3, 0, EMPTY_SHA3));
+        }
+        Message.JobError kind = o.detail().equals("output-limit") ? Message.JobError.OUTPUT_LIMIT
+                : o.detail().equals("io") ? Message.JobError.IO : Message.JobError.KILLED;
+        return List.of(new Message.JobStarted(me, job), new Message.JobErrored(me, job, kind,
+                "recorded before this sled's last life ended", (int) o.code()));
+    }
+}

@@ -1,0 +1,29 @@
+package sush.pipeline.sled;
+
+import reactor.core.publisher.Flux;
+import sush.gossip.clock.Version;
+import sush.gossip.node.Entry;
+
+/** What a sled needs of its gossip node: its entries into universes, and sending. */
+public interface Gossip {
+    /** Every entry: the start of the life, then each migration; the last one is current. */
+    Flux<Entry> entries();
+
+    /** Adds a message to the current universe; its version. */
+    Version send(byte[] payload);
+
+    /** The daemon's gossip node. */
+    static Gossip of(sush.gossip.node.GossipNode node) {
+        return new Gossip() {
+            @Override
+            public Flux<Entry> entries() {
+                return node.entries();
+            }
+
+            @Override
+            public Version send(byte[] payload) {
+                return node.send(payload);
+            }
+        };
+    }
+}

@@ -1,0 +1,46 @@
+package sush.pipeline.sled;
+
+import java.util.Optional;
+
+import sush.gossip.clock.Version;
+import sush.gossip.set.NetworkId;
+import sush.locker.admission.FloorCause;
+import sush.locker.admission.Verdict;
+import sush.pipeline.exec.Ending;
+import sush.projections.id.JobId;
+import sush.projections.message.Message;
+
+/** What a sled did, in order: for the event stream, the journal's readers and tests. */
+public sealed interface SledEvent {
+    /** An entry finished its steps (section 3); {@code floor} is raised at entry if present. */
+    record Entered(long sequence, NetworkId network, String cause, Optional<FloorCause> floor) implements SledEvent {
+    }
+
+    /** A floor was raised to {@code version}. */
+    record FloorRaised(FloorCause cause, Version version) implements SledEvent {
+    }
+
+    /** Local replay drained: zombies and the committed job were adjudicated. */
+    record Drained(long sequence) implements SledEvent {
+    }
+
+    /** The sled gossiped this message. */
+    record Gossiped(Message message) implements SledEvent {
+    }
+
+    /** Admission's verdict for a job at the head. */
+    record Screened(JobId job, Verdict verdict) implements SledEvent {
+    }
+
+    /** The boundary commit for the job is on both slots and its process was started. */
+    record Launched(JobId job) implements SledEvent {
+    }
+
+    /** A launched job ended. */
+    record Ended(JobId job, Ending ending) implements SledEvent {
+    }
+
+    /** Something failed that the operator should know (a boundary write, a full queue, a send). */
+    record Failed(String what) implements SledEvent {
+    }
+}

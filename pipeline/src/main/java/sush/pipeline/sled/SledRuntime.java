@@ -1,0 +1,496 @@
+package sush.pipeline.sled;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
+import sush.gossip.clock.Version;
+import sush.gossip.node.Entry;
+import sush.gossip.set.Delivery;
+import sush.gossip.set.NetworkId;
+import sush.gossip.set.Replica;
+import sush.locker.admission.Admission;
+import sush.locker.admission.Commit;
+import sush.locker.admission.FloorCause;
+import sush.locker.admission.Verdict;
+import sush.locker.record.BoundaryRecord;
+import sush.locker.record.Committed;
+import sush.locker.record.Outcome;
+import sush.locker.store.Locker;
+import sush.locker.store.LockerException;
+import sush.pipeline.exec.Ending;
+import sush.pipeline.exec.LaunchRequest;
+import sush.pipeline.exec.Launcher;
+import sush.pipeline.journal.Journal;
+import sush.pipeline.journal.JournalRecord;
+import sush.projections.fold.JobStatus;
+import sush.projections.fold.SessionProjection;
+import sush.projections.fold.SledProjection;
+import sush.projections.fold.StatusProjection;
+import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
+import sush.projections.job.SignedJob;
+import sush.projections.message.Message;
+import sush.projections.message.MessageCodec;
+import sush.projections.message.MessageException;
+
+/**
+ * One sled: a single-threaded state machine fed by the causal stream of its current universe.
+ * Every method below {@link #start()} runs on {@code loop}, which must be single-threaded; the
+ * boundary writer and the launcher report back onto it. Entries follow at-most-once.md section
+ * 3, screening section 6, reaping and adjudication section 7.
+ */
+public final class SledRuntime {
+    /** Bound on commits reserved and not yet launched; past it a job is refused, never queued unboundedly. */
+    public static final int MAX_PENDING_LAUNCHES = 256;
+    /** Bound on the event history a late subscriber (an SSE client reconnecting) can still read. */
+    public static final int MAX_EVENT_HISTORY = 4096;
+    /** Bound on remembered request versions (for the live/replayed skip rule). */
+    static final int MAX_JOB_VERSIONS = 65_536;
+    /** Bound on deliveries buffered between gossip and the state machine. */
+    static final int DELIVERY_PREFETCH = 256;
+    /** RackError needs a session; errors about no session name this one. */
+    static final SessionId NO_SESSION = new SessionId(new byte[11]);
+
+    private final SledConfig cfg;
+    private final Gossip gossip;
+    private final Locker locker;
+    private final Launcher launcher;
+    private final Optional<Journal> journal;
+    private final Scheduler loop;
+    private final BoundaryWriter writer;
+    private final Sinks.Many<SledEvent> events = Sinks.many().replay().limit(MAX_EVENT_HISTORY);
+    private final String me;
+
+    // This entry.
+    private long latestEntry;
+    private long entrySeq;
+    private NetworkId network;
+    private Replica replica;
+    private SledProjection fold;
+    private Optional<BoundaryRecord> snapshot = Optional.empty();
+    private Optional<Version> floor = Optional.empty();
+    private boolean committedAboveFloor;
+    private Version arrival = Version.ZERO;
+    private Version birth = Version.ZERO;
+    private long replayUntil;
+    private boolean drained;
+    private Disposable deliveries;
+    private final Map<JobId, Version> requestVersions = new LinkedHashMap<>();
+    private final List<Deferred> deferredSkips = new ArrayList<>();
+    private Optional<SignedJob> waiting = Optional.empty();
+
+    // This life.
+    private final Map<JobId, Launcher.Running> running = new HashMap<>();
+    private final Map<JobId, Message> endingsThisLife = new HashMap<>();
+    private final Set<JobId> launchedThisLife = new HashSet<>();
+    private final Set<JobId> adjudicated = new HashSet<>();
+    private int pendingLaunches;
+    private Disposable entries;
+
+    /** A skip of a replayed request, reported after local replay only if no status exists then. */
+    private record Deferred(JobId job, Message.SkipReason reason) {
+    }
+
+    public SledRuntime(SledConfig cfg, Gossip gossip, Locker locker, Launcher launcher, Optional<Journal> journal,
+            Scheduler loop, Scheduler writer) {
+        this.cfg = cfg;
+        this.gossip = gossip;
+        this.locker = locker;
+        this.launcher = launcher;
+        this.journal = journal;
+        this.loop = loop;
+        this.writer = new BoundaryWriter(locker, writer);
+        this.me = cfg.me().baseboard();
+    }
+
+    /** Follows the gossip node's entries from now on. */
+    public void start() {
+        entries = gossip.entries().publishOn(loop).subscribe(this::onEntry);
+    }
+
+    public void stop() {
+        if (entries != null) {
+            entries.dispose();
+        }
+        if (deliveries != null) {
+            deliveries.dispose();
+        }
+        running.values().forEach(Launcher.Running::stop);
+        writer.dispose();
+    }
+
+    /** Everything the sled does, in order; a late subscriber first gets the recent history. */
+    public Flux<SledEvent> events() {
+        return events.asFlux();
+    }
+
+    /** The fold of the current entry, read on the loop (tests, the API's queries). */
+    public reactor.core.publisher.Mono<View> view() {
+        return reactor.core.publisher.Mono.fromCallable(() -> new View(network, fold, locker.newest(), floor,
+                locker.trusted(), Set.copyOf(running.keySet()))).subscribeOn(loop);
+    }
+
+    /** A consistent look at the sled from its own thread. */
+    public record View(NetworkId network, SledProjection fold, Optional<BoundaryRecord> record, Optional<Version> floor,
+            boolean trusted, Set<JobId> running) {
+    }
+
+    // ---- Entries (section 3) -------------------------------------------------------------
+
+    private void onEntry(Entry e) {
+        latestEntry = e.sequence();
+        if (deliveries != null) {
+            deliveries.dispose();
+            deliveries = null;
+        }
+        fold = null;
+        // Step 1: nothing of the new entry happens before every queued boundary write is done.
+        writer.drain().publishOn(loop).subscribe(null, err -> emit(new SledEvent.Failed("writer: " + err)),
+                () -> enter(e));
+    }
+
+    private void enter(Entry e) {
+        if (e.sequence() != latestEntry) {
+            return; // a newer entry arrived while the writer drained
+        }
+        entrySeq = e.sequence();
+        network = e.network();
+        replica = e.replica();
+        sush.locker.admission.Entry plan = locker.trusted() ? sush.locker.admission.Entry.enter(locker.newest(), network)
+                : new sush.locker.admission.Entry(Optional.empty(), Optional.empty());
+        snapshot = plan.snapshot();
+        arrival = replica.frontier();
+        replayUntil = replica.size();
+        send(new Message.Announcement(me, cfg.software(), cfg.me().cubby()));
+        floor = Optional.empty();
+        committedAboveFloor = false;
+        plan.floor().ifPresent(this::raiseEntryFloor);
+        birth = replica.frontier();
+        fold = new SledProjection(cfg.me(), cfg.trust());
+        requestVersions.clear();
+        deferredSkips.clear();
+        waiting = Optional.empty();
+        resume();
+        journal(new JournalRecord.Entered(e.sequence(), network, e.cause().name()));
+        emit(new SledEvent.Entered(e.sequence(), network, e.cause().name(), plan.floor()));
+        drained = replayUntil == 0;
+        if (drained) {
+            onDrained();
+        }
+        long seq = entrySeq;
+        deliveries = replica.deliveries(0).publishOn(loop, DELIVERY_PREFETCH).subscribe(d -> onDelivery(seq, d));
+    }
+
+    private void raiseEntryFloor(FloorCause cause) {
+        if (cause == FloorCause.UNIVERSE_FLIP_FLOP) {
+            send(new Message.RackError(me, Message.RackErrorKind.UNIVERSE_FLIP_FLOP, NO_SESSION,
+                    "back in universe " + network + ", which this sled left long ago"));
+        }
+        // Cause 2 has no error event; the floor still covers this entry's announcement.
+        raiseFloor(cause);
+    }
+
+    private void raiseFloor(FloorCause cause) {
+        floor = Optional.of(replica.frontier());
+        committedAboveFloor = false;
+        journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.FLOOR, "", cause.name()));
+        emit(new SledEvent.FloorRaised(cause, floor.get()));
+    }
+
+    /** Section 6: the committed session resumes at the stored successor before anything is screened. */
+    private void resume() {
+        Optional<Committed> c = snapshot.filter(r -> r.network().equals(network)).flatMap(BoundaryRecord::committed);
+        if (c.isPresent()) {
+            fold.resume(new SledProjection.Resumption(c.get().session(), c.get().job(), c.get().successor()));
+            journal(new JournalRecord.Resumed(c.get().session(), c.get().job(), c.get().successor()));
+        }
+    }
+
+    // ---- The causal stream ----------------------------------------------------------------
+
+    private void onDelivery(long seq, Delivery d) {
+        if (seq != entrySeq || fold == null) {
+            return;
+        }
+        journal(new JournalRecord.Delivered(d.version(), d.payload()));
+        peek(d);
+        handle(fold.apply(d.version(), d.payload()));
+        if (!drained && d.checkpoint() >= replayUntil) {
+            drained = true;
+            onDrained();
+        }
+        retryWaiting();
+    }
+
+    /** What the sled itself needs from a message beyond the fold: request versions, stops. */
+    private void peek(Delivery d) {
+        Message m;
+        try {
+            m = MessageCodec.decode(d.payload());
+        } catch (MessageException e) {
+            return; // the fold counts it
+        }
+        if (m instanceof Message.JobStart) {
+            requestVersions.put(((Message.JobStart) m).job().request().job(), d.version());
+            if (requestVersions.size() > MAX_JOB_VERSIONS) {
+                requestVersions.remove(requestVersions.keySet().iterator().next());
+            }
+        } else if (m instanceof Message.JobStop) {
+            Launcher.Running r = running.get(((Message.JobStop) m).job());
+            if (r != null) {
+                r.stop();
+            }
+        }
+    }
+
+    private void handle(List<SledProjection.Outcome> outcomes) {
+        for (SledProjection.Outcome o : outcomes) {
+            if (o instanceof SledProjection.Outcome.AtHead) {
+                atHead(((SledProjection.Outcome.AtHead) o).job());
+            } else if (o instanceof SledProjection.Outcome.SessionEnded) {
+                SledProjection.Outcome.SessionEnded e = (SledProjection.Outcome.SessionEnded) o;
+                waiting = waiting.filter(j -> !j.request().session().equals(e.session()));
+                e.queued().forEach(j -> skip(j.request().job(), Message.SkipReason.SESSION_ENDED));
+            } else if (o instanceof SledProjection.Outcome.ConcurrentSessions) {
+                concurrent((SledProjection.Outcome.ConcurrentSessions) o);
+            } else if (o instanceof SledProjection.Outcome.InvalidJob) {
+                SledProjection.Outcome.InvalidJob i = (SledProjection.Outcome.InvalidJob) o;
+                if (targetsMe(i.job()) && ownStatus(i.job().request().job()).isEmpty()) {
+                    send(new Message.JobErrored(me, i.job().request().job(), Message.JobError.INVALID_JOB,
+                            i.reason().name().toLowerCase(java.util.Locale.ROOT), 0));
+                }
+            }
+        }
+    }
+
+    /** Two concurrent sessions: one error for the rack, from the acceptor that sorts first. */
+    private void concurrent(SledProjection.Outcome.ConcurrentSessions c) {
+        String reporter = c.first().acceptor().compareTo(c.second().acceptor()) <= 0 ? c.first().acceptor()
+                : c.second().acceptor();
+        if (reporter.equals(me) && (arrival.lessThan(c.first().start()) || arrival.lessThan(c.second().start()))) {
+            send(new Message.RackError(me, Message.RackErrorKind.CONCURRENT_SESSIONS, c.second().id(),
+                    "sessions " + c.first().id().codephrase() + " and " + c.second().id().codephrase()
+                            + " started concurrently; both ended"));
+        }
+    }
+
+    // ---- The head (section 6) -------------------------------------------------------------
+
+    private void atHead(SignedJob job) {
+        if (!fold.mayStart(job)) {
+            // Sequential: it waits until the previous job this sled ran has ended here.
+            waiting = Optional.of(job);
+            return;
+        }
+        screen(job);
+    }
+
+    private void retryWaiting() {
+        if (waiting.isPresent() && fold != null && fold.mayStart(waiting.get())) {
+            SignedJob j = waiting.get();
+            waiting = Optional.empty();
+            screen(j);
+        }
+    }
+
+    private void screen(SignedJob job) {
+        JobId id = job.request().job();
+        Optional<SessionProjection.Session> active = fold.sessions().active()
+                .filter(s -> s.id().equals(job.request().session()));
+        if (active.isEmpty()) {
+            return; // the session ended meanwhile; SessionEnded reports it
+        }
+        Verdict v = Admission.decide(new Admission.Input(locker.trusted(), floor, snapshot, network, active.get().id(),
+                active.get().start(), id, Admission.Position.AT_HEAD));
+        journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.VERDICT, id.codephrase(), v.toString()));
+        emit(new SledEvent.Screened(id, v));
+        if (v instanceof Verdict.Hop) {
+            send(new Message.RackError(me, Message.RackErrorKind.SESSION_HOP, active.get().id(),
+                    "this sled executed a session concurrent with this one"));
+            raiseFloor(FloorCause.SESSION_HOP);
+            screen(job); // rule 2 now refuses it
+        } else if (v instanceof Verdict.Admit) {
+            commit(job, active.get());
+        } else {
+            if (v instanceof Verdict.Skip) {
+                skip(id, ((Verdict.Skip) v).reason());
+            } else if (v instanceof Verdict.Refuse && ownStatus(id).isEmpty()) {
+                send(new Message.JobErrored(me, id, Message.JobError.IO, ((Verdict.Refuse) v).why(), 0));
+            }
+            pass(id, false);
+        }
+    }
+
+    private void pass(JobId job, boolean ran) {
+        journal(new JournalRecord.Passed(job, ran));
+        handle(fold.passHead(job, ran));
+    }
+
+    private void commit(SignedJob job, SessionProjection.Session session) {
+        JobId id = job.request().job();
+        if (pendingLaunches >= MAX_PENDING_LAUNCHES) {
+            send(new Message.JobErrored(me, id, Message.JobError.IO, "launch queue full (" + MAX_PENDING_LAUNCHES
+                    + " commits in flight)", 0));
+            pass(id, false);
+            return;
+        }
+        Commit.Input in = new Commit.Input(me, network, session.id(), session.start(), id, job.request().successor(),
+                floor.isPresent() && !committedAboveFloor);
+        Locker.Ticket t;
+        try {
+            t = locker.reserve(newest -> Commit.build(newest, in));
+        } catch (LockerException | RuntimeException e) {
+            send(new Message.JobErrored(me, id, Message.JobError.IO, "recording the execution boundary: "
+                    + e.getMessage(), 0));
+            pass(id, false);
+            return;
+        }
+        committedAboveFloor = floor.isPresent();
+        pendingLaunches++;
+        journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.COMMIT, id.codephrase(), "reserved"));
+        // The newest record names this job now: the head is past it, as resumption would put it.
+        pass(id, true);
+        writer.store(t).publishOn(loop).subscribe(null, err -> commitFailed(id, err), () -> launch(job));
+    }
+
+    private void commitFailed(JobId job, Throwable err) {
+        pendingLaunches--;
+        String why = "recording the execution boundary failed: " + err.getMessage();
+        journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.ERROR, job.codephrase(), why));
+        emit(new SledEvent.Failed(why));
+        // The job does not start: a failed write means no launch.
+        send(new Message.JobErrored(me, job, Message.JobError.IO, why, 0));
+    }
+
+    private void launch(SignedJob job) {
+        pendingLaunches--;
+        JobId id = job.request().job();
+        Launcher.Running r = launcher.launch(new LaunchRequest(job.request().session(), id, job.request().command(),
+                job.request().target(), cfg.limits()));
+        running.put(id, r);
+        launchedThisLife.add(id);
+        journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.LAUNCH, id.codephrase(), ""));
+        emit(new SledEvent.Launched(id));
+        send(new Message.JobStarted(me, id));
+        r.ending().publishOn(loop).subscribe(e -> onEnded(id, e));
+    }
+
+    private void onEnded(JobId job, Ending e) {
+        running.remove(job);
+        Message report = Endings.message(me, job, e);
+        endingsThisLife.put(job, report);
+        journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.ENDING, job.codephrase(), e.toString()));
+        emit(new SledEvent.Ended(job, e));
+        Outcome o = Endings.outcome(e);
+        if (locker.trusted() && locker.newest().flatMap(r -> Commit.ended(r, job, o)).isPresent()) {
+            try {
+                Locker.Ticket t = locker.reserve(newest -> Commit.ended(newest.orElseThrow(), job, o).orElseThrow());
+                writer.store(t).publishOn(loop).subscribe(null,
+                        err -> emit(new SledEvent.Failed("outcome write for " + job + ": " + err.getMessage())));
+            } catch (LockerException | RuntimeException ex) {
+                emit(new SledEvent.Failed("outcome write for " + job + ": " + ex.getMessage()));
+            }
+        }
+        send(report);
+    }
+
+    // ---- Skips, reaping and adjudication (sections 6 and 7) --------------------------------
+
+    /** A live request's skip is gossiped at once; a replayed one's after replay, if still without status. */
+    private void skip(JobId job, Message.SkipReason reason) {
+        if (ownStatus(job).isPresent()) {
+            return;
+        }
+        Version v = requestVersions.get(job);
+        boolean live = v != null && arrival.lessThan(v);
+        if (live || drained) {
+            send(new Message.JobSkipped(me, job, reason));
+        } else {
+            deferredSkips.add(new Deferred(job, reason));
+        }
+    }
+
+    private void onDrained() {
+        for (Deferred d : deferredSkips) {
+            if (ownStatus(d.job()).isEmpty()) {
+                send(new Message.JobSkipped(me, d.job(), d.reason()));
+            }
+        }
+        deferredSkips.clear();
+        reapZombies();
+        adjudicate();
+        emit(new SledEvent.Drained(entrySeq));
+    }
+
+    private void reapZombies() {
+        for (JobId z : fold.zombies(birth)) {
+            if (launchedThisLife.contains(z)) {
+                // A survivor of a migration: still running reports later; ended re-announces.
+                Message ending = endingsThisLife.get(z);
+                if (ending != null) {
+                    send(ending);
+                }
+            } else {
+                send(new Message.JobErrored(me, z, Message.JobError.INTERRUPTED,
+                        "running when an earlier life of this sled ended", 0));
+            }
+        }
+    }
+
+    /** Once per record: the committed job's fate leaves the sled, from the record if nothing else tells it. */
+    private void adjudicate() {
+        Optional<Committed> c = snapshot.filter(r -> r.network().equals(network)).flatMap(BoundaryRecord::committed);
+        if (c.isEmpty() || launchedThisLife.contains(c.get().job()) || !adjudicated.add(c.get().job())) {
+            return;
+        }
+        JobId job = c.get().job();
+        if (ownStatus(job).isPresent()) {
+            return;
+        }
+        for (Message m : Endings.recorded(me, job, c.get().outcome())) {
+            send(m);
+        }
+    }
+
+    // ---- Helpers ----------------------------------------------------------------------
+
+    private Optional<StatusProjection.Entry> ownStatus(JobId job) {
+        return fold.statuses().status(job, me).filter(e -> e.status() != JobStatus.QUEUED);
+    }
+
+    private boolean targetsMe(SignedJob job) {
+        try {
+            return sush.projections.targets.Target.parse(job.request().target()).runsOn(cfg.me());
+        } catch (sush.projections.targets.TargetException e) {
+            return false;
+        }
+    }
+
+    private void send(Message m) {
+        try {
+            gossip.send(MessageCodec.encode(m));
+            emit(new SledEvent.Gossiped(m));
+        } catch (RuntimeException e) {
+            // The universe changed under the send: the next entry re-announces what matters.
+            emit(new SledEvent.Failed("gossip send of " + m.getClass().getSimpleName() + ": " + e.getMessage()));
+        }
+    }
+
+    private void emit(SledEvent e) {
+        events.tryEmitNext(e);
+    }
+
+    private void journal(JournalRecord r) {
+        journal.ifPresent(j -> j.append(r));
+    }
+}

@@ -1,0 +1,173 @@
+package sush.pipeline.sled;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Predicate;
+
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Sinks;
+import reactor.test.scheduler.VirtualTimeScheduler;
+import sush.gossip.Entropy;
+import sush.gossip.clock.Version;
+import sush.gossip.node.Entry;
+import sush.gossip.set.NetworkId;
+import sush.gossip.set.Replica;
+import sush.locker.store.Locker;
+import sush.locker.store.LockerException;
+import sush.locker.store.MemorySlot;
+import sush.pipeline.Rack;
+import sush.pipeline.exec.LedgerLauncher;
+import sush.pipeline.exec.Limits;
+import sush.projections.message.Message;
+import sush.projections.message.MessageCodec;
+
+/**
+ * One sled under test: the real {@link SledRuntime} on a virtual-time loop, its replica fed by an
+ * operator replica of the same universe (synced by hand: the partition is the test's choice),
+ * in-memory slots that survive restarts, and a ledger in place of processes.
+ */
+final class SledHarness {
+    final VirtualTimeScheduler time = VirtualTimeScheduler.create();
+    final MemorySlot a = new MemorySlot("m2-a");
+    final MemorySlot b = new MemorySlot("m2-b");
+    final List<LedgerLauncher.Launch> ledger = LedgerLauncher.newLedger();
+    final List<SledEvent> events = new ArrayList<>();
+    LedgerLauncher launcher;
+    SledRuntime sled;
+    Locker locker;
+    Replica replica;
+    /** The operator's side of each universe, by network. */
+    final java.util.Map<NetworkId, Replica> racks = new java.util.HashMap<>();
+    private Sinks.Many<Entry> entries;
+    private long entrySeq;
+    private int lives;
+
+    SledHarness provision() throws LockerException {
+        Locker.provision(Rack.ME.baseboard(), List.of(a, b), Entropy.seeded(0));
+        return this;
+    }
+
+    static NetworkId universe(int n) {
+        byte[] id = new byte[NetworkId.SIZE_BYTES];
+        id[0] = 'u';
+        id[15] = (byte) n;
+        return NetworkId.of(id);
+    }
+
+    /** The operators' replica of universe {@code n}, created on first use. */
+    Replica rack(int n) {
+        return racks.computeIfAbsent(universe(n), Replica::seed);
+    }
+
+    /** A new life of the sled joining universe {@code n} with what its operator side holds. */
+    SledHarness boot(int n) throws LockerException {
+        lives++;
+        launcher = new LedgerLauncher(Rack.ME.baseboard(), ledger, false);
+        locker = Locker.open(Rack.ME.baseboard(), List.of(a, b), Entropy.seeded(lives));
+        entries = Sinks.many().replay().all();
+        entrySeq = 0;
+        Gossip gossip = new Gossip() {
+            @Override
+            public Flux<Entry> entries() {
+                return entries.asFlux();
+            }
+
+            @Override
+            public Version send(byte[] payload) {
+                return replica.send(payload);
+            }
+        };
+        sled = new SledRuntime(new SledConfig(Rack.ME, Rack.TRUST, "0.1.0", Limits.DEFAULT), gossip, locker, launcher,
+                Optional.empty(), time, time);
+        sled.events().subscribe(events::add);
+        sled.start();
+        enter(n, Entry.Cause.START);
+        return this;
+    }
+
+    /** The sled migrates (during this life) into universe {@code n}. */
+    SledHarness migrate(int n) {
+        enter(n, Entry.Cause.MIGRATION);
+        return this;
+    }
+
+    private void enter(int n, Entry.Cause cause) {
+        replica = Replica.newcomer();
+        replica.adopt(rack(n).grant());
+        entries.tryEmitNext(new Entry(++entrySeq, cause, universe(n), replica));
+        settle();
+    }
+
+    /** The process dies: memory gone; slots keep what was durable. */
+    void crash() {
+        sled.stop();
+        locker.close();
+        a.crash();
+        b.crash();
+        settle();
+    }
+
+    /** An operator message, sent on the operator side of the sled's current universe (not yet synced). */
+    Version operator(Message m) {
+        return rack().send(MessageCodec.encode(m));
+    }
+
+    /** An operator message in universe {@code n} before the sled is there. */
+    Version operator0(int n, Message m) {
+        return rack(n).send(MessageCodec.encode(m));
+    }
+
+    Replica rack() {
+        return racks.get(replica.network());
+    }
+
+    /** A sync session between the sled and its operator side: both hold the union after it. */
+    void sync() {
+        Replica r = rack();
+        replica.commit(r.network(), r.frontier(), r.missingFor(r.view(), replica.frontier()));
+        r.commit(replica.network(), replica.frontier(), replica.missingFor(replica.view(), r.frontier()));
+        settle();
+    }
+
+    /** Lets every queued task of the loop and the writer run. */
+    void settle() {
+        for (int i = 0; i < 10; i++) {
+            time.advanceTime();
+        }
+    }
+
+    List<Message> gossiped() {
+        List<Message> out = new ArrayList<>();
+        for (SledEvent e : events) {
+            if (e instanceof SledEvent.Gossiped) {
+                out.add(((SledEvent.Gossiped) e).message());
+            }
+        }
+        return out;
+    }
+
+    <T extends Message> List<T> gossiped(Class<T> kind) {
+        List<T> out = new ArrayList<>();
+        for (Message m : gossiped()) {
+            if (kind.isInstance(m)) {
+                out.add(kind.cast(m));
+            }
+        }
+        return out;
+    }
+
+    <T extends SledEvent> List<T> events(Class<T> kind) {
+        List<T> out = new ArrayList<>();
+        for (SledEvent e : events) {
+            if (kind.isInstance(e)) {
+                out.add(kind.cast(e));
+            }
+        }
+        return out;
+    }
+
+    long launches(Predicate<LedgerLauncher.Launch> which) {
+        return ledger.stream().filter(which).count();
+    }
+}

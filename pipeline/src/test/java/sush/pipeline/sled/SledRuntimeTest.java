@@ -1,0 +1,62 @@
+package sush.pipeline.sled;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Optional;
+
+import org.junit.jupiter.api.Test;
+
+import sush.locker.admission.FloorCause;
+import sush.pipeline.Rack;
+import sush.projections.id.JobId;
+import sush.projections.job.SignedJob;
+import sush.projections.message.Message;
+
+class SledRuntimeTest {
+    private static JobId id(SignedJob j) {
+        return j.request().job();
+    }
+
+    @Test
+    void aProvisionedSledAnnouncesFirstRaisesNoFloorAndRunsJobsInChainOrder() throws Exception {
+        SledHarness h = new SledHarness().provision().boot(1);
+        assertInstanceOf(Message.Announcement.class, h.gossiped().get(0), "the entry's first send");
+        SledEvent.Entered entered = h.events(SledEvent.Entered.class).get(0);
+        assertEquals(Optional.empty(), entered.floor());
+        List<SignedJob> jobs = Rack.jobs(Rack.session(1), 3, "echo", "*");
+        h.operator(Rack.start(1));
+        jobs.forEach(j -> h.operator(new Message.JobStart(j)));
+        h.sync();
+        assertEquals(List.of(id(jobs.get(0))), h.ledger.stream().map(l -> l.job()).toList(),
+                "sequential: the second waits for the first to end");
+        h.launcher.end(id(jobs.get(0)), 0);
+        h.settle();
+        h.sync();
+        assertEquals(2, h.ledger.size());
+        h.launcher.end(id(jobs.get(1)), 0);
+        h.settle();
+        h.launcher.end(id(jobs.get(2)), 0);
+        h.settle();
+        assertEquals(jobs.stream().map(SledRuntimeTest::id).toList(), h.ledger.stream().map(l -> l.job()).toList());
+        assertEquals(3, h.gossiped(Message.JobStarted.class).size());
+        assertEquals(3, h.gossiped(Message.JobStopped.class).size());
+    }
+
+    @Test
+    void anUnprovisionedSledRaisesTheNoHistoryFloorWithoutAnErrorAndSkipsTheLiveSession() throws Exception {
+        SledHarness h = new SledHarness();
+        h.rack(1);
+        h.operator0(1, Rack.start(1));
+        List<SignedJob> jobs = Rack.jobs(Rack.session(1), 1, "echo", "*");
+        h.boot(1);
+        assertEquals(Optional.of(FloorCause.NO_TRUSTWORTHY_HISTORY), h.events(SledEvent.Entered.class).get(0).floor());
+        assertTrue(h.gossiped(Message.RackError.class).isEmpty(), "cause 2 has no error event");
+        h.operator(new Message.JobStart(jobs.get(0)));
+        h.sync();
+        assertEquals(0, h.ledger.size());
+        assertEquals(Message.SkipReason.BELOW_FLOOR, h.gossiped(Message.JobSkipped.class).get(0).reason());
+    }
+}
