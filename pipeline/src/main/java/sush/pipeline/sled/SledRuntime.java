@@ -118,15 +118,25 @@ public final class SledRuntime {
         entries = gossip.entries().publishOn(loop).subscribe(this::onEntry);
     }
 
+    /**
+     * Graceful shutdown: running jobs are stopped (their endings are still reported while the
+     * gossip node lives). Runs on the loop.
+     */
     public void stop() {
-        if (entries != null) {
-            entries.dispose();
-        }
-        if (deliveries != null) {
-            deliveries.dispose();
-        }
-        running.values().forEach(Launcher.Running::stop);
-        writer.dispose();
+        loop.schedule(() -> List.copyOf(running.values()).forEach(Launcher.Running::stop));
+    }
+
+    /** Stops following gossip at once (the end of a life; a crash in the simulator). */
+    public void halt() {
+        loop.schedule(() -> {
+            if (entries != null) {
+                entries.dispose();
+            }
+            if (deliveries != null) {
+                deliveries.dispose();
+            }
+            writer.dispose();
+        });
     }
 
     /** Everything the sled does, in order; a late subscriber first gets the recent history. */

@@ -37,8 +37,11 @@ final class SledHarness {
     SledRuntime sled;
     Locker locker;
     Replica replica;
-    /** The operator's side of each universe, by network. */
-    final java.util.Map<NetworkId, Replica> racks = new java.util.HashMap<>();
+    /** The operators' replicas: side 0 of each universe seeds it, other sides fork from it. */
+    final java.util.Map<String, Replica> racks = new java.util.HashMap<>();
+    /** The side the sled syncs with now. */
+    private String current;
+    Optional<sush.pipeline.journal.Journal> journal = Optional.empty();
     private Sinks.Many<Entry> entries;
     private long entrySeq;
     private int lives;
@@ -55,13 +58,34 @@ final class SledHarness {
         return NetworkId.of(id);
     }
 
-    /** The operators' replica of universe {@code n}, created on first use. */
+    /** The operators' replica of universe {@code n}, side 0, created on first use. */
     Replica rack(int n) {
-        return racks.computeIfAbsent(universe(n), Replica::seed);
+        return side(n, 0);
+    }
+
+    /** Side {@code k} of universe {@code n}: a partition that forked from side 0 when first used. */
+    Replica side(int n, int k) {
+        String key = n + "/" + k;
+        Replica r = racks.get(key);
+        if (r == null) {
+            if (k == 0) {
+                r = Replica.seed(universe(n));
+            } else {
+                r = Replica.newcomer();
+                r.adopt(side(n, 0).grant());
+            }
+            racks.put(key, r);
+        }
+        return r;
     }
 
     /** A new life of the sled joining universe {@code n} with what its operator side holds. */
     SledHarness boot(int n) throws LockerException {
+        return boot(n, 0);
+    }
+
+    /** A new life joining side {@code k} of universe {@code n}. */
+    SledHarness boot(int n, int k) throws LockerException {
         lives++;
         launcher = new LedgerLauncher(Rack.ME.baseboard(), ledger, false);
         locker = Locker.open(Rack.ME.baseboard(), List.of(a, b), Entropy.seeded(lives));
@@ -79,29 +103,31 @@ final class SledHarness {
             }
         };
         sled = new SledRuntime(new SledConfig(Rack.ME, Rack.TRUST, "0.1.0", Limits.DEFAULT), gossip, locker, launcher,
-                Optional.empty(), time, time);
+                journal, time, time);
         sled.events().subscribe(events::add);
         sled.start();
-        enter(n, Entry.Cause.START);
+        enter(n, k, Entry.Cause.START);
         return this;
     }
 
-    /** The sled migrates (during this life) into universe {@code n}. */
+    /** The sled migrates (during this life) into universe {@code n}, side 0. */
     SledHarness migrate(int n) {
-        enter(n, Entry.Cause.MIGRATION);
+        enter(n, 0, Entry.Cause.MIGRATION);
         return this;
     }
 
-    private void enter(int n, Entry.Cause cause) {
+    private void enter(int n, int k, Entry.Cause cause) {
+        current = n + "/" + k;
         replica = Replica.newcomer();
-        replica.adopt(rack(n).grant());
+        replica.adopt(side(n, k).grant());
         entries.tryEmitNext(new Entry(++entrySeq, cause, universe(n), replica));
         settle();
     }
 
     /** The process dies: memory gone; slots keep what was durable. */
     void crash() {
-        sled.stop();
+        sled.halt();
+        settle();
         locker.close();
         a.crash();
         b.crash();
@@ -118,8 +144,18 @@ final class SledHarness {
         return rack(n).send(MessageCodec.encode(m));
     }
 
+    /** An operator message on side {@code k} of universe {@code n}. */
+    Version operator0side(int n, int k, Message m) {
+        return side(n, k).send(MessageCodec.encode(m));
+    }
+
     Replica rack() {
-        return racks.get(replica.network());
+        return racks.get(current);
+    }
+
+    /** The sled's peers change to side {@code k} of its universe (no entry: same universe). */
+    void peers(int k) {
+        current = current.substring(0, current.indexOf('/') + 1) + k;
     }
 
     /** A sync session between the sled and its operator side: both hold the union after it. */
