@@ -5,14 +5,16 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 # name -> module and main class; benchmarks live in each module's test sources (bench package).
-declare -A MODULE=( [sync]=gossip [itc]=gossip [rack]=gossip [fold]=projections [commit]=locker [modelcheck]=locker )
-declare -A CLASS=( [sync]=sush.gossip.bench.SyncBench [itc]=sush.gossip.bench.ItcBench [rack]=sush.gossip.bench.RackBench [fold]=sush.projections.bench.FoldBench [commit]=sush.locker.bench.CommitBench [modelcheck]=sush.locker.model.ModelCheck )
+declare -A MODULE=( [sync]=gossip [itc]=gossip [rack]=gossip [fold]=projections [commit]=locker [modelcheck]=locker [replay]=pipeline [launch]=pipeline )
+declare -A CLASS=( [sync]=sush.gossip.bench.SyncBench [itc]=sush.gossip.bench.ItcBench [rack]=sush.gossip.bench.RackBench [fold]=sush.projections.bench.FoldBench [commit]=sush.locker.bench.CommitBench [modelcheck]=sush.locker.model.ModelCheck [replay]=sush.pipeline.bench.ReplayBench [launch]=sush.pipeline.bench.LaunchBench )
 declare -A ABOUT=(
   [sync]="two replicas sharing 10,000 messages, I extra on one side: time per session, bytes per message"
   [itc]="ns per tick, join and leq on versions of a 32-party universe"
   [fold]="one sled's projections folding a 1,000,000-message stream (decoding included)"
   [commit]="a full boundary store to two slot directories next to the bare write/fsync/rename floor; record size"
   [modelcheck]="exhaustive search of one sled's admission, records and locker over a bounded world"
+  [replay]="a 1,000,000-record journal folded back through the projections, plain and sealed"
+  [launch]="one sled: job at the chain head to process running (two-slot commit included), next to the bare commit"
   [rack]="32 sleds on loopback TCP: cold boot, dissemination (also at 100 ms per hop), ScaleCube baseline"
 )
 
@@ -32,4 +34,6 @@ mvn -B -q -DskipTests -pl "$module" -am install >&2
 mvn -B -q -pl "$module" dependency:build-classpath -Dmdep.includeScope=test \
   -Dmdep.outputFile=target/bench.classpath >&2
 cp="$module/target/test-classes:$module/target/classes:$(cat "$module/target/bench.classpath")"
-exec java ${BENCH_JAVA_OPTS:-} -Xss1m -Xmx4g -cp "$cp" "${CLASS[$name]}" "$@"
+# Chronicle Queue (the journal) needs these on every JVM that touches it (dependencies.md).
+chronicle=$(sed -n 's:.*<chronicle.jvm.flags>\(.*\)</chronicle.jvm.flags>.*:\1:p' pom.xml)
+exec java ${BENCH_JAVA_OPTS:-} $chronicle -Xss1m -Xmx4g -cp "$cp" "${CLASS[$name]}" "$@"

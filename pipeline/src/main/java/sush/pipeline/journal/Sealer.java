@@ -84,9 +84,23 @@ final class Sealer {
         return out;
     }
 
+    /** One cipher per direction, keyed once: re-initialising with a null key keeps the AES key schedule. */
+    private GCMBlockCipher encrypter;
+    private GCMBlockCipher decrypter;
+
     private GCMBlockCipher cipher(boolean encrypt, byte[] nonce, byte[] position) {
-        GCMBlockCipher c = (GCMBlockCipher) GCMBlockCipher.newInstance(AESEngine.newInstance());
-        c.init(encrypt, new AEADParameters(new KeyParameter(key), TAG_BITS, nonce, position));
+        GCMBlockCipher c = encrypt ? encrypter : decrypter;
+        KeyParameter k = null;
+        if (c == null) {
+            c = (GCMBlockCipher) GCMBlockCipher.newInstance(AESEngine.newInstance());
+            k = new KeyParameter(key);
+            if (encrypt) {
+                encrypter = c;
+            } else {
+                decrypter = c;
+            }
+        }
+        c.init(encrypt, new AEADParameters(k, TAG_BITS, nonce, position));
         return c;
     }
 }

@@ -59,4 +59,27 @@ class SledRuntimeTest {
         assertEquals(0, h.ledger.size());
         assertEquals(Message.SkipReason.BELOW_FLOOR, h.gossiped(Message.JobSkipped.class).get(0).reason());
     }
+
+    @Test
+    void replayingTheJournalReproducesTheLiveFoldExactly(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        byte[] key = new byte[32];
+        key[7] = 7;
+        SledHarness h = new SledHarness().provision();
+        h.journal = Optional.of(sush.pipeline.journal.Journal.open(dir, Optional.of(key), sush.gossip.Entropy.seeded(5)));
+        h.boot(1);
+        List<SignedJob> jobs = Rack.jobs(Rack.session(1), 3, "j", "*");
+        h.operator(Rack.start(1));
+        jobs.forEach(j -> h.operator(new Message.JobStart(j)));
+        h.sync();
+        h.launcher.end(id(jobs.get(0)), 0);
+        h.settle();
+        h.sync();
+        h.journal.get().close();
+        String live = h.sled.view().block().fold().digest();
+        sush.pipeline.journal.Replay.Result r = sush.pipeline.journal.Replay.run(dir, Optional.of(key), Rack.ME,
+                Rack.TRUST, -1);
+        assertEquals(live, r.state().orElseThrow().digest());
+        assertTrue(r.timeline().stream().anyMatch(s -> s.record() instanceof sush.pipeline.journal.JournalRecord.Passed));
+    }
 }
