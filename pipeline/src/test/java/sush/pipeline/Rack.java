@@ -77,10 +77,15 @@ public final class Rack {
 
     /** Signed jobs of a session's chain, in order, each on {@code target}. */
     public static List<SignedJob> jobs(SessionId s, int count, String command, String target) {
+        return jobs(s, count, command, target, false);
+    }
+
+    /** As {@link #jobs(SessionId, int, String, String)}, each flagged {@code concurrent}. */
+    public static List<SignedJob> jobs(SessionId s, int count, String command, String target, boolean concurrent) {
         List<SignedJob> out = new ArrayList<>();
         JobId at = Chain.first(s);
         for (int i = 0; i < count; i++) {
-            JobRequest r = new JobRequest(s, at, command + " " + i, target, false);
+            JobRequest r = new JobRequest(s, at, command + " " + i, target, concurrent);
             out.add(KEY.sign(r));
             at = r.successor();
         }

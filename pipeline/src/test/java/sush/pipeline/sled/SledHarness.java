@@ -29,6 +29,8 @@ import sush.projections.message.MessageCodec;
  */
 final class SledHarness {
     final VirtualTimeScheduler time = VirtualTimeScheduler.create();
+    /** The boundary writer's scheduler: {@link #time} unless a test stalls the writer. */
+    reactor.core.scheduler.Scheduler writerTime = time;
     final MemorySlot a = new MemorySlot("m2-a");
     final MemorySlot b = new MemorySlot("m2-b");
     final List<LedgerLauncher.Launch> ledger = LedgerLauncher.newLedger();
@@ -103,7 +105,7 @@ final class SledHarness {
             }
         };
         sled = new SledRuntime(new SledConfig(Rack.ME, Rack.TRUST, "0.1.0", Limits.DEFAULT), gossip, locker, launcher,
-                journal, time, time);
+                journal, time, writerTime);
         sled.events().subscribe(events::add);
         sled.start();
         enter(n, k, Entry.Cause.START);

@@ -218,4 +218,34 @@ class SledLifeTest {
         assertEquals(jobs.get(1).request().successor(), h.sled.view().block().fold().chain().orElseThrow().head(),
                 "the head walked past both");
     }
+
+    @Test
+    void aFullLaunchQueueRefusesWithAClearErrorInsteadOfBlocking() throws Exception {
+        SledHarness h = new SledHarness().provision();
+        java.util.List<Runnable> held = new java.util.ArrayList<>();
+        h.writerTime = reactor.core.scheduler.Schedulers.fromExecutor(held::add);
+        h.boot(1);
+        // The writer's drain at entry needs the writer once; let it through, then hold it.
+        release(held, h);
+        int n = SledRuntime.MAX_PENDING_LAUNCHES + 2;
+        List<SignedJob> jobs = Rack.jobs(Rack.session(1), n, "c", "*", true);
+        h.operator(Rack.start(1));
+        jobs.forEach(j -> h.operator(new Message.JobStart(j)));
+        h.sync();
+        List<Message.JobErrored> full = h.gossiped(Message.JobErrored.class);
+        assertEquals(2, full.size());
+        assertTrue(full.get(0).detail().contains("launch queue full"), full.get(0).detail());
+        assertEquals(0, h.ledger.size(), "nothing launched while the writer is stalled");
+        release(held, h);
+        assertEquals(SledRuntime.MAX_PENDING_LAUNCHES, h.ledger.size(), "every reserved commit launched once stored");
+    }
+
+    private static void release(java.util.List<Runnable> held, SledHarness h) {
+        while (!held.isEmpty()) {
+            List<Runnable> now = List.copyOf(held);
+            held.clear();
+            now.forEach(Runnable::run);
+            h.settle();
+        }
+    }
 }
