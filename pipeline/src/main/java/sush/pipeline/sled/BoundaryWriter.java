@@ -25,7 +25,8 @@ final class BoundaryWriter {
             try {
                 locker.store(t);
                 sink.success();
-            } catch (LockerException e) {
+            } catch (LockerException | RuntimeException e) {
+                // Whatever failed, the store did not complete: the job it guards must not run.
                 sink.error(e);
             }
         }));

@@ -1,0 +1,125 @@
+package sush.pipeline.sim;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+
+/** Random schedules from a seed, and the fixed scenarios of at-most-once.md section 10. */
+public final class Schedules {
+    private Schedules() {
+    }
+
+    /** A random schedule of {@code steps} steps over {@code sleds} sleds, all of it from {@code seed}. */
+    public static List<Step> random(long seed, int sleds, int steps) {
+        Random r = new Random(seed);
+        List<Step> out = new ArrayList<>();
+        out.add(new Step.StartSession(r.nextInt(sleds)));
+        while (out.size() < steps) {
+            int roll = r.nextInt(100);
+            int sled = r.nextInt(sleds);
+            if (roll < 25) {
+                out.add(new Step.Advance(100 + r.nextInt(3_000)));
+            } else if (roll < 45) {
+                out.add(new Step.Submit(sled, target(r, sleds), r.nextInt(5) == 0));
+            } else if (roll < 50) {
+                out.add(new Step.StartSession(sled));
+            } else if (roll < 58) {
+                out.add(new Step.EndJobs());
+            } else if (roll < 64) {
+                out.add(new Step.Crash(sled));
+            } else if (roll < 72) {
+                out.add(new Step.Restart(sled));
+            } else if (roll < 77) {
+                out.add(new Step.Partition(split(r, sleds)));
+            } else if (roll < 81) {
+                out.add(new Step.Heal());
+            } else if (roll < 82) {
+                out.add(new Step.ColdBoot());
+            } else if (roll < 83) {
+                out.add(new Step.SplitBrainColdBoot(split(r, sleds)));
+            } else if (roll < 87) {
+                out.add(new Step.Resend(sled, r.nextInt(8)));
+            } else if (roll < 89) {
+                out.add(new Step.StopSession(sled));
+            } else if (roll < 90) {
+                out.add(new Step.Skip(sled));
+            } else if (roll < 91) {
+                out.add(new Step.Wipe(sled));
+            } else if (roll < 95) {
+                String[] kinds = {"IO_ERROR", "NO_SPACE", "TORN", "LOST_ON_CRASH", "bit-flip", "READ_ONLY"};
+                out.add(new Step.SlotFault(sled, r.nextInt(2), kinds[r.nextInt(kinds.length)]));
+            } else {
+                out.add(new Step.CrashOnWrite(sled));
+            }
+        }
+        return out;
+    }
+
+    private static String target(Random r, int sleds) {
+        int k = r.nextInt(4);
+        int s = r.nextInt(sleds);
+        if (k == 0) {
+            return "*";
+        } else if (k == 1) {
+            return s + "," + r.nextInt(sleds);
+        } else if (k == 2) {
+            return String.format("913-0000019:SIM%04d", s);
+        }
+        return String.format("SIM%04d", s);
+    }
+
+    private static List<Set<Integer>> split(Random r, int sleds) {
+        Set<Integer> one = new java.util.TreeSet<>();
+        Set<Integer> two = new java.util.TreeSet<>();
+        for (int i = 0; i < sleds; i++) {
+            (r.nextBoolean() ? one : two).add(i);
+        }
+        return List.of(one, two);
+    }
+
+    /** A named fixed schedule. */
+    public record Scenario(String name, List<Step> steps) {
+    }
+
+    /** Section 10 scenarios as fixed schedules over 4 sleds (sled 3 is X). */
+    public static List<Scenario> scenarios() {
+        Set<Integer> left = Set.of(0, 1);
+        Set<Integer> right = Set.of(2);
+        List<Scenario> out = new ArrayList<>();
+        out.add(new Scenario("1 partition flip-flop across sessions", List.of(
+                new Step.Partition(List.of(Set.of(0, 1, 3), Set.of(2))), new Step.StartSession(0),
+                new Step.Submit(0, "*", false), new Step.Advance(3_000), new Step.Crash(3),
+                new Step.Partition(List.of(left, Set.of(2, 3))), new Step.Restart(3), new Step.StartSession(2),
+                new Step.Submit(2, "*", false), new Step.Advance(3_000), new Step.Crash(3),
+                new Step.Partition(List.of(Set.of(0, 1, 3), right)), new Step.Restart(3), new Step.Resend(0, 0),
+                new Step.Advance(5_000))));
+        out.add(new Scenario("9 queued jobs before a reboot run after it", List.of(new Step.StartSession(0),
+                new Step.Submit(0, "*", false), new Step.Submit(0, "*", false), new Step.Submit(0, "*", false),
+                new Step.Advance(2_000), new Step.Crash(3), new Step.Advance(1_000), new Step.Restart(3),
+                new Step.Advance(5_000), new Step.EndJobs(), new Step.Advance(5_000))));
+        out.add(new Scenario("10 a job running at a crash ends Interrupted, then the rack goes on", List.of(
+                new Step.StartSession(0), new Step.Submit(0, "3", false), new Step.Advance(2_000), new Step.Crash(3),
+                new Step.Restart(3), new Step.Advance(5_000), new Step.Submit(1, "*", false), new Step.Advance(5_000))));
+        out.add(new Scenario("12 hop: a session on the other side is refused, a later one runs", List.of(
+                new Step.Partition(List.of(Set.of(0, 3), Set.of(1, 2))), new Step.StartSession(0),
+                new Step.Submit(0, "*", false), new Step.Advance(3_000), new Step.EndJobs(), new Step.StartSession(1),
+                new Step.Submit(1, "*", false), new Step.Crash(3), new Step.Partition(List.of(Set.of(0), Set.of(1, 2, 3))),
+                new Step.Restart(3), new Step.Advance(5_000), new Step.StartSession(1), new Step.Submit(1, "*", false),
+                new Step.Advance(5_000))));
+        out.add(new Scenario("14 a burn racing a start, a lost suffix and a restart", List.of(new Step.StartSession(0),
+                new Step.Submit(0, "*", false), new Step.Skip(1), new Step.Submit(0, "*", false), new Step.Advance(500),
+                new Step.Crash(3), new Step.Restart(3), new Step.Resend(2, 0), new Step.Advance(5_000))));
+        out.add(new Scenario("cold boot and split-brain cold boot mid-session", List.of(new Step.StartSession(0),
+                new Step.Submit(0, "*", false), new Step.Advance(2_000), new Step.ColdBoot(), new Step.Advance(3_000),
+                new Step.Submit(0, "*", false), new Step.SplitBrainColdBoot(List.of(Set.of(0, 1), Set.of(2, 3))),
+                new Step.StartSession(2), new Step.Submit(2, "*", false), new Step.Advance(3_000), new Step.Heal(),
+                new Step.Advance(10_000))));
+        out.add(new Scenario("6 crashes inside boundary writes and flaky drives", List.of(new Step.StartSession(0),
+                new Step.CrashOnWrite(3), new Step.Submit(0, "*", false), new Step.Advance(1_000), new Step.Restart(3),
+                new Step.SlotFault(2, 0, "TORN"), new Step.Submit(0, "*", false), new Step.Advance(1_000),
+                new Step.SlotFault(1, 1, "NO_SPACE"), new Step.Submit(0, "*", false), new Step.Crash(2),
+                new Step.Restart(2), new Step.Advance(5_000))));
+        return out;
+    }
+}

@@ -1,0 +1,499 @@
+package sush.pipeline.sim;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+import reactor.test.scheduler.VirtualTimeScheduler;
+import sush.gossip.Entropy;
+import sush.gossip.net.MemoryNetwork;
+import sush.gossip.node.GossipConfig;
+import sush.gossip.node.GossipNode;
+import sush.locker.store.Locker;
+import sush.locker.store.LockerException;
+import sush.locker.store.MemorySlot;
+import sush.pipeline.exec.LedgerLauncher;
+import sush.pipeline.exec.Limits;
+import sush.pipeline.sled.Gossip;
+import sush.pipeline.sled.SledConfig;
+import sush.pipeline.sled.SledEvent;
+import sush.pipeline.sled.SledRuntime;
+import sush.projections.fold.StatusProjection;
+import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
+import sush.projections.id.SessionIds;
+import sush.projections.job.JobRequest;
+import sush.projections.job.SignedJob;
+import sush.projections.job.SignerKey;
+import sush.projections.job.TrustStore;
+import sush.projections.message.Message;
+import sush.projections.message.MessageCodec;
+import sush.projections.targets.Sled;
+import sush.projections.targets.Target;
+
+/**
+ * The deterministic rack simulator (verification.md section 3): N real sleds (gossip node, sled
+ * runtime, locker) in one JVM on one virtual-time scheduler, an in-memory network that
+ * partitions at will, in-memory slots with the drive fault model, crashes and cold boots, an
+ * operator acting through any sled, and a ledger in place of processes. Everything random
+ * derives from the seed, so a run reproduces exactly. Checkers: no (sled, job) launched twice,
+ * chain order per sled, and after a calm tail, every known targeted job ends on every live sled.
+ */
+public final class Simulation {
+    /** Gossip timers for the simulation: quicker than the daemon's so runs converge in few steps. */
+    static final GossipConfig GOSSIP = GossipConfig.defaults("sim").withPeriodicSync(Duration.ofSeconds(2),
+            Duration.ofSeconds(20));
+
+    /** What one run found and did. */
+    public record Result(long seed, int sleds, int steps, long launches, Map<String, Long> skips, long floors,
+            long hops, long flipFlops, long crashes, Set<String> faultKinds, List<String> violations,
+            List<String> trace) {
+        public boolean ok() {
+            return violations.isEmpty();
+        }
+
+        /** The one-line summary of the run. */
+        public String summary() {
+            return String.format(java.util.Locale.ROOT, "seed %d: %d sleds, %d steps, %d launches, skips %s, %d floors, "
+                    + "%d hops, %d flip-flops, %d crashes, faults %s%s", seed, sleds, steps, launches, skips, floors, hops,
+                    flipFlops, crashes, faultKinds, ok() ? "" : ", VIOLATIONS " + violations);
+        }
+    }
+
+    private final long seed;
+    private final int count;
+    private final VirtualTimeScheduler time = VirtualTimeScheduler.create();
+    private final MemoryNetwork network = new MemoryNetwork();
+    private final List<SimSled> sleds = new ArrayList<>();
+    private final List<LedgerLauncher.Launch> ledger = LedgerLauncher.newLedger();
+    private final List<String> trace = new ArrayList<>();
+    private final Set<String> faults = new TreeSet<>();
+    private final SignerKey key;
+    private final TrustStore trust;
+    private final Operator operator = new Operator();
+    private final Map<JobId, int[]> positions = new HashMap<>();
+    private long floors;
+    private long hops;
+    private long flipFlops;
+    private long crashes;
+    private final Map<String, Long> skips = new TreeMap<>();
+
+    /** One simulated sled and its current life. */
+    private final class SimSled {
+        final int index;
+        final Sled sled;
+        final MemorySlot a;
+        final MemorySlot b;
+        int life;
+        GossipNode node;
+        SledRuntime runtime;
+        Locker locker;
+        LedgerLauncher launcher;
+        boolean up;
+        boolean dying;
+
+        SimSled(int index) {
+            this.index = index;
+            this.sled = new Sled(String.format("913-0000019:SIM%04d", index), index);
+            this.a = new MemorySlot(sled.baseboard() + "/m2-a");
+            this.b = new MemorySlot(sled.baseboard() + "/m2-b");
+        }
+
+        String name() {
+            return "s" + index;
+        }
+    }
+
+    /** The operator's side: the current session and the jobs it signed, as a client keeps them. */
+    private static final class Operator {
+        SessionId session;
+        Message.SessionStart start;
+        String starter = "operator";
+        final List<SignedJob> jobs = new ArrayList<>();
+        final List<Message.JobSkip> burns = new ArrayList<>();
+        JobId next;
+        int sessions;
+        int commands;
+    }
+
+    public Simulation(long seed, int sleds, SignerKey key, TrustStore trust) {
+        this.seed = seed;
+        this.count = sleds;
+        this.key = key;
+        this.trust = trust;
+        for (int i = 0; i < sleds; i++) {
+            this.sleds.add(new SimSled(i));
+        }
+    }
+
+    /** Runs the schedule, then a calm tail, then the checkers. */
+    public Result run(List<Step> schedule) {
+        for (SimSled s : sleds) {
+            provision(s);
+        }
+        for (SimSled s : sleds) {
+            boot(s);
+        }
+        advance(3_000);
+        for (Step step : schedule) {
+            trace.add(step.toString());
+            apply(step);
+            reapDying();
+        }
+        List<String> violations = new ArrayList<>();
+        checkSafety(violations);
+        calm();
+        checkSafety(violations);
+        checkLiveness(violations);
+        for (SimSled s : sleds) {
+            if (s.up) {
+                s.runtime.halt();
+                s.node.stop();
+            }
+        }
+        time.advanceTime();
+        return new Result(seed, count, schedule.size(), ledger.size(), skips, floors, hops, flipFlops, crashes,
+                faults, violations, trace);
+    }
+
+    private void provision(SimSled s) {
+        try {
+            Locker.provision(s.sled.baseboard(), List.of(s.a, s.b), entropy(s, 0, 0));
+        } catch (LockerException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private Entropy entropy(SimSled s, int life, int purpose) {
+        return Entropy.seeded(seed * 1_000_003L + s.index * 10_007L + life * 101L + purpose);
+    }
+
+    private void boot(SimSled s) {
+        s.life++;
+        s.dying = false;
+        s.node = new GossipNode(new GossipConfig(s.name(), GOSSIP.sessionTimeout(), GOSSIP.idleTimeout(),
+                GOSSIP.periodicSync(), GOSSIP.reconnectMin(), GOSSIP.reconnectMax()), network.transport(s.name()), time,
+                entropy(s, s.life, 1));
+        s.launcher = new LedgerLauncher(s.sled.baseboard(), ledger, false);
+        try {
+            s.locker = Locker.open(s.sled.baseboard(), List.of(s.a, s.b), entropy(s, s.life, 2));
+        } catch (LockerException e) {
+            throw new IllegalStateException("the simulator's slots are never locked twice", e);
+        }
+        s.runtime = new SledRuntime(new SledConfig(s.sled, trust, "sim", Limits.DEFAULT), Gossip.of(s.node), s.locker,
+                s.launcher, Optional.empty(), time, time);
+        s.runtime.events().subscribe(e -> observe(s, e));
+        s.runtime.start();
+        s.node.start().subscribe();
+        Map<String, String> peers = new LinkedHashMap<>();
+        for (SimSled o : sleds) {
+            peers.put(o.name(), o.name());
+        }
+        s.node.setPeers(peers);
+        s.up = true;
+        s.a.beforeWrite(() -> { });
+        s.b.beforeWrite(() -> { });
+        time.advanceTime();
+    }
+
+    private void crash(SimSled s) {
+        if (!s.up) {
+            return;
+        }
+        crashes++;
+        s.up = false;
+        s.runtime.halt();
+        time.advanceTime();
+        s.node.stop();
+        s.locker.close();
+        s.a.crash();
+        s.b.crash();
+        s.a.beforeWrite(() -> { });
+        s.b.beforeWrite(() -> { });
+        time.advanceTime();
+    }
+
+    private void observe(SimSled s, SledEvent e) {
+        if (e instanceof SledEvent.FloorRaised) {
+            floors++;
+            if (((SledEvent.FloorRaised) e).cause() == sush.locker.admission.FloorCause.SESSION_HOP) {
+                hops++;
+            }
+            if (((SledEvent.FloorRaised) e).cause() == sush.locker.admission.FloorCause.UNIVERSE_FLIP_FLOP) {
+                flipFlops++;
+            }
+        } else if (e instanceof SledEvent.Gossiped && ((SledEvent.Gossiped) e).message() instanceof Message.JobSkipped) {
+            skips.merge(((Message.JobSkipped) ((SledEvent.Gossiped) e).message()).reason().name(), 1L, Long::sum);
+        } else if (e instanceof SledEvent.Entered && ((SledEvent.Entered) e).cause().equals("MIGRATION")) {
+            faults.add("migration");
+        }
+    }
+
+    private void apply(Step step) {
+        if (step instanceof Step.Advance) {
+            advance(((Step.Advance) step).millis());
+        } else if (step instanceof Step.Crash) {
+            faults.add("crash");
+            crash(sleds.get(((Step.Crash) step).sled()));
+        } else if (step instanceof Step.Restart) {
+            SimSled s = sleds.get(((Step.Restart) step).sled());
+            if (!s.up) {
+                faults.add("restart");
+                boot(s);
+            }
+        } else if (step instanceof Step.ColdBoot) {
+            faults.add("cold-boot");
+            sleds.forEach(this::crash);
+            sleds.forEach(this::boot);
+        } else if (step instanceof Step.SplitBrainColdBoot) {
+            faults.add("split-brain-cold-boot");
+            sleds.forEach(this::crash);
+            partition(((Step.SplitBrainColdBoot) step).groups());
+            sleds.forEach(this::boot);
+        } else if (step instanceof Step.Partition) {
+            faults.add("partition");
+            partition(((Step.Partition) step).groups());
+        } else if (step instanceof Step.Heal) {
+            network.healAll();
+        } else if (step instanceof Step.SlotFault) {
+            slotFault((Step.SlotFault) step);
+        } else if (step instanceof Step.CrashOnWrite) {
+            faults.add("crash-mid-store");
+            SimSled s = sleds.get(((Step.CrashOnWrite) step).sled());
+            Runnable die = () -> {
+                s.dying = true;
+                throw new IllegalStateException("simulated crash inside a slot write");
+            };
+            s.a.beforeWrite(die);
+            s.b.beforeWrite(die);
+        } else if (step instanceof Step.EndJobs) {
+            endJobs();
+        } else if (step instanceof Step.Wipe) {
+            faults.add("wipe");
+            SimSled s = sleds.get(((Step.Wipe) step).sled());
+            crash(s);
+            s.a.setContents(Optional.empty());
+            s.b.setContents(Optional.empty());
+        } else {
+            operate(step);
+        }
+        time.advanceTime();
+    }
+
+    /** Exactly these groups: earlier cuts heal first. */
+    private void partition(List<Set<Integer>> groups) {
+        network.healAll();
+        List<Set<String>> names = new ArrayList<>();
+        for (Set<Integer> g : groups) {
+            Set<String> n = new HashSet<>();
+            g.forEach(i -> n.add("s" + i));
+            names.add(n);
+        }
+        network.partition(names);
+    }
+
+    private void slotFault(Step.SlotFault f) {
+        SimSled s = sleds.get(f.sled());
+        MemorySlot slot = f.slot() == 0 ? s.a : s.b;
+        faults.add("slot-" + f.kind());
+        if (f.kind().equals("bit-flip")) {
+            if (slot.contents().isPresent()) {
+                slot.flipBit((int) (seed % 4096) + f.sled() * 8);
+            }
+        } else {
+            slot.arm(MemorySlot.Fault.valueOf(f.kind()), false);
+        }
+    }
+
+    private void endJobs() {
+        for (SimSled s : sleds) {
+            if (s.up) {
+                for (LedgerLauncher.Launch l : List.copyOf(ledger)) {
+                    if (l.sled().equals(s.sled.baseboard())) {
+                        s.launcher.end(l.job(), 0);
+                    }
+                }
+            }
+        }
+        time.advanceTime();
+    }
+
+    private void reapDying() {
+        for (SimSled s : sleds) {
+            if (s.up && s.dying) {
+                crash(s);
+            }
+        }
+    }
+
+    private void advance(long millis) {
+        for (long t = 0; t < millis; t += 100) {
+            time.advanceTimeBy(Duration.ofMillis(Math.min(100, millis - t)));
+            reapDying();
+        }
+    }
+
+    // ---- The operator ---------------------------------------------------------------------
+
+    private void operate(Step step) {
+        if (step instanceof Step.StartSession) {
+            SimSled via = sleds.get(((Step.StartSession) step).via());
+            byte[] sledNonce = new byte[SessionIds.NONCE_BYTES];
+            entropy(via, via.life, 100 + operator.sessions).nextBytes(sledNonce);
+            byte[] clientNonce = {(byte) operator.sessions, (byte) (seed & 0xff)};
+            operator.sessions++;
+            SessionId id = SessionIds.compute(via.sled.baseboard(), sledNonce, clientNonce);
+            Message.SessionStart start = new Message.SessionStart(id, via.sled.baseboard(), sledNonce, clientNonce,
+                    operator.starter);
+            if (send(via, start)) {
+                operator.session = id;
+                operator.start = start;
+                operator.jobs.clear();
+                operator.burns.clear();
+                operator.next = sush.projections.id.Chain.first(id);
+            }
+        } else if (operator.session == null) {
+            trace.add("  (no session yet: nothing to do)");
+        } else if (step instanceof Step.Submit) {
+            Step.Submit s = (Step.Submit) step;
+            JobRequest r = new JobRequest(operator.session, operator.next, "job-" + operator.commands++, s.target(),
+                    s.concurrent());
+            SignedJob job = key.sign(r);
+            if (send(sleds.get(s.via()), new Message.JobStart(job))) {
+                positions.put(r.job(), new int[] {operator.sessions, operator.jobs.size()});
+                operator.jobs.add(job);
+                operator.next = r.successor();
+            }
+        } else if (step instanceof Step.Resend) {
+            Step.Resend r = (Step.Resend) step;
+            if (!operator.jobs.isEmpty()) {
+                faults.add("resend");
+                send(sleds.get(r.via()), new Message.JobStart(operator.jobs.get(r.index() % operator.jobs.size())));
+            }
+        } else if (step instanceof Step.StopSession) {
+            faults.add("session-stop");
+            send(sleds.get(((Step.StopSession) step).via()), new Message.SessionStop(operator.session, operator.starter));
+        } else if (step instanceof Step.ReplayStart) {
+            faults.add("replayed-start (forbidden)");
+            send(sleds.get(((Step.ReplayStart) step).via()), operator.start);
+        } else if (step instanceof Step.Skip) {
+            faults.add("burn");
+            Message.JobSkip burn = new Message.JobSkip(operator.session, operator.next, operator.starter);
+            if (send(sleds.get(((Step.Skip) step).via()), burn)) {
+                operator.burns.add(burn);
+                operator.next = sush.projections.id.Chain.afterBurn(operator.next);
+            }
+        }
+    }
+
+    /** Sends through a sled as its API would; false (the client sees an error) if it cannot. */
+    private boolean send(SimSled via, Message m) {
+        if (!via.up) {
+            trace.add("  " + via.name() + " is down: the request fails");
+            return false;
+        }
+        try {
+            via.node.send(MessageCodec.encode(m));
+            return true;
+        } catch (RuntimeException e) {
+            trace.add("  " + via.name() + " refused the request: " + e.getMessage());
+            return false;
+        }
+    }
+
+    // ---- The calm tail and the checkers ---------------------------------------------------
+
+    /** Faults stop: the network heals, the operator re-sends what it has, jobs end. */
+    private void calm() {
+        trace.add("calm: heal, re-send the current session's jobs and burns, end jobs");
+        network.healAll();
+        advance(10_000);
+        Optional<SimSled> via = sleds.stream().filter(s -> s.up).findFirst();
+        if (via.isPresent() && operator.session != null) {
+            // What a client does when its jobs stay queued: send its signed requests again. (Never
+            // the session start: an id is accepted once, in one universe; a replayed start would
+            // give an old session a new start version.)
+            for (SignedJob j : operator.jobs) {
+                send(via.get(), new Message.JobStart(j));
+            }
+            for (Message.JobSkip b : operator.burns) {
+                send(via.get(), b);
+            }
+        }
+        for (int round = 0; round < 8; round++) {
+            advance(5_000);
+            endJobs();
+        }
+        advance(10_000);
+    }
+
+    private void checkSafety(List<String> violations) {
+        Set<String> seen = new HashSet<>();
+        Map<String, Map<Integer, Integer>> lastPosition = new HashMap<>();
+        for (LedgerLauncher.Launch l : List.copyOf(ledger)) {
+            String key = l.sled() + "/" + l.job().codephrase();
+            if (!seen.add(key) && !violations.contains("twice: " + key)) {
+                violations.add("twice: " + key);
+            }
+            int[] pos = positions.get(l.job());
+            if (pos != null) {
+                Map<Integer, Integer> bySession = lastPosition.computeIfAbsent(l.sled(), k -> new HashMap<>());
+                Integer last = bySession.put(pos[0], pos[1]);
+                if (last != null && last >= pos[1]) {
+                    String v = "chain order: " + l.sled() + " ran position " + pos[1] + " after " + last;
+                    if (!violations.contains(v)) {
+                        violations.add(v);
+                    }
+                }
+            }
+        }
+    }
+
+    /** Every targeted job a live sled knows ends on it (no job stays queued forever). */
+    private void checkLiveness(List<String> violations) {
+        for (SimSled s : sleds) {
+            if (!s.up) {
+                continue;
+            }
+            SledRuntime.View[] got = new SledRuntime.View[1];
+            s.runtime.view().subscribe(x -> got[0] = x);
+            time.advanceTime();
+            SledRuntime.View v = got[0];
+            if (v == null || v.fold() == null) {
+                continue;
+            }
+            for (SignedJob j : operator.jobs) {
+                if (!targets(j, s.sled) || v.fold().sessions().session(j.request().session()).isEmpty()) {
+                    continue;
+                }
+                Optional<StatusProjection.Entry> st = v.fold().statuses().status(j.request().job(), s.sled.baseboard());
+                boolean terminal = st.map(e -> e.status().isTerminal()).orElse(false);
+                if (!terminal && !v.running().contains(j.request().job())) {
+                    boolean active = v.fold().sessions().active().map(a -> a.id().equals(j.request().session()))
+                            .orElse(false);
+                    String head = v.fold().chain().map(c -> c.head().equals(j.request().job()) ? "at the head"
+                            : "head elsewhere").orElse("no chain");
+                    violations.add("liveness: " + s.name() + " left job " + positions.get(j.request().job())[1]
+                            + " without an ending (" + st.map(e -> e.status().name()).orElse("no status") + ", session "
+                            + (active ? "active" : "not active") + ", " + head + ")");
+                }
+            }
+        }
+    }
+
+    private static boolean targets(SignedJob j, Sled s) {
+        try {
+            return Target.parse(j.request().target()).runsOn(s);
+        } catch (sush.projections.targets.TargetException e) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,80 @@
+package sush.pipeline.sim;
+
+import java.util.List;
+import java.util.Set;
+
+/** One step of a simulated schedule. A schedule is data: it can be printed, shrunk and saved. */
+public sealed interface Step {
+    /** Virtual time passes: gossip, sessions, timers. */
+    record Advance(long millis) implements Step {
+    }
+
+    /** The sled's process dies: memory lost, slots keep what was durable. */
+    record Crash(int sled) implements Step {
+    }
+
+    /** A crashed sled boots again (a new life). */
+    record Restart(int sled) implements Step {
+    }
+
+    /** Every sled dies, then every sled boots: a whole-rack cold boot. */
+    record ColdBoot() implements Step {
+    }
+
+    /** Every sled dies, then boots inside {@code groups} that cannot reach each other. */
+    record SplitBrainColdBoot(List<Set<Integer>> groups) implements Step {
+    }
+
+    /** The network splits into {@code groups}. */
+    record Partition(List<Set<Integer>> groups) implements Step {
+    }
+
+    /** Every cut heals. */
+    record Heal() implements Step {
+    }
+
+    /** An operator starts a session through {@code via}. */
+    record StartSession(int via) implements Step {
+    }
+
+    /** An operator submits the next job of the current session through {@code via}. */
+    record Submit(int via, String target, boolean concurrent) implements Step {
+    }
+
+    /** An operator re-sends job {@code index} of the current session through {@code via}. */
+    record Resend(int via, int index) implements Step {
+    }
+
+    /** An operator stops the current session through {@code via}. */
+    record StopSession(int via) implements Step {
+    }
+
+    /** An operator burns the next position of the current session through {@code via}. */
+    record Skip(int via) implements Step {
+    }
+
+    /** Every running job on every live sled exits 0. */
+    record EndJobs() implements Step {
+    }
+
+    /** A drive fault armed on one slot of a sled (for its next write, or now for a bit flip). */
+    record SlotFault(int sled, int slot, String kind) implements Step {
+    }
+
+    /** The sled dies inside its next boundary write, before the write happens. */
+    record CrashOnWrite(int sled) implements Step {
+    }
+
+    /** The sled's drives are wiped or replaced (it crashes first): its next life has no record. */
+    record Wipe(int sled) implements Step {
+    }
+
+    /**
+     * Forbidden on purpose: the current session's start message gossiped again through
+     * {@code via}. Session ids are accepted once, in one universe (at-most-once.md section 2); a
+     * replayed start gives an old session a new start version, and the checkers must catch what
+     * follows.
+     */
+    record ReplayStart(int via) implements Step {
+    }
+}
