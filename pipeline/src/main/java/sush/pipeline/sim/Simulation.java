@@ -80,6 +80,10 @@ public final class Simulation {
     private final TrustStore trust;
     private final Operator operator = new Operator();
     private final Map<JobId, int[]> positions = new HashMap<>();
+    /** Every job the operator signed and sent, in every session. */
+    private final List<SignedJob> allJobs = new ArrayList<>();
+    /** Every burn the operator sent, in every session. */
+    private final List<Message.JobSkip> allBurns = new ArrayList<>();
     private long floors;
     private long hops;
     private long flipFlops;
@@ -370,6 +374,7 @@ public final class Simulation {
             if (send(sleds.get(s.via()), new Message.JobStart(job))) {
                 positions.put(r.job(), new int[] {operator.sessions, operator.jobs.size()});
                 operator.jobs.add(job);
+                allJobs.add(job);
                 operator.next = r.successor();
             }
         } else if (step instanceof Step.Resend) {
@@ -389,6 +394,7 @@ public final class Simulation {
             Message.JobSkip burn = new Message.JobSkip(operator.session, operator.next, operator.starter);
             if (send(sleds.get(((Step.Skip) step).via()), burn)) {
                 operator.burns.add(burn);
+                allBurns.add(burn);
                 operator.next = sush.projections.id.Chain.afterBurn(operator.next);
             }
         }
@@ -413,7 +419,7 @@ public final class Simulation {
 
     /** Faults stop: the network heals, the operator re-sends what it has, jobs end. */
     private void calm() {
-        trace.add("calm: heal, re-send the current session's jobs and burns, end jobs");
+        trace.add("calm: heal, re-send every signed job and burn, end jobs");
         network.healAll();
         advance(10_000);
         Optional<SimSled> via = sleds.stream().filter(s -> s.up).findFirst();
@@ -421,10 +427,12 @@ public final class Simulation {
             // What a client does when its jobs stay queued: send its signed requests again. (Never
             // the session start: an id is accepted once, in one universe; a replayed start would
             // give an old session a new start version.)
-            for (SignedJob j : operator.jobs) {
+            // Every session's: a session the operator moved on from may still be active where
+            // the newer start was lost with a losing universe, with a hole where a job was lost.
+            for (SignedJob j : allJobs) {
                 send(via.get(), new Message.JobStart(j));
             }
-            for (Message.JobSkip b : operator.burns) {
+            for (Message.JobSkip b : allBurns) {
                 send(via.get(), b);
             }
         }
@@ -457,7 +465,11 @@ public final class Simulation {
         }
     }
 
-    /** Every targeted job a live sled knows ends on it (no job stays queued forever). */
+    /**
+     * Every targeted job a live sled knows (its request is in the sled's current universe, its
+     * session in the fold) ends on it, whether its session is current or ended: no job stays
+     * queued forever.
+     */
     private void checkLiveness(List<String> violations) {
         for (SimSled s : sleds) {
             if (!s.up) {
@@ -470,23 +482,43 @@ public final class Simulation {
             if (v == null || v.fold() == null) {
                 continue;
             }
-            for (SignedJob j : operator.jobs) {
-                if (!targets(j, s.sled) || v.fold().sessions().session(j.request().session()).isEmpty()) {
+            Set<JobId> known = requestsHeld(s);
+            for (SignedJob j : allJobs) {
+                JobId id = j.request().job();
+                if (!targets(j, s.sled) || !known.contains(id)
+                        || v.fold().sessions().session(j.request().session()).isEmpty()) {
                     continue;
                 }
-                Optional<StatusProjection.Entry> st = v.fold().statuses().status(j.request().job(), s.sled.baseboard());
+                Optional<StatusProjection.Entry> st = v.fold().statuses().status(id, s.sled.baseboard());
                 boolean terminal = st.map(e -> e.status().isTerminal()).orElse(false);
-                if (!terminal && !v.running().contains(j.request().job())) {
+                if (!terminal && !v.running().contains(id)) {
                     boolean active = v.fold().sessions().active().map(a -> a.id().equals(j.request().session()))
                             .orElse(false);
-                    String head = v.fold().chain().map(c -> c.head().equals(j.request().job()) ? "at the head"
-                            : "head elsewhere").orElse("no chain");
-                    violations.add("liveness: " + s.name() + " left job " + positions.get(j.request().job())[1]
-                            + " without an ending (" + st.map(e -> e.status().name()).orElse("no status") + ", session "
-                            + (active ? "active" : "not active") + ", " + head + ")");
+                    String head = v.fold().chain().map(c -> c.head().equals(id) ? "at the head" : "head elsewhere")
+                            .orElse("no chain");
+                    violations.add("liveness: " + s.name() + " left job " + positions.get(id)[1] + " of session "
+                            + positions.get(id)[0] + " without an ending (" + st.map(e -> e.status().name())
+                                    .orElse("no status") + ", session " + (active ? "active" : "not active") + ", "
+                            + head + ")");
                 }
             }
         }
+    }
+
+    /** The jobs whose requests the sled's current universe holds. */
+    private static Set<JobId> requestsHeld(SimSled s) {
+        Set<JobId> out = new HashSet<>();
+        for (sush.gossip.set.Delivery d : s.node.replica().readFrom(0, Integer.MAX_VALUE)) {
+            try {
+                Message m = MessageCodec.decode(d.payload());
+                if (m instanceof Message.JobStart) {
+                    out.add(((Message.JobStart) m).job().request().job());
+                }
+            } catch (sush.projections.message.MessageException e) {
+                // Not a request.
+            }
+        }
+        return out;
     }
 
     private static boolean targets(SignedJob j, Sled s) {

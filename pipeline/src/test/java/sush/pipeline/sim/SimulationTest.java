@@ -76,4 +76,19 @@ class SimulationTest {
         assertFalse(r.ok(), r.summary());
         assertTrue(r.violations().stream().anyMatch(v -> v.startsWith("twice: ")), r.violations().toString());
     }
+
+    @Test
+    void aFailingScheduleShrinksToTheStepsThatMatter() {
+        List<Step> padded = new ArrayList<>(List.of(new Step.StartSession(0), new Step.Advance(500),
+                new Step.Submit(0, "*", false), new Step.Partition(List.of(java.util.Set.of(0, 1), java.util.Set.of(2, 3))),
+                new Step.Advance(2_000), new Step.Heal(), new Step.EndJobs(), new Step.Advance(700), new Step.ColdBoot(),
+                new Step.Advance(3_000), new Step.Crash(2), new Step.ReplayStart(0), new Step.Restart(2),
+                new Step.Resend(0, 0), new Step.Advance(3_000)));
+        java.util.function.Predicate<List<Step>> fails = steps -> !run(3, 4, steps).ok();
+        assertTrue(fails.test(padded));
+        List<Step> small = Shrink.minimize(padded, fails);
+        assertTrue(fails.test(small));
+        assertTrue(small.size() < padded.size(), small.toString());
+        assertTrue(small.contains(new Step.ReplayStart(0)), small.toString());
+    }
 }
