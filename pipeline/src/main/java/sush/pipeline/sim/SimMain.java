@@ -69,10 +69,17 @@ public final class SimMain {
     private static Figures batch(int seeds, int sleds, SignerKey key, TrustStore trust) {
         int failures = 0;
         Map<String, Integer> kinds = new TreeMap<>();
+        Map<String, Long> totals = new TreeMap<>();
         long t0 = System.nanoTime();
         for (long seed = 1; seed <= seeds; seed++) {
             Simulation.Result r = new Simulation(seed, sleds, key, trust).run(Schedules.random(seed, sleds, STEPS));
             r.faultKinds().forEach(k -> kinds.merge(k, 1, Integer::sum));
+            totals.merge("launches", r.launches(), Long::sum);
+            totals.merge("floors", r.floors(), Long::sum);
+            totals.merge("hops", r.hops(), Long::sum);
+            totals.merge("flip-flops", r.flipFlops(), Long::sum);
+            totals.merge("crashes", r.crashes(), Long::sum);
+            r.skips().forEach((k, v) -> totals.merge("skipped " + k, v, Long::sum));
             if (!r.ok()) {
                 failures++;
                 System.out.println(r.summary());
@@ -83,6 +90,7 @@ public final class SimMain {
         System.out.printf(Locale.ROOT, "%d seeds of %d sleds, %d steps each: %d violations, %.0f seeds/min%n", seeds,
                 sleds, STEPS, failures, seeds / minutes);
         System.out.println("  fault kinds (seeds in which each fired, of " + seeds + "): " + kinds);
+        System.out.println("  totals: " + totals);
         return new Figures(failures, seeds / minutes, kinds.size());
     }
 

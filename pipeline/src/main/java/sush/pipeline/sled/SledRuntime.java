@@ -93,6 +93,12 @@ public final class SledRuntime {
     private final Map<JobId, Launcher.Running> running = new HashMap<>();
     private final Map<JobId, Message> endingsThisLife = new HashMap<>();
     private final Set<JobId> launchedThisLife = new HashSet<>();
+    /** Jobs this life committed (reserved a record for), launched or not yet. */
+    private final Set<JobId> committedThisLife = new HashSet<>();
+    /** Jobs this entry reported (or deferred) a skip for: one report per job per entry. */
+    private final Set<JobId> skipReported = new HashSet<>();
+    /** Jobs this entry passed at its head: screened already, never reported as behind it. */
+    private final Set<JobId> passedThisEntry = new HashSet<>();
     private final Set<JobId> adjudicated = new HashSet<>();
     private int pendingLaunches;
     private Disposable entries;
@@ -189,6 +195,8 @@ public final class SledRuntime {
         fold = new SledProjection(cfg.me(), cfg.trust());
         requestVersions.clear();
         deferredSkips.clear();
+        passedThisEntry.clear();
+        skipReported.clear();
         waiting = Optional.empty();
         resume();
         journal(new JournalRecord.Entered(e.sequence(), network, e.cause().name()));
@@ -233,8 +241,9 @@ public final class SledRuntime {
             return;
         }
         journal(new JournalRecord.Delivered(d.version(), d.payload()));
-        peek(d);
+        Optional<SignedJob> request = peek(d);
         handle(fold.apply(d.version(), d.payload()));
+        request.ifPresent(this::behindHead);
         if (!drained && d.checkpoint() >= replayUntil) {
             drained = true;
             onDrained();
@@ -243,23 +252,48 @@ public final class SledRuntime {
     }
 
     /** What the sled itself needs from a message beyond the fold: request versions, stops. */
-    private void peek(Delivery d) {
+    private Optional<SignedJob> peek(Delivery d) {
         Message m;
         try {
             m = MessageCodec.decode(d.payload());
         } catch (MessageException e) {
-            return; // the fold counts it
+            return Optional.empty(); // the fold counts it
         }
         if (m instanceof Message.JobStart) {
-            requestVersions.put(((Message.JobStart) m).job().request().job(), d.version());
+            SignedJob job = ((Message.JobStart) m).job();
+            requestVersions.put(job.request().job(), d.version());
             if (requestVersions.size() > MAX_JOB_VERSIONS) {
                 requestVersions.remove(requestVersions.keySet().iterator().next());
             }
+            return Optional.of(job);
         } else if (m instanceof Message.JobStop) {
             Launcher.Running r = running.get(((Message.JobStop) m).job());
             if (r != null) {
                 r.stop();
             }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Section 6: a targeted request of the active session that arrives behind the head (a
+     * re-sent job, or one the head passed by a burn) ran or may have run here; it is reported
+     * {@code AlreadyHandled} instead of hanging queued. The snapshot's committed job is left to
+     * adjudication.
+     */
+    private void behindHead(SignedJob job) {
+        JobId id = job.request().job();
+        Optional<SessionProjection.Session> active = fold.sessions().active()
+                .filter(s -> s.id().equals(job.request().session()));
+        if (active.isEmpty() || fold.chain().isEmpty() || !fold.chain().get().precedesHead(id) || !targetsMe(job)
+                || ownStatus(id).isPresent() || committedThisLife.contains(id) || passedThisEntry.contains(id)) {
+            // This life's own commits report their real statuses (they may still be in flight).
+            return;
+        }
+        Verdict v = Admission.decide(new Admission.Input(locker.trusted(), floor, snapshot, network, active.get().id(),
+                active.get().start(), id, Admission.Position.BEHIND_HEAD));
+        if (v instanceof Verdict.Skip) {
+            skip(id, ((Verdict.Skip) v).reason());
         }
     }
 
@@ -342,6 +376,7 @@ public final class SledRuntime {
     }
 
     private void pass(JobId job, boolean ran) {
+        passedThisEntry.add(job);
         journal(new JournalRecord.Passed(job, ran));
         handle(fold.passHead(job, ran));
     }
@@ -366,6 +401,7 @@ public final class SledRuntime {
             return;
         }
         committedAboveFloor = floor.isPresent();
+        committedThisLife.add(id);
         pendingLaunches++;
         journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.COMMIT, id.codephrase(), "reserved"));
         // The newest record names this job now: the head is past it, as resumption would put it.
@@ -418,7 +454,7 @@ public final class SledRuntime {
 
     /** A live request's skip is gossiped at once; a replayed one's after replay, if still without status. */
     private void skip(JobId job, Message.SkipReason reason) {
-        if (ownStatus(job).isPresent()) {
+        if (ownStatus(job).isPresent() || !skipReported.add(job)) {
             return;
         }
         Version v = requestVersions.get(job);

@@ -240,6 +240,28 @@ class SledLifeTest {
         assertEquals(SledRuntime.MAX_PENDING_LAUNCHES, h.ledger.size(), "every reserved commit launched once stored");
     }
 
+    @Test
+    void aRequestArrivingBehindTheHeadIsAlreadyHandledAndARunningOneIsNot() throws Exception {
+        SledHarness h = new SledHarness().provision().boot(1);
+        List<SignedJob> jobs = Rack.jobs(Rack.session(1), 2, "b", "*");
+        h.operator(Rack.start(1));
+        h.operator(new Message.JobStart(jobs.get(0)));
+        h.sync();
+        h.operator(new Message.JobStart(jobs.get(0))); // re-sent while it runs: not reported
+        h.sync();
+        assertTrue(h.gossiped(Message.JobSkipped.class).isEmpty());
+        h.launcher.end(id(jobs.get(0)), 0);
+        h.settle();
+        h.operator(new Message.JobSkip(Rack.session(1), id(jobs.get(1)), "operator"));
+        h.sync();
+        h.operator(new Message.JobStart(jobs.get(1))); // its position was burnt before it arrived
+        h.sync();
+        Message.JobSkipped s = h.gossiped(Message.JobSkipped.class).get(0);
+        assertEquals(id(jobs.get(1)), s.job());
+        assertEquals(Message.SkipReason.ALREADY_HANDLED, s.reason());
+        assertEquals(1, h.ledger.size());
+    }
+
     private static void release(java.util.List<Runnable> held, SledHarness h) {
         while (!held.isEmpty()) {
             List<Runnable> now = List.copyOf(held);
@@ -248,4 +270,5 @@ class SledLifeTest {
             h.settle();
         }
     }
+
 }
