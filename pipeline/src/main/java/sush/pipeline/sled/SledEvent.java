@@ -40,6 +40,11 @@ public sealed interface SledEvent {
     record Ended(JobId job, Ending ending) implements SledEvent {
     }
 
+    /** A reporter's status of a job changed in this sled's fold (any sled's report). */
+    record StatusChanged(JobId job, String baseboard, sush.projections.fold.JobStatus status, Message message)
+            implements SledEvent {
+    }
+
     /** Something failed that the operator should know (a boundary write, a full queue, a send). */
     record Failed(String what) implements SledEvent {
     }

@@ -156,6 +156,12 @@ public final class SledRuntime {
                 locker.trusted(), Set.copyOf(running.keySet()))).subscribeOn(loop);
     }
 
+    /** Runs {@code f} on the loop, where the fold may be read; for the API's queries. */
+    public <T> reactor.core.publisher.Mono<T> query(java.util.function.Function<View, T> f) {
+        return reactor.core.publisher.Mono.fromCallable(() -> f.apply(new View(network, fold, locker.newest(), floor,
+                locker.trusted(), Set.copyOf(running.keySet())))).subscribeOn(loop);
+    }
+
     /** A consistent look at the sled from its own thread. */
     public record View(NetworkId network, SledProjection fold, Optional<BoundaryRecord> record, Optional<Version> floor,
             boolean trusted, Set<JobId> running) {
@@ -241,8 +247,13 @@ public final class SledRuntime {
             return;
         }
         journal(new JournalRecord.Delivered(d.version(), d.payload()));
-        Optional<SignedJob> request = peek(d);
+        Optional<Message> m = decode(d);
+        Optional<SignedJob> request = m.flatMap(x -> peek(d, x));
+        Optional<Report> before = m.flatMap(this::reportOf);
         handle(fold.apply(d.version(), d.payload()));
+        m.flatMap(this::reportOf).filter(after -> before.isEmpty() || !before.get().equals(after))
+                .ifPresent(r -> emit(new SledEvent.StatusChanged(r.job(), r.baseboard(), r.entry().status(),
+                        r.entry().message())));
         request.ifPresent(this::behindHead);
         if (!drained && d.checkpoint() >= replayUntil) {
             drained = true;
@@ -251,14 +262,42 @@ public final class SledRuntime {
         retryWaiting();
     }
 
-    /** What the sled itself needs from a message beyond the fold: request versions, stops. */
-    private Optional<SignedJob> peek(Delivery d) {
-        Message m;
+    private static Optional<Message> decode(Delivery d) {
         try {
-            m = MessageCodec.decode(d.payload());
+            return Optional.of(MessageCodec.decode(d.payload()));
         } catch (MessageException e) {
             return Optional.empty(); // the fold counts it
         }
+    }
+
+    /** A reporter's status of a job, as the fold holds it. */
+    private record Report(JobId job, String baseboard, StatusProjection.Entry entry) {
+    }
+
+    /** The fold's status for the job and reporter a job event is about. */
+    private Optional<Report> reportOf(Message m) {
+        JobId job;
+        String board;
+        if (m instanceof Message.JobStarted) {
+            job = ((Message.JobStarted) m).job();
+            board = ((Message.JobStarted) m).baseboard();
+        } else if (m instanceof Message.JobStopped) {
+            job = ((Message.JobStopped) m).job();
+            board = ((Message.JobStopped) m).baseboard();
+        } else if (m instanceof Message.JobErrored) {
+            job = ((Message.JobErrored) m).job();
+            board = ((Message.JobErrored) m).baseboard();
+        } else if (m instanceof Message.JobSkipped) {
+            job = ((Message.JobSkipped) m).job();
+            board = ((Message.JobSkipped) m).baseboard();
+        } else {
+            return Optional.empty();
+        }
+        return fold.statuses().status(job, board).map(e -> new Report(job, board, e));
+    }
+
+    /** What the sled itself needs from a message beyond the fold: request versions, stops. */
+    private Optional<SignedJob> peek(Delivery d, Message m) {
         if (m instanceof Message.JobStart) {
             SignedJob job = ((Message.JobStart) m).job();
             requestVersions.put(job.request().job(), d.version());

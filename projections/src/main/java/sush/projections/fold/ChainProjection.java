@@ -192,6 +192,25 @@ public final class ChainProjection {
         return out;
     }
 
+    /**
+     * The first position after the session's known jobs and burns, followed from the head: where
+     * a client's next job goes (the head itself if nothing is known there).
+     */
+    public JobId nextFree() {
+        JobId at = head;
+        for (int steps = 0; steps <= jobs.size() + burns.size(); steps++) {
+            Known k = jobs.get(at);
+            if (burns.contains(at)) {
+                at = Chain.afterBurn(at);
+            } else if (k != null) {
+                at = k.successor;
+            } else {
+                return at;
+            }
+        }
+        return at;
+    }
+
     public long ignoredBurns() {
         return ignoredBurns;
     }

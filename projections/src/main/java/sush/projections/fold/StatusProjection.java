@@ -67,6 +67,11 @@ public final class StatusProjection {
         return Optional.ofNullable(statuses(job).get(baseboard));
     }
 
+    /** Every job with a status, oldest first. */
+    public java.util.List<JobId> jobs() {
+        return java.util.List.copyOf(jobs.keySet());
+    }
+
     public int size() {
         return jobs.size();
     }

@@ -1,0 +1,56 @@
+package sush.ops;
+
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import sush.projections.fold.JobStatus;
+import sush.projections.fold.StatusProjection;
+import sush.projections.message.Message;
+import tools.jackson.databind.json.JsonMapper;
+
+/** The JSON of the API and the CLI: one mapper, and the shapes both sides share. */
+public final class Json {
+    public static final JsonMapper MAPPER = JsonMapper.builder().build();
+
+    private Json() {
+    }
+
+    public static String lower(Enum<?> e) {
+        return e.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+    }
+
+    /** One reporter's status of one job, with what its report said. */
+    public static Map<String, Object> status(JobStatus status, Message m) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("status", lower(status));
+        if (m instanceof Message.JobStopped) {
+            Message.JobStopped s = (Message.JobStopped) m;
+            if (s.exitCode() != null) {
+                out.put("exit_code", s.exitCode());
+            } else {
+                out.put("process_error", s.processError());
+            }
+            out.put("stdout_bytes", s.stdoutBytes());
+            out.put("stdout_sha3", HexFormat.of().formatHex(s.stdoutSha3()));
+            out.put("stderr_bytes", s.stderrBytes());
+            out.put("stderr_sha3", HexFormat.of().formatHex(s.stderrSha3()));
+        } else if (m instanceof Message.JobErrored) {
+            Message.JobErrored e = (Message.JobErrored) m;
+            out.put("error", lower(e.kind()));
+            out.put("detail", e.detail());
+            if (e.signal() != 0) {
+                out.put("signal", e.signal());
+            }
+        } else if (m instanceof Message.JobSkipped) {
+            out.put("reason", lower(((Message.JobSkipped) m).reason()));
+        }
+        return out;
+    }
+
+    public static Map<String, Object> statuses(Map<String, StatusProjection.Entry> byReporter) {
+        Map<String, Object> out = new java.util.TreeMap<>();
+        byReporter.forEach((board, e) -> out.put(board, status(e.status(), e.message())));
+        return out;
+    }
+}

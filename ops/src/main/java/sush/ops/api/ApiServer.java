@@ -1,0 +1,461 @@
+package sush.ops.api;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.reactivestreams.Publisher;
+
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.server.HttpServer;
+import reactor.netty.http.server.HttpServerRequest;
+import reactor.netty.http.server.HttpServerResponse;
+import sush.gossip.Entropy;
+import sush.gossip.node.GossipNode;
+import sush.locker.record.BoundaryRecord;
+import sush.locker.store.Locker;
+import sush.ops.Json;
+import sush.ops.SignedRequests;
+import sush.ops.SignedRequests.BadRequest;
+import sush.pipeline.exec.ProcessLauncher;
+import sush.pipeline.sled.SledConfig;
+import sush.pipeline.sled.SledEvent;
+import sush.pipeline.sled.SledRuntime;
+import sush.projections.fold.SessionProjection;
+import sush.projections.id.IdException;
+import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
+import sush.projections.id.SessionIds;
+import sush.projections.job.InvalidJobReason;
+import sush.projections.job.SignedJob;
+import sush.projections.message.Message;
+import sush.projections.message.MessageCodec;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The HTTP API of one sled (interfaces.md): JSON in and out, validation at the edge (body size,
+ * shape, codephrases, signatures and keys), typed errors with 4xx codes; a refused request changes
+ * nothing. Queries run on the sled's loop; requests become gossip messages.
+ */
+public final class ApiServer {
+    /** Bound on the events a reconnecting client can catch up on with Last-Event-ID. */
+    public static final int EVENT_HISTORY = 4096;
+
+    private final SledConfig cfg;
+    private final GossipNode node;
+    private final SledRuntime runtime;
+    private final Locker locker;
+    private final ProcessLauncher launcher;
+    private final Entropy entropy;
+    private final Sinks.Many<Numbered> events = Sinks.many().replay().limit(EVENT_HISTORY);
+    private final AtomicLong nextEvent = new AtomicLong(1);
+
+    /** An event with its SSE id. */
+    record Numbered(long id, String kind, Map<String, Object> data) {
+    }
+
+    public ApiServer(SledConfig cfg, GossipNode node, SledRuntime runtime, Locker locker, ProcessLauncher launcher,
+            Entropy entropy) {
+        this.cfg = cfg;
+        this.node = node;
+        this.runtime = runtime;
+        this.locker = locker;
+        this.launcher = launcher;
+        this.entropy = entropy;
+        runtime.events().subscribe(this::number);
+    }
+
+    public DisposableServer bind(String host, int port) {
+        return HttpServer.create().host(host).port(port).route(r -> r
+                .get("/version", (q, s) -> json(s, 200, version()))
+                .get("/versions", (q, s) -> query(s, v -> versions(v)))
+                .get("/sessions", (q, s) -> activeSession(s))
+                .post("/sessions/start", (q, s) -> handle(s, () -> startSession(q)))
+                .post("/sessions/{sid}/stop", (q, s) -> handle(s, () -> stopSession(q)))
+                .post("/sessions/{sid}/skip/{jid}", (q, s) -> handle(s, () -> skip(q)))
+                .post("/jobs/{jid}/start", (q, s) -> handle(s, () -> startJob(q)))
+                .post("/jobs/{jid}/stop", (q, s) -> handle(s, () -> stopJob(q)))
+                .get("/jobs/{jid}/status", (q, s) -> handle(s, () -> status(q)))
+                .get("/jobs/{jid}/output/{stream}", this::output)
+                .get("/jobs", (q, s) -> query(s, this::jobs))
+                .get("/boundary", (q, s) -> query(s, this::boundary))
+                .get("/events", this::events)).bindNow();
+    }
+
+    // ---- Queries --------------------------------------------------------------------------
+
+    private Map<String, Object> version() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("baseboard", cfg.me().baseboard());
+        m.put("cubby", cfg.me().cubby());
+        m.put("software", cfg.software());
+        m.put("network", node.network().toString());
+        return m;
+    }
+
+    private Object versions(SledRuntime.View v) {
+        List<Object> out = new ArrayList<>();
+        if (v.fold() != null) {
+            v.fold().announcements().forEach((board, a) -> {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("baseboard", board);
+                m.put("cubby", a.announcement().cubby());
+                m.put("software", a.announcement().software());
+                out.add(m);
+            });
+        }
+        return Map.of("sleds", out);
+    }
+
+    private Publisher<Void> activeSession(HttpServerResponse s) {
+        return runtime.query(v -> Optional.ofNullable(v.fold()).flatMap(f -> f.sessions().active()
+                .map(a -> session(a, f.chain().map(c -> c.nextFree().codephrase()).orElse(null)))))
+                .flatMap(a -> a.isEmpty() ? error(s, 404, "no-session", "no session is active")
+                        : json(s, 200, a.get()).then())
+                .onErrorResume(e -> error(s, 500, "internal", e.toString()));
+    }
+
+    private static Map<String, Object> session(SessionProjection.Session a, String nextJob) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("session_id", a.id().codephrase());
+        m.put("starter", a.starter());
+        m.put("acceptor", a.acceptor());
+        m.put("next_job", nextJob);
+        return m;
+    }
+
+    private Object jobs(SledRuntime.View v) {
+        List<Object> out = new ArrayList<>();
+        if (v.fold() != null) {
+            List<JobId> ids = v.fold().statuses().jobs();
+            for (JobId id : ids.subList(Math.max(0, ids.size() - 100), ids.size())) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("job_id", id.codephrase());
+                m.put("statuses", Json.statuses(v.fold().statuses().statuses(id)));
+                out.add(m);
+            }
+        }
+        return Map.of("jobs", out);
+    }
+
+    private Object boundary(SledRuntime.View v) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("baseboard", cfg.me().baseboard());
+        m.put("trusted", v.trusted());
+        m.put("load", locker.load().verdict().name().toLowerCase(java.util.Locale.ROOT));
+        m.put("load_reason", locker.load().reason());
+        m.put("floor", v.floor().map(Object::toString).orElse(null));
+        Optional<BoundaryRecord> r = v.record();
+        m.put("record", r.map(ApiServer::record).orElse(null));
+        return m;
+    }
+
+    static Map<String, Object> record(BoundaryRecord r) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("network", r.network().toString());
+        m.put("executed", r.executed().toString());
+        m.put("committed", r.committed().map(c -> {
+            Map<String, Object> x = new LinkedHashMap<>();
+            x.put("session", c.session().codephrase());
+            x.put("job", c.job().codephrase());
+            x.put("successor", c.successor().codephrase());
+            x.put("outcome", c.outcome().isEnded() ? Json.lower(c.outcome().status()) : "committed");
+            x.put("code", c.outcome().code());
+            return x;
+        }).orElse(null));
+        m.put("recent", r.recent().stream().map(l -> l.network().toString()).toList());
+        m.put("bloom_bits_set", r.burned().fill());
+        m.put("amnesiac", r.amnesiac());
+        return m;
+    }
+
+    private Mono<Object> status(HttpServerRequest q) throws BadRequest {
+        JobId job = jobId(q.param("jid"));
+        return runtime.query(v -> v.fold() == null ? Map.<String, Object>of()
+                : Json.statuses(v.fold().statuses().statuses(job))).flatMap(m -> m.isEmpty()
+                        ? Mono.error(new Refused(404, "unknown-job", "no status for job " + job.codephrase()))
+                        : Mono.just((Object) Map.of("job_id", job.codephrase(), "statuses", m)));
+    }
+
+    private Publisher<Void> output(HttpServerRequest q, HttpServerResponse s) {
+        JobId job;
+        try {
+            job = jobId(q.param("jid"));
+        } catch (BadRequest e) {
+            return error(s, 400, e.code(), e.getMessage());
+        }
+        String stream = q.param("stream");
+        if (!"stdout".equals(stream) && !"stderr".equals(stream)) {
+            return error(s, 404, "unknown-stream", "output is stdout or stderr");
+        }
+        Path file = launcher.jobDir(job).resolve(stream);
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(file);
+        } catch (IOException e) {
+            return error(s, 404, "no-output", "this sled holds no " + stream + " for job " + job.codephrase());
+        }
+        String range = q.requestHeaders().get("Range");
+        if (range != null && range.startsWith("bytes=")) {
+            String[] ab = range.substring(6).split("-", 2);
+            try {
+                int from = Integer.parseInt(ab[0]);
+                int to = ab.length > 1 && !ab[1].isEmpty() ? Math.min(Integer.parseInt(ab[1]), bytes.length - 1)
+                        : bytes.length - 1;
+                if (from > to || from >= bytes.length) {
+                    return error(s, 416, "bad-range", "range " + range + " outside " + bytes.length + " bytes");
+                }
+                return s.status(206).header("Content-Range", "bytes " + from + "-" + to + "/" + bytes.length)
+                        .header("Content-Type", "application/octet-stream")
+                        .sendByteArray(Mono.just(java.util.Arrays.copyOfRange(bytes, from, to + 1))).then();
+            } catch (NumberFormatException e) {
+                return error(s, 416, "bad-range", "unreadable range " + range);
+            }
+        }
+        return s.status(200).header("Content-Type", "application/octet-stream").sendByteArray(Mono.just(bytes)).then();
+    }
+
+    // ---- Requests -------------------------------------------------------------------------
+
+    private Mono<Object> startSession(HttpServerRequest q) {
+        return body(q).map(b -> {
+            JsonNode n = b.length == 0 ? Json.MAPPER.createObjectNode() : parse(b);
+            byte[] client = n.has("client_nonce") ? Base64.getDecoder().decode(n.get("client_nonce").asString())
+                    : new byte[0];
+            String starter = n.has("starter") ? n.get("starter").asString() : "operator";
+            if (client.length > 256 || starter.isEmpty() || starter.length() > 128) {
+                throw new Refused(400, "malformed-body", "client_nonce is at most 256 bytes, starter 1..128 characters");
+            }
+            // Section 2: a nonce drawn fresh at every acceptance: the id exists once, in one universe.
+            byte[] sledNonce = new byte[SessionIds.NONCE_BYTES];
+            entropy.nextBytes(sledNonce);
+            SessionId id = SessionIds.compute(cfg.me().baseboard(), sledNonce, client);
+            send(new Message.SessionStart(id, cfg.me().baseboard(), sledNonce, client, starter));
+            return Map.of("session_id", id.codephrase());
+        });
+    }
+
+    private Mono<Object> stopSession(HttpServerRequest q) throws BadRequest {
+        SessionId id = sessionId(q.param("sid"));
+        return body(q).map(b -> {
+            send(new Message.SessionStop(id, by(b)));
+            return Map.of("session_id", id.codephrase(), "stopping", true);
+        });
+    }
+
+    private Mono<Object> skip(HttpServerRequest q) throws BadRequest {
+        SessionId id = sessionId(q.param("sid"));
+        JobId position = jobId(q.param("jid"));
+        return body(q).map(b -> {
+            send(new Message.JobSkip(id, position, by(b)));
+            return Map.of("session_id", id.codephrase(), "burnt", position.codephrase());
+        });
+    }
+
+    private Mono<Object> stopJob(HttpServerRequest q) throws BadRequest {
+        JobId job = jobId(q.param("jid"));
+        return body(q).map(b -> {
+            send(new Message.JobStop(job, by(b)));
+            return Map.of("job_id", job.codephrase(), "stopping", true);
+        });
+    }
+
+    private Mono<Object> startJob(HttpServerRequest q) throws BadRequest {
+        JobId path = jobId(q.param("jid"));
+        return body(q).flatMap(b -> {
+            SignedJob job;
+            try {
+                job = SignedRequests.fromJson(parse(b));
+            } catch (BadRequest e) {
+                return Mono.error(new Refused(400, e.code(), e.getMessage()));
+            }
+            if (!job.request().job().equals(path)) {
+                return Mono.error(new Refused(400, "job-mismatch", "the body is job " + job.request().job().codephrase()
+                        + ", the path " + path.codephrase()));
+            }
+            // Checked here before gossiping; every sled checks again before running.
+            Optional<InvalidJobReason> bad = cfg.trust().check(job, job.request().session());
+            if (bad.isPresent()) {
+                int code = bad.get() == InvalidJobReason.UNKNOWN_KEY || bad.get() == InvalidJobReason.BAD_SIGNATURE ? 403
+                        : 400;
+                return Mono.error(new Refused(code, Json.lower(bad.get()), "refused: " + Json.lower(bad.get())));
+            }
+            return runtime.query(v -> Optional.ofNullable(v.fold()).flatMap(f -> f.sessions().active()))
+                    .flatMap(active -> {
+                        if (active.isEmpty() || !active.get().id().equals(job.request().session())) {
+                            return Mono.error(new Refused(409, "wrong-session", "session "
+                                    + job.request().session().codephrase() + " is not the active session here"));
+                        }
+                        send(new Message.JobStart(job));
+                        return Mono.just((Object) Map.of("job_id", job.request().job().codephrase()));
+                    });
+        });
+    }
+
+    private void send(Message m) {
+        try {
+            node.send(MessageCodec.encode(m));
+        } catch (RuntimeException e) {
+            throw new Refused(503, "not-ready", "this sled cannot gossip right now: " + e.getMessage());
+        }
+    }
+
+    // ---- Events ---------------------------------------------------------------------------
+
+    private void number(SledEvent e) {
+        Map<String, Object> data = new LinkedHashMap<>();
+        String kind;
+        if (e instanceof SledEvent.StatusChanged) {
+            SledEvent.StatusChanged c = (SledEvent.StatusChanged) e;
+            kind = "status";
+            data.put("job_id", c.job().codephrase());
+            data.put("baseboard", c.baseboard());
+            data.putAll(Json.status(c.status(), c.message()));
+        } else if (e instanceof SledEvent.FloorRaised) {
+            kind = "floor";
+            data.put("cause", Json.lower(((SledEvent.FloorRaised) e).cause()));
+        } else if (e instanceof SledEvent.Gossiped && ((SledEvent.Gossiped) e).message() instanceof Message.RackError) {
+            Message.RackError r = (Message.RackError) ((SledEvent.Gossiped) e).message();
+            kind = "error";
+            data.put("error", Json.lower(r.kind()));
+            data.put("detail", r.detail());
+        } else if (e instanceof SledEvent.Failed) {
+            kind = "error";
+            data.put("error", "sled");
+            data.put("detail", ((SledEvent.Failed) e).what());
+        } else {
+            return;
+        }
+        data.put("sled", cfg.me().baseboard());
+        events.tryEmitNext(new Numbered(nextEvent.getAndIncrement(), kind, data));
+    }
+
+    private Publisher<Void> events(HttpServerRequest q, HttpServerResponse s) {
+        long after;
+        try {
+            String last = q.requestHeaders().get("Last-Event-ID");
+            after = last == null ? 0 : Long.parseLong(last.trim());
+        } catch (NumberFormatException e) {
+            return error(s, 400, "bad-last-event-id", "Last-Event-ID is a number");
+        }
+        Flux<String> frames = events.asFlux().filter(n -> n.id() > after).map(n -> "id: " + n.id() + "\nevent: "
+                + n.kind() + "\ndata: " + Json.MAPPER.writeValueAsString(n.data()) + "\n\n");
+        return s.sse().sendString(frames).then();
+    }
+
+    // ---- Plumbing -------------------------------------------------------------------------
+
+    /** A refusal with an HTTP status and an error code; nothing was changed. */
+    static final class Refused extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final int status;
+        final String code;
+
+        Refused(int status, String code, String message) {
+            super(message);
+            this.status = status;
+            this.code = code;
+        }
+    }
+
+    /** A request handler that may refuse before it returns a Mono. */
+    @FunctionalInterface
+    private interface Handler {
+        Mono<Object> run() throws BadRequest;
+    }
+
+    private Publisher<Void> handle(HttpServerResponse s, Handler h) {
+        Mono<Object> m;
+        try {
+            m = h.run();
+        } catch (BadRequest e) {
+            return error(s, 400, e.code(), e.getMessage());
+        } catch (Refused e) {
+            return error(s, e.status, e.code, e.getMessage());
+        }
+        return m.flatMap(o -> json(s, 200, o).then()).onErrorResume(Refused.class, e -> error(s, e.status, e.code,
+                e.getMessage())).onErrorResume(e -> !(e instanceof Refused), e -> error(s, 500, "internal", e.toString()));
+    }
+
+    private <T> Publisher<Void> query(HttpServerResponse s, java.util.function.Function<SledRuntime.View, T> f) {
+        return runtime.query(f).flatMap(o -> json(s, 200, o).then())
+                .onErrorResume(e -> error(s, 500, "internal", e.toString()));
+    }
+
+    private static Mono<Void> json(HttpServerResponse s, int status, Object body) {
+        return s.status(status).header("Content-Type", "application/json")
+                .sendString(Mono.just(Json.MAPPER.writeValueAsString(body) + "\n")).then();
+    }
+
+    private static Mono<Void> error(HttpServerResponse s, int status, String code, String message) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("error", code);
+        m.put("message", message);
+        return json(s, status, m);
+    }
+
+    /** The body, at most {@link SignedRequests#MAX_BODY_BYTES}; more is a 413. */
+    private static Mono<byte[]> body(HttpServerRequest q) {
+        String declared = q.requestHeaders().get("Content-Length");
+        if (declared != null && Long.parseLong(declared.trim()) > SignedRequests.MAX_BODY_BYTES) {
+            return Mono.error(new Refused(413, "body-too-large", "bodies are at most " + SignedRequests.MAX_BODY_BYTES
+                    + " bytes"));
+        }
+        return q.receive().asByteArray().reduce(new ByteArrayOutputStream(), (acc, chunk) -> {
+            if (acc.size() + chunk.length > SignedRequests.MAX_BODY_BYTES) {
+                throw new Refused(413, "body-too-large", "bodies are at most " + SignedRequests.MAX_BODY_BYTES + " bytes");
+            }
+            acc.write(chunk, 0, chunk.length);
+            return acc;
+        }).map(ByteArrayOutputStream::toByteArray).defaultIfEmpty(new byte[0]);
+    }
+
+    private static JsonNode parse(byte[] b) {
+        try {
+            JsonNode n = Json.MAPPER.readTree(new String(b, StandardCharsets.UTF_8));
+            if (n == null || !n.isObject()) {
+                throw new Refused(400, "malformed-body", "the body is not a JSON object");
+            }
+            return n;
+        } catch (JacksonException e) {
+            throw new Refused(400, "malformed-body", "the body is not JSON: " + e.getOriginalMessage());
+        }
+    }
+
+    private static String by(byte[] body) {
+        if (body.length == 0) {
+            return "operator";
+        }
+        JsonNode n = parse(body);
+        return n.has("by") ? n.get("by").asString() : "operator";
+    }
+
+    private static JobId jobId(String phrase) throws BadRequest {
+        try {
+            return JobId.parse(phrase);
+        } catch (IdException e) {
+            throw new BadRequest("bad-codephrase", "job id: " + e.getMessage());
+        }
+    }
+
+    private static SessionId sessionId(String phrase) throws BadRequest {
+        try {
+            return SessionId.parse(phrase);
+        } catch (IdException e) {
+            throw new BadRequest("bad-codephrase", "session id: " + e.getMessage());
+        }
+    }
+}

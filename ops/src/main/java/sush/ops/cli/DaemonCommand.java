@@ -1,0 +1,126 @@
+package sush.ops.cli;
+
+import java.lang.reflect.Proxy;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import sush.ops.daemon.Daemon;
+import sush.ops.daemon.RackFile;
+
+/** {@code sush daemon}: one sled, from a rack file or flags, until SIGTERM; SIGHUP re-reads the peers. */
+@Command(name = "daemon", description = "Run one sled's daemon (until SIGTERM; SIGHUP re-reads the rack file's peers).")
+public final class DaemonCommand implements Callable<Integer> {
+    @Option(names = "--rack", description = "rack file (JSON)")
+    Path rack;
+    @Option(names = "--sled", description = "this sled's baseboard in the rack file")
+    String sled;
+    @Option(names = "--baseboard")
+    String baseboard;
+    @Option(names = "--cubby", defaultValue = "0")
+    int cubby;
+    @Option(names = "--gossip", description = "host:port")
+    String gossip;
+    @Option(names = "--api", defaultValue = "127.0.0.1:7200", description = "host:port")
+    String api;
+    @Option(names = "--peers", split = ",", description = "host:port of each peer")
+    List<String> peers = List.of();
+    @Option(names = "--m2", split = ",", description = "the two M.2 slot directories")
+    List<Path> m2 = List.of();
+    @Option(names = "--output", description = "job output and journal directory")
+    Path output;
+    @Option(names = "--trust", description = "directory or file of trusted signer public keys")
+    Path trust;
+    @Option(names = "--journal-key", description = "32-byte key (raw or hex) sealing the journal")
+    Path journalKey;
+
+    @Override
+    public Integer call() {
+        Daemon.Settings s;
+        try {
+            s = settings();
+        } catch (RackFile.RackFileException | Daemon.DaemonException | java.io.IOException e) {
+            System.err.println("sush daemon: " + e.getMessage());
+            return 2;
+        }
+        Daemon d;
+        try {
+            d = Daemon.start(s);
+        } catch (Daemon.DaemonException e) {
+            System.err.println("sush daemon: " + e.getMessage());
+            return 1;
+        }
+        System.out.println("sled " + s.baseboard() + " (cubby " + s.cubby() + "): API http://" + s.api() + ", gossip "
+                + s.gossip() + ", " + s.peers().size() + " peers");
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            d.close();
+            stopped.countDown();
+        }, "sush-shutdown"));
+        onHangup(() -> {
+            try {
+                d.setPeers(settings().peers());
+                System.out.println("peers reloaded from " + rack);
+            } catch (Exception e) {
+                System.err.println("sush daemon: peers not reloaded: " + e.getMessage());
+            }
+        });
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return 0;
+    }
+
+    private Daemon.Settings settings() throws RackFile.RackFileException, Daemon.DaemonException, java.io.IOException {
+        if (rack != null) {
+            RackFile r = RackFile.read(rack);
+            if (sled == null) {
+                throw new Daemon.DaemonException("--rack needs --sled BASEBOARD");
+            }
+            RackFile.SledEntry me = r.sled(sled).orElseThrow(() -> new Daemon.DaemonException("sled " + sled
+                    + " is not in " + rack));
+            return new Daemon.Settings(me.baseboard(), me.cubby(), me.gossip(), me.api(), me.m2(), me.output(), r.trust(),
+                    Optional.ofNullable(journalKey), r.peersOf(me.baseboard()));
+        }
+        if (baseboard == null || gossip == null || output == null || m2.isEmpty() || trust == null) {
+            throw new Daemon.DaemonException("give --rack and --sled, or --baseboard, --gossip, --m2, --output and --trust");
+        }
+        Map<String, String> p = new LinkedHashMap<>();
+        for (String addr : peers) {
+            p.put(addr, addr);
+        }
+        List<Path> keys = java.nio.file.Files.isDirectory(trust)
+                ? java.nio.file.Files.list(trust).filter(f -> f.toString().endsWith(".pub")).sorted().toList()
+                : List.of(trust);
+        return new Daemon.Settings(baseboard, cubby, gossip, api, m2, output, keys, Optional.ofNullable(journalKey), p);
+    }
+
+    /**
+     * SIGHUP re-reads the peers. The JVM would otherwise treat HUP as a shutdown; the handler is
+     * installed through reflection because {@code sun.misc.Signal} is not a compile-time API.
+     */
+    static void onHangup(Runnable action) {
+        try {
+            Class<?> signal = Class.forName("sun.misc.Signal");
+            Class<?> handler = Class.forName("sun.misc.SignalHandler");
+            Object hup = signal.getConstructor(String.class).newInstance("HUP");
+            Object h = Proxy.newProxyInstance(handler.getClassLoader(), new Class<?>[] {handler}, (p, m, a) -> {
+                if (m.getName().equals("handle")) {
+                    action.run();
+                }
+                return null;
+            });
+            signal.getMethod("handle", signal, handler).invoke(null, hup, h);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            System.err.println("sush daemon: SIGHUP not handled here (" + e + "); restart to change peers");
+        }
+    }
+}

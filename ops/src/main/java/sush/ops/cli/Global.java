@@ -1,0 +1,57 @@
+package sush.ops.cli;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+
+import picocli.CommandLine.Option;
+import sush.ops.Json;
+import sush.projections.job.KeyException;
+import sush.projections.job.SignerKey;
+
+/** The options every client command takes: which sled, output shape, signer key. */
+public final class Global {
+    @Option(names = "--url", description = "a sled's API (env SUSH_URL; default http://127.0.0.1:7200)")
+    String url;
+
+    @Option(names = "--json", description = "one JSON document instead of text")
+    boolean json;
+
+    @Option(names = "--key", description = "signer private key (env SUSH_SIGNER_KEY)")
+    Path key;
+
+    public Client client() {
+        String u = url != null ? url : Optional.ofNullable(System.getenv("SUSH_URL")).orElse("http://127.0.0.1:7200");
+        return new Client(u);
+    }
+
+    SignerKey signer() throws Client.Failure {
+        Path k = key != null ? key : Optional.ofNullable(System.getenv("SUSH_SIGNER_KEY")).map(Path::of).orElse(null);
+        if (k == null) {
+            throw new Client.Failure(2, "no-key", "no signer key: pass --key FILE or set SUSH_SIGNER_KEY "
+                    + "(sush keygen --out DIR makes one)");
+        }
+        try {
+            return SignerKey.fromPem(Files.readString(k));
+        } catch (IOException | KeyException e) {
+            throw new Client.Failure(2, "bad-key", "cannot use signer key " + k + ": " + e.getMessage());
+        }
+    }
+
+    /** Prints {@code doc} as JSON, or {@code text} when not asked for JSON. */
+    void print(Object doc, String text) {
+        System.out.println(json ? Json.MAPPER.writeValueAsString(doc) : text);
+    }
+
+    /** Reports a failure the way scripts expect: one line on stderr (or JSON), the exit code. */
+    int fail(Client.Failure f) {
+        if (json) {
+            System.out.println(Json.MAPPER.writeValueAsString(java.util.Map.of("error", f.code(), "message",
+                    f.getMessage())));
+        } else {
+            System.err.println("sush: " + f.getMessage() + " (" + f.code() + ")");
+        }
+        return f.exit();
+    }
+}

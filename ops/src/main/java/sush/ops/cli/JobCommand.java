@@ -1,0 +1,332 @@
+package sush.ops.cli;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import sush.ops.Json;
+import sush.ops.SignedRequests;
+import sush.projections.id.Hashes;
+import sush.projections.id.IdException;
+import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
+import sush.projections.job.JobRequest;
+import sush.projections.job.SignedJob;
+import sush.projections.targets.Sled;
+import sush.projections.targets.Target;
+import sush.projections.targets.TargetException;
+import tools.jackson.databind.JsonNode;
+
+/** {@code sush job start|sign|submit|status|stop|skip|output}. */
+@Command(name = "job", description = "Sign, submit, follow and stop jobs.",
+        subcommands = {JobCommand.Start.class, JobCommand.Sign.class, JobCommand.Submit.class, JobCommand.Status.class,
+                JobCommand.Stop.class, JobCommand.Skip.class, JobCommand.Output.class})
+public final class JobCommand implements Callable<Integer> {
+    static final List<String> TERMINAL = List.of("stopped", "error", "cancelled", "skipped", "interrupted");
+
+    @Override
+    public Integer call() {
+        picocli.CommandLine.usage(this, System.out);
+        return 0;
+    }
+
+    /** Shared by start and sign: a signed request for the next position of the active session. */
+    static SignedJob signNext(Global g, String target, boolean concurrent, List<String> command) throws Client.Failure {
+        Client c = g.client();
+        String session = SessionCommand.active(c);
+        if (session == null) {
+            session = c.post("/sessions/start", Map.of("starter", SessionCommand.starter())).get("session_id").asString();
+            for (int i = 0; i < 200 && !session.equals(SessionCommand.active(c)); i++) {
+                Client.sleep(50);
+            }
+        }
+        JsonNode s = c.get("/sessions");
+        try {
+            JobRequest r = new JobRequest(SessionId.parse(s.get("session_id").asString()),
+                    JobId.parse(s.get("next_job").asString()), String.join(" ", command), target, concurrent);
+            return g.signer().sign(r);
+        } catch (IdException | RuntimeException e) {
+            throw new Client.Failure(1, "bad-session", "cannot build the request: " + e.getMessage());
+        }
+    }
+
+    @Command(name = "start", description = "Sign and submit a job (starts a session if none is active).")
+    static final class Start implements Callable<Integer> {
+        @Mixin
+        Global g;
+        @Option(names = "--target", defaultValue = "*", description = "*, cubbies (0,3), baseboards or serials")
+        String target;
+        @Option(names = "--concurrent", description = "may start beside the previous job on each sled")
+        boolean concurrent;
+        @Option(names = "--wait", description = "follow the job until every targeted sled ended it")
+        boolean await;
+        @Parameters(arity = "1..*", paramLabel = "CMD", description = "the command (bash -c)")
+        List<String> command;
+
+        @Override
+        public Integer call() {
+            try {
+                SignedJob job = signNext(g, target, concurrent, command);
+                String id = job.request().job().codephrase();
+                g.client().post("/jobs/" + id + "/start", SignedRequests.toJson(job));
+                if (!await) {
+                    g.print(Map.of("job_id", id), id);
+                    return 0;
+                }
+                if (!g.json) {
+                    System.out.println(id);
+                }
+                return waitFor(g, job.request().job(), target);
+            } catch (Client.Failure f) {
+                return g.fail(f);
+            }
+        }
+    }
+
+    @Command(name = "sign", description = "Sign the next job of the active session and print the request.")
+    static final class Sign implements Callable<Integer> {
+        @Mixin
+        Global g;
+        @Option(names = "--target", defaultValue = "*")
+        String target;
+        @Option(names = "--concurrent")
+        boolean concurrent;
+        @Parameters(arity = "1..*", paramLabel = "CMD")
+        List<String> command;
+
+        @Override
+        public Integer call() {
+            try {
+                System.out.println(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(
+                        SignedRequests.toJson(signNext(g, target, concurrent, command))));
+                return 0;
+            } catch (Client.Failure f) {
+                return g.fail(f);
+            }
+        }
+    }
+
+    @Command(name = "submit", description = "Submit a signed request made by `sush job sign`.")
+    static final class Submit implements Callable<Integer> {
+        @Mixin
+        Global g;
+        @Parameters(paramLabel = "REQUEST")
+        Path file;
+
+        @Override
+        public Integer call() {
+            try {
+                JsonNode n = Json.MAPPER.readTree(Files.readString(file));
+                String id = n.path("job").asString();
+                g.client().post("/jobs/" + id + "/start", n);
+                g.print(Map.of("job_id", id), id);
+                return 0;
+            } catch (Client.Failure f) {
+                return g.fail(f);
+            } catch (java.io.IOException | RuntimeException e) {
+                return g.fail(new Client.Failure(2, "bad-request-file", "cannot read " + file + ": " + e.getMessage()));
+            }
+        }
+    }
+
+    @Command(name = "status", description = "Show (or follow with --wait) a job's status on every sled.")
+    static final class Status implements Callable<Integer> {
+        @Mixin
+        Global g;
+        @Option(names = "--wait")
+        boolean await;
+        @Option(names = "--full", description = "every field of every status")
+        boolean full;
+        @Parameters(paramLabel = "ID")
+        String id;
+
+        @Override
+        public Integer call() {
+            try {
+                JobId job = JobId.parse(id);
+                if (await) {
+                    return waitFor(g, job, null);
+                }
+                JsonNode s = g.client().get("/jobs/" + job.codephrase() + "/status");
+                g.print(s, render(s.get("statuses"), full));
+                return allZero(s.get("statuses")) ? 0 : 5;
+            } catch (IdException e) {
+                return g.fail(new Client.Failure(2, "bad-codephrase", e.getMessage()));
+            } catch (Client.Failure f) {
+                return g.fail(f);
+            }
+        }
+    }
+
+    @Command(name = "stop", description = "Stop (kill) a job wherever it runs.")
+    static final class Stop implements Callable<Integer> {
+        @Mixin
+        Global g;
+        @Parameters(paramLabel = "ID")
+        String id;
+
+        @Override
+        public Integer call() {
+            try {
+                g.client().post("/jobs/" + JobId.parse(id).codephrase() + "/stop", Map.of("by", SessionCommand.starter()));
+                g.print(Map.of("job_id", id, "stopping", true), "stopping " + id);
+                return 0;
+            } catch (IdException e) {
+                return g.fail(new Client.Failure(2, "bad-codephrase", e.getMessage()));
+            } catch (Client.Failure f) {
+                return g.fail(f);
+            }
+        }
+    }
+
+    @Command(name = "skip", description = "Burn a chain position of the active session (starter only).")
+    static final class Skip implements Callable<Integer> {
+        @Mixin
+        Global g;
+        @Parameters(paramLabel = "ID")
+        String id;
+
+        @Override
+        public Integer call() {
+            try {
+                String session = SessionCommand.active(g.client());
+                if (session == null) {
+                    throw new Client.Failure(4, "no-session", "no session is active");
+                }
+                g.client().post("/sessions/" + session + "/skip/" + JobId.parse(id).codephrase(),
+                        Map.of("by", SessionCommand.starter()));
+                g.print(Map.of("burnt", id), "burnt " + id);
+                return 0;
+            } catch (IdException e) {
+                return g.fail(new Client.Failure(2, "bad-codephrase", e.getMessage()));
+            } catch (Client.Failure f) {
+                return g.fail(f);
+            }
+        }
+    }
+
+    @Command(name = "output", description = "Print a sled's recorded output of a job, verified against its hash.")
+    static final class Output implements Callable<Integer> {
+        @Mixin
+        Global g;
+        @Option(names = "--sled", required = true, description = "the sled's baseboard")
+        String sled;
+        @Option(names = "--stderr")
+        boolean stderr;
+        @Parameters(paramLabel = "ID")
+        String id;
+
+        @Override
+        public Integer call() {
+            try {
+                String job = JobId.parse(id).codephrase();
+                byte[] out = verifiedOutput(g.client(), job, sled, stderr);
+                System.out.write(out, 0, out.length);
+                System.out.flush();
+                return 0;
+            } catch (IdException e) {
+                return g.fail(new Client.Failure(2, "bad-codephrase", e.getMessage()));
+            } catch (Client.Failure f) {
+                return g.fail(f);
+            }
+        }
+    }
+
+    /** The output the sled serves, checked against the length and hash in that sled's status. */
+    static byte[] verifiedOutput(Client c, String job, String sled, boolean stderr) throws Client.Failure {
+        JsonNode st = c.get("/jobs/" + job + "/status").get("statuses").get(sled);
+        if (st == null || !st.has("stdout_sha3")) {
+            throw new Client.Failure(4, "no-output", "sled " + sled + " reports no output for " + job);
+        }
+        byte[] out = c.bytes("/jobs/" + job + "/output/" + (stderr ? "stderr" : "stdout"));
+        String want = st.get(stderr ? "stderr_sha3" : "stdout_sha3").asString();
+        if (!HexFormat.of().formatHex(Hashes.sha3Raw(out)).equals(want)) {
+            throw new Client.Failure(6, "hash-mismatch", "the output served does not match the hash in the status");
+        }
+        return out;
+    }
+
+    /**
+     * Follows the event stream until every targeted sled (every sled reporting, if the target
+     * is not given) has a terminal status; one line per sled as it changes.
+     */
+    static int waitFor(Global g, JobId job, String target) throws Client.Failure {
+        Client c = g.client();
+        List<String> targeted = new ArrayList<>();
+        for (JsonNode s : c.get("/versions").get("sleds")) {
+            Sled sled = new Sled(s.get("baseboard").asString(), s.get("cubby").asInt());
+            try {
+                if (target == null || Target.parse(target).runsOn(sled)) {
+                    targeted.add(sled.baseboard());
+                }
+            } catch (TargetException e) {
+                throw new Client.Failure(2, "bad-target", e.getMessage());
+            }
+        }
+        Map<String, JsonNode> latest = new TreeMap<>();
+        String phrase = job.codephrase();
+        c.follow(ev -> {
+            if (!phrase.equals(ev.path("job_id").asString())) {
+                return false;
+            }
+            String board = ev.path("baseboard").asString();
+            JsonNode before = latest.put(board, ev);
+            if (!g.json && (before == null || !before.path("status").equals(ev.path("status")))) {
+                System.out.println("  " + board + "  " + line(ev));
+            }
+            return !targeted.isEmpty() && targeted.stream().allMatch(b -> latest.containsKey(b)
+                    && TERMINAL.contains(latest.get(b).path("status").asString()));
+        });
+        JsonNode statuses = c.get("/jobs/" + phrase + "/status").get("statuses");
+        if (g.json) {
+            Map<String, Object> doc = new LinkedHashMap<>();
+            doc.put("job_id", phrase);
+            doc.put("statuses", statuses);
+            System.out.println(Json.MAPPER.writeValueAsString(doc));
+        }
+        return allZero(statuses) ? 0 : 5;
+    }
+
+    static String line(JsonNode s) {
+        StringBuilder b = new StringBuilder(s.path("status").asString());
+        if (s.has("exit_code")) {
+            b.append(" exit ").append(s.get("exit_code").asInt());
+        }
+        if (s.has("error")) {
+            b.append(' ').append(s.get("error").asString()).append(": ").append(s.path("detail").asString());
+        }
+        if (s.has("reason")) {
+            b.append(' ').append(s.get("reason").asString());
+        }
+        return b.toString();
+    }
+
+    static String render(JsonNode statuses, boolean full) {
+        StringBuilder b = new StringBuilder();
+        statuses.properties().forEach(e -> b.append(e.getKey()).append("  ")
+                .append(full ? e.getValue().toString() : line(e.getValue())).append('\n'));
+        return b.toString().stripTrailing();
+    }
+
+    static boolean allZero(JsonNode statuses) {
+        if (statuses == null || statuses.isEmpty()) {
+            return false;
+        }
+        for (JsonNode s : statuses) {
+            if (!"stopped".equals(s.path("status").asString()) || s.path("exit_code").asInt(-1) != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,230 @@
+package sush.ops.cli;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import sush.gossip.Entropy;
+import sush.locker.store.DirectorySlot;
+import sush.locker.store.Locker;
+import sush.ops.daemon.RackFile;
+import sush.projections.job.SignatureAlgorithm;
+
+/** {@code sush rack up|down|status|restart|peers}: a local rack of daemons on loopback. */
+@Command(name = "rack", description = "A local rack of daemons on loopback.", subcommands = {RackCommand.Up.class,
+        RackCommand.Down.class, RackCommand.Status.class, RackCommand.Restart.class, RackCommand.Peers.class})
+public final class RackCommand implements Callable<Integer> {
+    /** The JVM flags Chronicle Queue needs on every JVM that touches the journal (dependencies.md). */
+    public static final List<String> JVM_FLAGS = List.of("--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED",
+            "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED", "--add-exports=jdk.unsupported/sun.misc=ALL-UNNAMED",
+            "--add-exports=jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED",
+            "--add-opens=jdk.compiler/com.sun.tools.javac=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
+            "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED", "--add-opens=java.base/java.io=ALL-UNNAMED",
+            "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+            "-Dchronicle.analytics.disable=true");
+
+    @Override
+    public Integer call() {
+        picocli.CommandLine.usage(this, System.out);
+        return 0;
+    }
+
+    /** Writes a rack of {@code n} sleds under {@code dir}: keys, slots provisioned, rack.json. */
+    public static RackFile create(Path dir, int n, int basePort) throws Exception {
+        Files.createDirectories(dir);
+        if (!Files.exists(dir.resolve("signer.key"))) {
+            KeygenCommand.write(dir, SignatureAlgorithm.ED25519);
+        }
+        List<RackFile.SledEntry> sleds = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            Path home = dir.resolve(String.format("sled%02d", i));
+            Path a = Files.createDirectories(home.resolve("m2-a"));
+            Path b = Files.createDirectories(home.resolve("m2-b"));
+            String board = String.format("913-0000019:LOCAL%04d", i);
+            if (!Files.exists(a.resolve("boundary"))) {
+                Locker.provision(board, List.of(new DirectorySlot(a), new DirectorySlot(b)), Entropy.secure());
+            }
+            sleds.add(new RackFile.SledEntry(board, i, "127.0.0.1:" + (basePort + i), "127.0.0.1:" + (basePort + 100 + i),
+                    List.of(a, b), home.resolve("output"), Optional.empty()));
+        }
+        RackFile r = new RackFile(sleds, List.of(dir.resolve("signer.pub")));
+        r.write(dir.resolve("rack.json"));
+        return r;
+    }
+
+    /** Starts one sled's daemon as its own process; its pid goes to {@code sledNN/daemon.pid}. */
+    static Process start(Path dir, RackFile.SledEntry s) throws IOException {
+        Path home = s.output().getParent();
+        List<String> cmd = new ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command().orElse("java"));
+        cmd.addAll(JVM_FLAGS);
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "sush.ops.Main", "daemon", "--rack",
+                dir.resolve("rack.json").toString(), "--sled", s.baseboard()));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("daemon.log").toFile())).start();
+        Files.writeString(home.resolve("daemon.pid"), Long.toString(p.pid()));
+        return p;
+    }
+
+    static boolean awaitApi(String api, Duration within) {
+        HttpClient c = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
+        long deadline = System.nanoTime() + within.toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                if (c.send(HttpRequest.newBuilder(URI.create("http://" + api + "/version")).build(),
+                        HttpResponse.BodyHandlers.ofString()).statusCode() == 200) {
+                    return true;
+                }
+            } catch (IOException e) {
+                Client.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return false;
+    }
+
+    static Optional<ProcessHandle> running(RackFile.SledEntry s) {
+        try {
+            long pid = Long.parseLong(Files.readString(s.output().getParent().resolve("daemon.pid")).trim());
+            return ProcessHandle.of(pid).filter(ProcessHandle::isAlive);
+        } catch (IOException | NumberFormatException e) {
+            return Optional.empty();
+        }
+    }
+
+    static void stop(RackFile.SledEntry s, boolean hard) {
+        running(s).ifPresent(h -> {
+            if (hard) {
+                h.destroyForcibly();
+            } else {
+                h.destroy();
+            }
+            h.onExit().orTimeout(20, java.util.concurrent.TimeUnit.SECONDS).exceptionally(e -> h).join();
+        });
+    }
+
+    @Command(name = "up", description = "Write rack.json and keys into DIR (once), provision, start every daemon.")
+    static final class Up implements Callable<Integer> {
+        @Option(names = "--sleds", defaultValue = "4")
+        int sleds;
+        @Option(names = "--dir", defaultValue = "rack")
+        Path dir;
+
+        @Override
+        public Integer call() throws Exception {
+            RackFile r = Files.exists(dir.resolve("rack.json")) ? RackFile.read(dir.resolve("rack.json"))
+                    : create(dir, sleds, 7100);
+            for (RackFile.SledEntry s : r.sleds()) {
+                if (running(s).isEmpty()) {
+                    start(dir, s);
+                }
+            }
+            int bad = 0;
+            for (RackFile.SledEntry s : r.sleds()) {
+                boolean up = awaitApi(s.api(), Duration.ofSeconds(30));
+                bad += up ? 0 : 1;
+                System.out.println(s.baseboard() + "  http://" + s.api() + (up ? "" : "  (not answering; see "
+                        + s.output().getParent().resolve("daemon.log") + ")"));
+            }
+            System.out.println("signer key: " + dir.resolve("signer.key") + "   (export SUSH_SIGNER_KEY=" + dir.toAbsolutePath()
+                    .resolve("signer.key") + " SUSH_URL=http://" + r.sleds().get(0).api() + ")");
+            return bad == 0 ? 0 : 1;
+        }
+    }
+
+    @Command(name = "down", description = "Stop every daemon of the rack (SIGTERM: running jobs are killed and reported).")
+    static final class Down implements Callable<Integer> {
+        @Option(names = "--dir", defaultValue = "rack")
+        Path dir;
+
+        @Override
+        public Integer call() throws Exception {
+            for (RackFile.SledEntry s : RackFile.read(dir.resolve("rack.json")).sleds()) {
+                stop(s, false);
+                System.out.println(s.baseboard() + "  stopped");
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "status", description = "List the rack's daemons.")
+    static final class Status implements Callable<Integer> {
+        @Option(names = "--dir", defaultValue = "rack")
+        Path dir;
+
+        @Override
+        public Integer call() throws Exception {
+            for (RackFile.SledEntry s : RackFile.read(dir.resolve("rack.json")).sleds()) {
+                Optional<ProcessHandle> p = running(s);
+                System.out.println(s.baseboard() + "  cubby " + s.cubby() + "  " + (p.isPresent() ? "running (pid "
+                        + p.get().pid() + ")  http://" + s.api() : "stopped"));
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "restart", description = "Stop one sled (kill -9 with --hard) and start it again.")
+    static final class Restart implements Callable<Integer> {
+        @Option(names = "--dir", defaultValue = "rack")
+        Path dir;
+        @Option(names = "--hard")
+        boolean hard;
+        @Parameters(paramLabel = "BASEBOARD")
+        String board;
+
+        @Override
+        public Integer call() throws Exception {
+            RackFile r = RackFile.read(dir.resolve("rack.json"));
+            RackFile.SledEntry s = r.sled(board).orElseThrow(() -> new IllegalArgumentException("no sled " + board));
+            stop(s, hard);
+            start(dir, s);
+            boolean up = awaitApi(s.api(), Duration.ofSeconds(30));
+            System.out.println(board + (up ? "  restarted" : "  did not come back; see its daemon.log"));
+            return up ? 0 : 1;
+        }
+    }
+
+    @Command(name = "peers", description = "Set one sled's peer list (baseboards) and apply it live (SIGHUP).")
+    static final class Peers implements Callable<Integer> {
+        @Option(names = "--dir", defaultValue = "rack")
+        Path dir;
+        @Parameters(index = "0", paramLabel = "BASEBOARD")
+        String board;
+        @Parameters(index = "1", arity = "0..1", paramLabel = "B1,B2,...", description = "omit for every other sled")
+        String list;
+
+        @Override
+        public Integer call() throws Exception {
+            Path file = dir.resolve("rack.json");
+            RackFile r = RackFile.read(file);
+            List<RackFile.SledEntry> sleds = new ArrayList<>();
+            for (RackFile.SledEntry s : r.sleds()) {
+                sleds.add(!s.baseboard().equals(board) ? s : new RackFile.SledEntry(s.baseboard(), s.cubby(), s.gossip(),
+                        s.api(), s.m2(), s.output(), list == null ? Optional.empty() : Optional.of(List.of(list.split(",")))));
+            }
+            new RackFile(sleds, r.trust()).write(file);
+            RackFile.SledEntry s = r.sled(board).orElseThrow(() -> new IllegalArgumentException("no sled " + board));
+            Optional<ProcessHandle> p = running(s);
+            if (p.isPresent()) {
+                new ProcessBuilder("kill", "-HUP", Long.toString(p.get().pid())).inheritIO().start().waitFor();
+            }
+            System.out.println(board + " peers: " + (list == null ? "every other sled" : list)
+                    + (p.isPresent() ? " (applied)" : " (applies when it starts)"));
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,55 @@
+package sush.ops.cli;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import sush.pipeline.journal.Journal;
+import sush.pipeline.journal.JournalException;
+import sush.pipeline.journal.Replay;
+import sush.projections.job.TrustStore;
+import sush.projections.targets.Sled;
+
+/** {@code sush replay JOURNAL}: re-folds a sled's journal and prints the timeline. */
+@Command(name = "replay", description = "Re-fold a journal (OUTPUT/journal) and print the timeline.")
+public final class ReplayCommand implements Callable<Integer> {
+    @Parameters(paramLabel = "JOURNAL")
+    Path journal;
+    @Option(names = "--key", description = "the journal key, if it is encrypted")
+    Path key;
+    @Option(names = "--until", defaultValue = "-1", description = "stop after record N")
+    long until;
+    @Option(names = "--baseboard", defaultValue = "unknown:sled", description = "the sled the journal belongs to")
+    String baseboard;
+    @Option(names = "--cubby", defaultValue = "0")
+    int cubby;
+    @Option(names = "--trust", split = ",", description = "trusted signer public keys (to re-check jobs)")
+    List<Path> trust = new ArrayList<>();
+
+    @Override
+    public Integer call() throws Exception {
+        List<String> pems = new ArrayList<>();
+        for (Path p : trust) {
+            pems.add(Files.readString(p));
+        }
+        try {
+            Replay.Result r = Replay.run(journal, key == null ? Optional.empty() : Optional.of(Journal.readKey(key)),
+                    new Sled(baseboard, cubby), TrustStore.of(pems), until);
+            for (Replay.Step s : r.timeline()) {
+                System.out.println(s.index() + "  " + s.record() + (s.note().isEmpty() || s.note().equals("[]") ? ""
+                        : "  -> " + s.note()));
+            }
+            System.out.println("state: " + r.state().map(f -> f.digest()).orElse("no entry"));
+            return 0;
+        } catch (JournalException e) {
+            System.err.println("sush: " + e.getMessage() + " (" + e.kind() + ")");
+            return 2;
+        }
+    }
+}

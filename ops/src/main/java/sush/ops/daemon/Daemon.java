@@ -1,0 +1,236 @@
+package sush.ops.daemon;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+import reactor.netty.DisposableServer;
+import sush.gossip.Entropy;
+import sush.gossip.net.TcpTransport;
+import sush.gossip.node.GossipConfig;
+import sush.gossip.node.GossipNode;
+import sush.locker.store.DirectorySlot;
+import sush.locker.store.Locker;
+import sush.locker.store.LockerException;
+import sush.locker.store.Slot;
+import sush.ops.api.ApiServer;
+import sush.pipeline.exec.Limits;
+import sush.pipeline.exec.ProcessLauncher;
+import sush.pipeline.journal.Journal;
+import sush.pipeline.sled.Gossip;
+import sush.pipeline.sled.SledConfig;
+import sush.pipeline.sled.SledRuntime;
+import sush.projections.job.KeyException;
+import sush.projections.job.TrustStore;
+import sush.projections.targets.Sled;
+
+/** One sled's daemon: gossip node, locker, launcher, journal, sled runtime and HTTP API. */
+public final class Daemon implements AutoCloseable {
+    public static final String SOFTWARE = "0.1.0";
+    /** How long a graceful stop waits for killed jobs to report their endings. */
+    static final Duration STOP_GRACE = Duration.ofSeconds(8);
+
+    /** Everything a daemon is started with; {@code peers} maps each peer's gossip address to itself. */
+    public record Settings(String baseboard, int cubby, String gossip, String api, List<Path> m2, Path output,
+            List<Path> trust, Optional<Path> journalKey, Map<String, String> peers) {
+    }
+
+    /** A daemon that cannot start, with a one-line reason. */
+    public static final class DaemonException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        public DaemonException(String message) {
+            super(message);
+        }
+    }
+
+    private final Settings settings;
+    private final GossipNode node;
+    private final Locker locker;
+    private final ProcessLauncher launcher;
+    private final Optional<Journal> journal;
+    private final SledRuntime runtime;
+    private final DisposableServer http;
+    private final Scheduler loop;
+    private final Scheduler writer;
+
+    private Daemon(Settings settings, GossipNode node, Locker locker, ProcessLauncher launcher,
+            Optional<Journal> journal, SledRuntime runtime, DisposableServer http, Scheduler loop, Scheduler writer) {
+        this.settings = settings;
+        this.node = node;
+        this.locker = locker;
+        this.launcher = launcher;
+        this.journal = journal;
+        this.runtime = runtime;
+        this.http = http;
+        this.loop = loop;
+        this.writer = writer;
+    }
+
+    public static Daemon start(Settings s) throws DaemonException {
+        if (s.m2().size() != 2) {
+            throw new DaemonException("--m2 needs exactly two slot directories, got " + s.m2().size());
+        }
+        TrustStore trust = trust(s.trust());
+        Optional<byte[]> key = journalKey(s.journalKey());
+        List<Slot> slots = new ArrayList<>();
+        for (Path p : s.m2()) {
+            slots.add(new DirectorySlot(p));
+        }
+        Locker locker;
+        try {
+            locker = Locker.open(s.baseboard(), slots, Entropy.secure());
+        } catch (LockerException e) {
+            throw new DaemonException("unusable M.2 slots: " + e.getMessage());
+        }
+        try {
+            Files.createDirectories(s.output());
+        } catch (IOException e) {
+            locker.close();
+            throw new DaemonException("cannot create output directory " + s.output() + ": " + e.getMessage());
+        }
+        String[] hostPort = split(s.gossip(), "--gossip");
+        // Gossip names a sled by its gossip address: what its peers dial is what they admit.
+        GossipNode node = new GossipNode(new GossipConfig(s.gossip(), GossipConfig.DEFAULT_SESSION_TIMEOUT,
+                Duration.ofSeconds(20), Duration.ofSeconds(5), Duration.ofMillis(50), Duration.ofSeconds(2)),
+                new TcpTransport(hostPort[0], Integer.parseInt(hostPort[1]), Duration.ofSeconds(2)), Schedulers.parallel(),
+                Entropy.secure());
+        Scheduler loop = Schedulers.newSingle("sled-loop");
+        Scheduler writer = Schedulers.newSingle("boundary-writer");
+        ProcessLauncher launcher = new ProcessLauncher(s.output());
+        Optional<Journal> journal = Optional.of(Journal.open(s.output().resolve("journal"), key, Entropy.secure()));
+        SledConfig cfg = new SledConfig(new Sled(s.baseboard(), s.cubby()), trust, SOFTWARE, Limits.DEFAULT);
+        SledRuntime runtime = new SledRuntime(cfg, Gossip.of(node), locker, launcher, journal, loop, writer);
+        runtime.start();
+        try {
+            node.start().block(Duration.ofSeconds(10));
+        } catch (RuntimeException e) {
+            closeQuietly(locker, launcher, journal, loop, writer);
+            throw new DaemonException("cannot listen for gossip on " + s.gossip() + ": " + rootMessage(e));
+        }
+        node.setPeers(s.peers());
+        String[] api = split(s.api(), "--api");
+        DisposableServer http;
+        try {
+            http = new ApiServer(cfg, node, runtime, locker, launcher, Entropy.secure()).bind(api[0],
+                    Integer.parseInt(api[1]));
+        } catch (RuntimeException e) {
+            node.stop();
+            closeQuietly(locker, launcher, journal, loop, writer);
+            throw new DaemonException("cannot serve the API on " + s.api() + ": " + rootMessage(e));
+        }
+        if (!api[0].equals("127.0.0.1") && !api[0].equals("localhost")) {
+            System.err.println("warning: the API listens on " + s.api() + " without operator authentication");
+        }
+        return new Daemon(s, node, locker, launcher, journal, runtime, http, loop, writer);
+    }
+
+    /** Applies a new peer set at once (SIGHUP, or `sush rack peers`). */
+    public void setPeers(Map<String, String> peers) {
+        node.setPeers(peers);
+    }
+
+    public Settings settings() {
+        return settings;
+    }
+
+    public SledRuntime runtime() {
+        return runtime;
+    }
+
+    public int apiPort() {
+        return http.port();
+    }
+
+    /** Graceful stop: running jobs are killed and their endings reported, then everything closes. */
+    @Override
+    public void close() {
+        runtime.stop();
+        long deadline = System.nanoTime() + STOP_GRACE.toNanos();
+        while (System.nanoTime() < deadline
+                && !runtime.query(v -> v.running().isEmpty()).blockOptional(Duration.ofSeconds(1)).orElse(true)) {
+            sleep(50);
+        }
+        sleep(300); // lets the last endings reach the peers
+        runtime.halt();
+        http.disposeNow(Duration.ofSeconds(2));
+        node.stop();
+        closeQuietly(locker, launcher, journal, loop, writer);
+    }
+
+    /** Ends abruptly (tests that need a crash use a separate process and kill -9). */
+    private static void closeQuietly(Locker locker, ProcessLauncher launcher, Optional<Journal> journal,
+            Scheduler loop, Scheduler writer) {
+        locker.close();
+        launcher.close();
+        journal.ifPresent(Journal::close);
+        loop.dispose();
+        writer.dispose();
+    }
+
+    private static TrustStore trust(List<Path> files) throws DaemonException {
+        List<String> pems = new ArrayList<>();
+        for (Path f : files) {
+            try {
+                pems.add(Files.readString(f));
+            } catch (IOException e) {
+                throw new DaemonException("cannot read trusted key " + f + ": " + e.getMessage());
+            }
+        }
+        try {
+            return TrustStore.of(pems);
+        } catch (KeyException e) {
+            throw new DaemonException("bad trusted key: " + e.getMessage());
+        }
+    }
+
+    private static Optional<byte[]> journalKey(Optional<Path> file) throws DaemonException {
+        if (file.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(Journal.readKey(file.get()));
+        } catch (IOException | sush.pipeline.journal.JournalException e) {
+            throw new DaemonException("journal key: " + e.getMessage());
+        }
+    }
+
+    static String[] split(String hostPort, String flag) throws DaemonException {
+        int i = hostPort.lastIndexOf(':');
+        if (i <= 0 || i == hostPort.length() - 1) {
+            throw new DaemonException(flag + " wants host:port, got " + hostPort);
+        }
+        try {
+            int port = Integer.parseInt(hostPort.substring(i + 1));
+            if (port < 0 || port > 65_535) {
+                throw new NumberFormatException();
+            }
+        } catch (NumberFormatException e) {
+            throw new DaemonException(flag + " has no valid port: " + hostPort);
+        }
+        return new String[] {hostPort.substring(0, i), hostPort.substring(i + 1)};
+    }
+
+    private static String rootMessage(Throwable t) {
+        Throwable r = t;
+        while (r.getCause() != null) {
+            r = r.getCause();
+        }
+        return r.getMessage() == null ? r.toString() : r.getMessage();
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
