@@ -1,0 +1,156 @@
+package sush.ops;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import sush.ops.cli.Client;
+import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
+import sush.projections.job.JobRequest;
+import sush.projections.job.SignatureAlgorithm;
+import sush.projections.job.SignedJob;
+import sush.projections.job.SignerKey;
+import tools.jackson.databind.JsonNode;
+
+/** The HTTP API of a 2-sled rack in this JVM: requests, refusals that change nothing, the event stream. */
+class ApiTest {
+    @TempDir
+    static Path dir;
+    static LocalRack rack;
+    static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    @BeforeAll
+    static void up() throws Exception {
+        rack = new LocalRack(dir, 2);
+        rack.converge();
+    }
+
+    @AfterAll
+    static void down() {
+        rack.close();
+    }
+
+    static SignedJob next(SignerKey key, String command, String target) throws Exception {
+        JsonNode s = rack.client(0).get("/sessions");
+        return key.sign(new JobRequest(SessionId.parse(s.get("session_id").asString()),
+                JobId.parse(s.get("next_job").asString()), command, target, false));
+    }
+
+    static String session() throws Exception {
+        String id = rack.client(0).post("/sessions/start", Map.of("starter", "test")).get("session_id").asString();
+        for (int i = 0; i < 100; i++) {
+            try {
+                if (id.equals(rack.client(0).get("/sessions").get("session_id").asString())) {
+                    return id;
+                }
+            } catch (Client.Failure f) {
+                Thread.sleep(50);
+            }
+        }
+        return id;
+    }
+
+    static HttpResponse<String> post(String path, String body) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(rack.url(0) + path)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void aJobRunsOnEveryTargetedSledAndItsOutputVerifies() throws Exception {
+        session();
+        SignedJob job = next(rack.key, "printf hello", "*");
+        String id = job.request().job().codephrase();
+        rack.client(0).post("/jobs/" + id + "/start", SignedRequests.toJson(job));
+        JsonNode statuses = null;
+        for (int i = 0; i < 200; i++) {
+            try {
+                statuses = rack.client(1).get("/jobs/" + id + "/status").get("statuses");
+                if (statuses.size() == 2 && statuses.findValues("status").stream().allMatch(s -> s.asString().equals(
+                        "stopped"))) {
+                    break;
+                }
+            } catch (Client.Failure f) {
+                // not known yet
+            }
+            Thread.sleep(50);
+        }
+        assertEquals(2, statuses.size(), statuses.toString());
+        byte[] out = sush.ops.cli.JobCommandAccess.verifiedOutput(rack.client(1), id,
+                rack.rack.sleds().get(1).baseboard(), false);
+        assertEquals("hello", new String(out));
+        HttpResponse<String> part = HTTP.send(HttpRequest.newBuilder(URI.create(rack.url(1) + "/jobs/" + id
+                + "/output/stdout")).header("Range", "bytes=1-2").build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(206, part.statusCode());
+        assertEquals("el", part.body());
+    }
+
+    @Test
+    void badRequestsGet4xxAndChangeNothing() throws Exception {
+        session();
+        SignedJob good = next(rack.key, "true", "*");
+        String id = good.request().job().codephrase();
+        // Garbage body, oversized body, bad codephrase.
+        assertEquals(400, post("/jobs/" + id + "/start", "{garbage").statusCode());
+        assertEquals(413, post("/jobs/" + id + "/start", "x".repeat(SignedRequests.MAX_BODY_BYTES + 1)).statusCode());
+        assertEquals(400, post("/jobs/not-a-phrase/start", "{}").statusCode());
+        // A bad signature, and a key nobody trusts.
+        Map<String, Object> forged = new java.util.LinkedHashMap<>(SignedRequests.toJson(good));
+        byte[] sig = good.signature();
+        sig[0] ^= 1;
+        forged.put("signature", java.util.Base64.getEncoder().encodeToString(sig));
+        HttpResponse<String> bad = post("/jobs/" + id + "/start", Json.MAPPER.writeValueAsString(forged));
+        assertEquals(403, bad.statusCode(), bad.body());
+        assertTrue(bad.body().contains("bad-signature"), bad.body());
+        SignerKey stranger = SignerKey.generate(SignatureAlgorithm.ED25519, new SecureRandom());
+        HttpResponse<String> unknown = post("/jobs/" + id + "/start",
+                Json.MAPPER.writeValueAsString(SignedRequests.toJson(stranger.sign(good.request()))));
+        assertEquals(403, unknown.statusCode(), unknown.body());
+        assertTrue(unknown.body().contains("unknown-key"), unknown.body());
+        // A request for another session than the active one.
+        String old = rack.client(0).get("/sessions").get("session_id").asString();
+        session();
+        HttpResponse<String> wrong = post("/jobs/" + id + "/start", Json.MAPPER.writeValueAsString(
+                SignedRequests.toJson(good)));
+        assertEquals(409, wrong.statusCode(), wrong.body());
+        assertTrue(!old.equals(rack.client(0).get("/sessions").get("session_id").asString()));
+        Thread.sleep(500);
+        Client.Failure none = assertThrows(Client.Failure.class, () -> rack.client(1).get("/jobs/" + id + "/status"));
+        assertEquals("unknown-job", none.code(), "nothing about the refused job reached any sled");
+    }
+
+    @Test
+    void theEventStreamResumesAfterLastEventId() throws Exception {
+        session();
+        SignedJob job = next(rack.key, "true", "0");
+        rack.client(0).post("/jobs/" + job.request().job().codephrase() + "/start", SignedRequests.toJson(job));
+        List<String> ids = new ArrayList<>();
+        rack.client(0).follow(ev -> {
+            ids.add(ev.toString());
+            return ev.path("job_id").asString().equals(job.request().job().codephrase())
+                    && ev.path("status").asString().equals("stopped");
+        });
+        assertTrue(ids.size() >= 2, ids.toString());
+        HttpResponse<java.io.InputStream> r = HTTP.send(HttpRequest.newBuilder(URI.create(rack.url(0) + "/events"))
+                .header("Last-Event-ID", "1").build(), HttpResponse.BodyHandlers.ofInputStream());
+        try (var in = new java.io.BufferedReader(new java.io.InputStreamReader(r.body()))) {
+            String first = in.readLine();
+            assertEquals("id: 2", first, "resumes right after the last id seen");
+        }
+    }
+}

@@ -1,0 +1,90 @@
+package sush.ops;
+
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import sush.ops.cli.Client;
+import sush.ops.cli.RackCommand;
+import sush.ops.daemon.Daemon;
+import sush.ops.daemon.RackFile;
+import sush.projections.job.SignerKey;
+
+/** Test fixture: a rack written under a directory, its daemons in this JVM. */
+final class LocalRack implements AutoCloseable {
+    final Path dir;
+    final RackFile rack;
+    final SignerKey key;
+    final List<Daemon> daemons = new ArrayList<>();
+
+    LocalRack(Path dir, int sleds) throws Exception {
+        this.dir = dir;
+        this.rack = RackCommand.create(dir, sleds, freePorts(sleds));
+        this.key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
+        for (RackFile.SledEntry s : rack.sleds()) {
+            daemons.add(start(s));
+        }
+    }
+
+    Daemon start(RackFile.SledEntry s) throws Daemon.DaemonException {
+        return Daemon.start(new Daemon.Settings(s.baseboard(), s.cubby(), s.gossip(), s.api(), s.m2(), s.output(),
+                rack.trust(), Optional.empty(), rack.peersOf(s.baseboard())));
+    }
+
+    Client client(int i) {
+        return new Client("http://" + rack.sleds().get(i).api());
+    }
+
+    String url(int i) {
+        return "http://" + rack.sleds().get(i).api();
+    }
+
+    /** Waits until every sled answers in one universe with every announcement. */
+    void converge() throws Exception {
+        for (int i = 0; i < 300; i++) {
+            java.util.Set<String> nets = new java.util.HashSet<>();
+            int seen = Integer.MAX_VALUE;
+            for (int k = 0; k < rack.sleds().size(); k++) {
+                try {
+                    nets.add(client(k).get("/version").get("network").asString());
+                    seen = Math.min(seen, client(k).get("/versions").get("sleds").size());
+                } catch (Client.Failure f) {
+                    nets.add("down");
+                }
+            }
+            if (nets.size() == 1 && seen >= rack.sleds().size()) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("the rack did not converge");
+    }
+
+    static int freePorts(int sleds) throws java.io.IOException {
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int base = 20_000 + (int) (Math.random() * 20_000);
+            boolean free = true;
+            for (int i = 0; i < sleds && free; i++) {
+                for (int p : new int[] {base + i, base + 100 + i}) {
+                    try (ServerSocket s = new ServerSocket(p)) {
+                        s.setReuseAddress(true);
+                    } catch (java.io.IOException e) {
+                        free = false;
+                    }
+                }
+            }
+            if (free) {
+                return base;
+            }
+        }
+        throw new java.io.IOException("no free ports");
+    }
+
+    @Override
+    public void close() {
+        daemons.forEach(Daemon::close);
+    }
+}

@@ -1,0 +1,11 @@
+package sush.ops.cli;
+
+/** Test access to the CLI's output verification. */
+public final class JobCommandAccess {
+    private JobCommandAccess() {
+    }
+
+    public static byte[] verifiedOutput(Client c, String job, String sled, boolean stderr) throws Client.Failure {
+        return JobCommand.verifiedOutput(c, job, sled, stderr);
+    }
+}
