@@ -1,0 +1,160 @@
+package sush.ops;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import sush.ops.cli.Client;
+import sush.ops.cli.RackAccess;
+import sush.ops.cli.RackCommand;
+import sush.ops.daemon.RackFile;
+import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
+import sush.projections.job.JobRequest;
+import sush.projections.job.SignedJob;
+import sush.projections.job.SignerKey;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Real daemons as separate JVMs on loopback (verification.md section 4): a 3-sled rack, jobs on
+ * every sled, a cubby and a baseboard writing to a ledger outside the sleds' directories;
+ * kill -9 of a sled while a job runs and between jobs; restarts, one with another peer list.
+ */
+class RackProcessesTest {
+    @TempDir
+    Path dir;
+    private RackFile rack;
+    private final List<Process> processes = new ArrayList<>();
+
+    @AfterEach
+    void down() {
+        processes.forEach(p -> p.descendants().forEach(ProcessHandle::destroyForcibly));
+        processes.forEach(Process::destroyForcibly);
+    }
+
+    private Client client(int i) {
+        return new Client("http://" + rack.sleds().get(i).api());
+    }
+
+    private void start(int i) throws Exception {
+        processes.add(RackAccess.start(dir, rack.sleds().get(i)));
+        assertTrue(RackAccess.awaitApi(rack.sleds().get(i).api()), "sled " + i + " answers");
+    }
+
+    private String submit(SignerKey key, String command, String target) throws Exception {
+        JsonNode s = client(0).get("/sessions");
+        SignedJob job = key.sign(new JobRequest(SessionId.parse(s.get("session_id").asString()),
+                JobId.parse(s.get("next_job").asString()), command, target, false));
+        String id = job.request().job().codephrase();
+        client(0).post("/jobs/" + id + "/start", SignedRequests.toJson(job));
+        return id;
+    }
+
+    private Map<String, String> statuses(int via, String job) {
+        Map<String, String> out = new java.util.TreeMap<>();
+        try {
+            client(via).get("/jobs/" + job + "/status").get("statuses").properties()
+                    .forEach(e -> out.put(e.getKey(), e.getValue().path("status").asString()));
+        } catch (Client.Failure f) {
+            // not known yet
+        }
+        return out;
+    }
+
+    private void kill9(int i) throws Exception {
+        ProcessHandle h = RackAccess.running(rack.sleds().get(i)).orElseThrow();
+        h.destroyForcibly();
+        h.onExit().get();
+    }
+
+    private void await(String what, java.util.function.BooleanSupplier done) throws InterruptedException {
+        for (int i = 0; i < 600 && !done.getAsBoolean(); i++) {
+            Thread.sleep(50);
+        }
+        assertTrue(done.getAsBoolean(), what);
+    }
+
+    @Test
+    void killNineNeverRunsAJobTwiceAndTheInterruptedJobReadsInterruptedEverywhere() throws Exception {
+        rack = RackCommand.create(dir, 3, LocalRack.freePorts(3));
+        SignerKey key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
+        Path ledger = dir.resolve("ledger.txt");
+        String line = "echo \"$SUSH_JOB_ID $(basename $(dirname $(dirname $(dirname $SUSH_JOB_OUTPUT_DIR))))\" >> " + ledger;
+        for (int i = 0; i < 3; i++) {
+            start(i);
+        }
+        await("one universe", () -> {
+            Set<String> n = new HashSet<>();
+            for (int i = 0; i < 3; i++) {
+                try {
+                    n.add(client(i).get("/version").get("network").asString());
+                    if (client(i).get("/versions").get("sleds").size() < 3) {
+                        return false;
+                    }
+                } catch (Client.Failure f) {
+                    return false;
+                }
+            }
+            return n.size() == 1;
+        });
+        String session = client(0).post("/sessions/start", Map.of("starter", "e2e")).get("session_id").asString();
+        await("session active", () -> {
+            try {
+                return session.equals(client(2).get("/sessions").get("session_id").asString());
+            } catch (Client.Failure f) {
+                return false;
+            }
+        });
+        String all = submit(key, line, "*");
+        await("job on every sled", () -> statuses(0, all).values().stream().filter("stopped"::equals).count() == 3);
+        String cubby = submit(key, line, "1");
+        await("job on cubby 1", () -> "stopped".equals(statuses(0, cubby).get(rack.sleds().get(1).baseboard())));
+        String board = submit(key, line, rack.sleds().get(2).baseboard());
+        await("job on one baseboard", () -> "stopped".equals(statuses(0, board).get(rack.sleds().get(2).baseboard())));
+        // kill -9 of sled 1 while a job runs on it.
+        String slow = submit(key, "sleep 2; " + line, "*");
+        String sled1 = rack.sleds().get(1).baseboard();
+        await("the slow job started on sled 1", () -> "started".equals(statuses(0, slow).get(sled1)));
+        kill9(1);
+        // Restart it with another peer list: only sled 0.
+        List<RackFile.SledEntry> sleds = new ArrayList<>(rack.sleds());
+        RackFile.SledEntry s1 = sleds.get(1);
+        sleds.set(1, new RackFile.SledEntry(s1.baseboard(), s1.cubby(), s1.gossip(), s1.api(), s1.m2(), s1.output(),
+                Optional.of(List.of(rack.sleds().get(0).baseboard()))));
+        new RackFile(sleds, rack.trust()).write(dir.resolve("rack.json"));
+        start(1);
+        await("the interrupted job reads Interrupted on every sled", () -> {
+            for (int i = 0; i < 3; i++) {
+                if (!"interrupted".equals(statuses(i, slow).get(sled1))) {
+                    return false;
+                }
+            }
+            return true;
+        });
+        // Later jobs still run, everywhere; then kill -9 between jobs and once more.
+        String after = submit(key, line, "*");
+        await("a later job on every sled", () -> statuses(0, after).values().stream().filter("stopped"::equals).count() == 3);
+        kill9(2);
+        start(2);
+        String last = submit(key, line, "*");
+        await("the last job on every sled", () -> statuses(0, last).values().stream().filter("stopped"::equals).count() == 3);
+        Thread.sleep(2500); // the orphaned slow job of the killed sled finishes on its own
+        List<String> lines = Files.readAllLines(ledger);
+        assertEquals(new HashSet<>(lines).size(), lines.size(), "a job ran twice on a sled: " + lines);
+        long runsOfSlow = lines.stream().filter(l -> l.startsWith(slow)).count();
+        assertTrue(runsOfSlow <= 3, lines.toString());
+        assertEquals(3 + 1 + 1 + 3 + 3, lines.size() - runsOfSlow, lines.toString());
+    }
+}

@@ -1,0 +1,25 @@
+package sush.ops.cli;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+
+import sush.ops.daemon.RackFile;
+
+/** Test access to the rack launcher's process handling. */
+public final class RackAccess {
+    private RackAccess() {
+    }
+
+    public static Process start(Path dir, RackFile.SledEntry s) throws java.io.IOException {
+        return RackCommand.start(dir, s);
+    }
+
+    public static boolean awaitApi(String api) {
+        return RackCommand.awaitApi(api, Duration.ofSeconds(60));
+    }
+
+    public static Optional<ProcessHandle> running(RackFile.SledEntry s) {
+        return RackCommand.running(s);
+    }
+}
