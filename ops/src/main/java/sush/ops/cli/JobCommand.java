@@ -7,6 +7,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 
@@ -230,7 +231,8 @@ public final class JobCommand implements Callable<Integer> {
         public Integer call() {
             try {
                 String job = JobId.parse(id).codephrase();
-                byte[] out = verifiedOutput(g.client(), job, sled, stderr);
+                Client c = apiOf(sled).map(Client::new).orElse(g.client());
+                byte[] out = verifiedOutput(c, job, sled, stderr);
                 System.out.write(out, 0, out.length);
                 System.out.flush();
                 return 0;
@@ -288,6 +290,9 @@ public final class JobCommand implements Callable<Integer> {
                     && TERMINAL.contains(latest.get(b).path("status").asString()));
         });
         JsonNode statuses = c.get("/jobs/" + phrase + "/status").get("statuses");
+        if (!g.json) {
+            printOutputs(c, phrase, statuses);
+        }
         if (g.json) {
             Map<String, Object> doc = new LinkedHashMap<>();
             doc.put("job_id", phrase);
@@ -295,6 +300,36 @@ public final class JobCommand implements Callable<Integer> {
             System.out.println(Json.MAPPER.writeValueAsString(doc));
         }
         return allZero(statuses) ? 0 : 5;
+    }
+
+    /** Each sled's stdout, fetched from that sled and verified against its status's hash. */
+    private static void printOutputs(Client here, String job, JsonNode statuses) {
+        statuses.properties().forEach(e -> {
+            if (!e.getValue().has("stdout_sha3")) {
+                return;
+            }
+            Optional<String> url = apiOf(e.getKey());
+            try {
+                byte[] out = verifiedOutput(url.map(Client::new).orElse(here), job, e.getKey(), false);
+                System.out.println("--- " + e.getKey() + " (" + out.length + " bytes, hash verified)");
+                System.out.print(new String(out, java.nio.charset.StandardCharsets.UTF_8));
+            } catch (Client.Failure f) {
+                System.out.println("--- " + e.getKey() + ": output not shown (" + f.getMessage() + ")");
+            }
+        });
+    }
+
+    /** A sled's API URL from the rack file (env SUSH_RACK, or ./rack/rack.json), if there is one. */
+    static Optional<String> apiOf(String baseboard) {
+        Path file = Optional.ofNullable(System.getenv("SUSH_RACK")).map(Path::of).orElse(Path.of("rack", "rack.json"));
+        if (!Files.exists(file)) {
+            return Optional.empty();
+        }
+        try {
+            return sush.ops.daemon.RackFile.read(file).sled(baseboard).map(s -> "http://" + s.api());
+        } catch (sush.ops.daemon.RackFile.RackFileException e) {
+            return Optional.empty();
+        }
     }
 
     static String line(JsonNode s) {
