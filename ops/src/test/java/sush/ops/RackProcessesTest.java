@@ -59,6 +59,10 @@ class RackProcessesTest {
                 JobId.parse(s.get("next_job").asString()), command, target, false));
         String id = job.request().job().codephrase();
         client(0).post("/jobs/" + id + "/start", SignedRequests.toJson(job));
+        // Wait until sled 0 folded it: the next request takes the next position.
+        for (int i = 0; i < 200 && id.equals(client(0).get("/sessions").get("next_job").asString()); i++) {
+            Thread.sleep(10);
+        }
         return id;
     }
 
@@ -150,6 +154,15 @@ class RackProcessesTest {
         start(2);
         String last = submit(key, line, "*");
         await("the last job on every sled", () -> statuses(0, last).values().stream().filter("stopped"::equals).count() == 3);
+        // A graceful stop (SIGTERM) kills the running job and reports it before the daemon exits.
+        String longJob = submit(key, "sleep 30", "0");
+        String sled0 = rack.sleds().get(0).baseboard();
+        await("the long job started on sled 0", () -> "started".equals(statuses(2, longJob).get(sled0)));
+        ProcessHandle h0 = RackAccess.running(rack.sleds().get(0)).orElseThrow();
+        h0.destroy();
+        h0.onExit().get();
+        await("the long job reads error (killed at shutdown) on sled 2", () -> "error".equals(statuses(2, longJob)
+                .get(sled0)));
         Thread.sleep(2500); // the orphaned slow job of the killed sled finishes on its own
         List<String> lines = Files.readAllLines(ledger);
         assertEquals(new HashSet<>(lines).size(), lines.size(), "a job ran twice on a sled: " + lines);

@@ -17,7 +17,7 @@ final class Endings {
     private Endings() {
     }
 
-    static Message message(String me, JobId job, Ending e) {
+    static Message message(String me, JobId job, Ending e, boolean shutdown) {
         if (e instanceof Ending.Exited) {
             Ending.Exited x = (Ending.Exited) e;
             return stopped(me, job, x.code(), x.output());
@@ -27,7 +27,8 @@ final class Endings {
             if (k.cause() == Ending.Cause.OUTPUT_LIMIT) {
                 return new Message.JobErrored(me, job, Message.JobError.OUTPUT_LIMIT, "output limit reached", k.signal());
             }
-            String why = k.cause() == Ending.Cause.STOP ? "stopped by an operator" : "wall-time limit reached";
+            String why = k.cause() != Ending.Cause.STOP ? "wall-time limit reached"
+                    : shutdown ? "the sled's daemon shut down" : "stopped by an operator";
             return new Message.JobErrored(me, job, Message.JobError.KILLED, why, k.signal());
         }
         Ending.Failed f = (Ending.Failed) e;

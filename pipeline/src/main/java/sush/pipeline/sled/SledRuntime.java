@@ -101,6 +101,8 @@ public final class SledRuntime {
     private final Set<JobId> passedThisEntry = new HashSet<>();
     private final Set<JobId> adjudicated = new HashSet<>();
     private int pendingLaunches;
+    /** Set by a graceful stop: jobs killed now were killed by the shutdown, not an operator. */
+    private boolean shuttingDown;
     private Disposable entries;
 
     /** A skip of a replayed request, reported after local replay only if no status exists then. */
@@ -129,7 +131,10 @@ public final class SledRuntime {
      * gossip node lives). Runs on the loop.
      */
     public void stop() {
-        loop.schedule(() -> List.copyOf(running.values()).forEach(Launcher.Running::stop));
+        loop.schedule(() -> {
+            shuttingDown = true;
+            List.copyOf(running.values()).forEach(Launcher.Running::stop);
+        });
     }
 
     /** Stops following gossip at once (the end of a life; a crash in the simulator). */
@@ -472,7 +477,7 @@ public final class SledRuntime {
 
     private void onEnded(JobId job, Ending e) {
         running.remove(job);
-        Message report = Endings.message(me, job, e);
+        Message report = Endings.message(me, job, e, shuttingDown);
         endingsThisLife.put(job, report);
         journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.ENDING, job.codephrase(), e.toString()));
         emit(new SledEvent.Ended(job, e));
