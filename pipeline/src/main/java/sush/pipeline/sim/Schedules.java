@@ -120,6 +120,72 @@ public final class Schedules {
                 new Step.SlotFault(2, 0, "TORN"), new Step.Submit(0, "*", false), new Step.Advance(1_000),
                 new Step.SlotFault(1, 1, "NO_SPACE"), new Step.Submit(0, "*", false), new Step.Crash(2),
                 new Step.Restart(2), new Step.Advance(5_000))));
+        out.add(new Scenario("2 three sessions, X hopping across them", List.of(
+                new Step.Partition(List.of(Set.of(0, 3), Set.of(1, 2))), new Step.StartSession(0),
+                new Step.Submit(0, "*", false), new Step.Advance(3_000), new Step.EndJobs(), new Step.StartSession(1),
+                new Step.Submit(1, "*", false), new Step.Crash(3), new Step.Partition(List.of(Set.of(0), Set.of(1, 2, 3))),
+                new Step.Restart(3), new Step.Advance(3_000), new Step.Heal(), new Step.Advance(3_000),
+                new Step.StartSession(2), new Step.Submit(2, "*", false), new Step.Advance(3_000), new Step.EndJobs(),
+                new Step.Crash(3), new Step.Partition(List.of(Set.of(0, 3), Set.of(1, 2))), new Step.Restart(3),
+                new Step.Resend(0, 0), new Step.Advance(5_000))));
+        out.add(new Scenario("3 universe flip-flop: X runs in U1, then U2, then U1 again", List.of(
+                new Step.SplitBrainColdBoot(List.of(Set.of(0, 1), Set.of(2, 3))), new Step.Advance(3_000),
+                new Step.StartSession(2), new Step.Submit(2, "*", false), new Step.Advance(2_000), new Step.EndJobs(),
+                new Step.Partition(List.of(Set.of(0, 1, 3), Set.of(2))), new Step.Advance(5_000),
+                new Step.StartSession(0), new Step.Submit(0, "*", false), new Step.Advance(2_000), new Step.EndJobs(),
+                new Step.Partition(List.of(Set.of(0, 1), Set.of(2, 3))), new Step.Advance(5_000), new Step.Resend(2, 0),
+                new Step.Advance(5_000))));
+        out.add(new Scenario("4 rejoin through a lagging peer", List.of(new Step.StartSession(0),
+                new Step.Partition(List.of(Set.of(0, 3), Set.of(1, 2))), new Step.Submit(0, "*", false),
+                new Step.Advance(2_000), new Step.EndJobs(), new Step.Crash(3),
+                new Step.Partition(List.of(Set.of(0), Set.of(1, 2, 3))), new Step.Restart(3), new Step.Advance(3_000),
+                new Step.Heal(), new Step.Advance(5_000), new Step.Submit(0, "*", false), new Step.Advance(5_000))));
+        out.add(new Scenario("5 lost suffix: X ran jobs nobody saw, restarts", List.of(new Step.StartSession(0),
+                new Step.Advance(1_000), new Step.Partition(List.of(Set.of(0, 1, 2), Set.of(3))),
+                new Step.Submit(3, "3", false), new Step.Advance(500), new Step.EndJobs(), new Step.Submit(3, "3", false),
+                new Step.Advance(500), new Step.Crash(3), new Step.Heal(), new Step.Restart(3), new Step.Resend(0, 0),
+                new Step.Submit(0, "*", false), new Step.Advance(5_000))));
+        out.add(new Scenario("7 torn, missing, bit-flipped and unwritable slots", List.of(new Step.StartSession(0),
+                new Step.Submit(0, "*", false), new Step.Advance(1_000), new Step.SlotFault(3, 0, "bit-flip"),
+                new Step.Crash(3), new Step.Restart(3), new Step.SlotFault(2, 1, "LOST_ON_CRASH"),
+                new Step.Submit(1, "*", false), new Step.Advance(1_000), new Step.Crash(2), new Step.Restart(2),
+                new Step.SlotFault(1, 0, "READ_ONLY"), new Step.Submit(0, "*", false), new Step.Advance(3_000))));
+        out.add(new Scenario("8 a sled without a record joins a live session", List.of(new Step.StartSession(0),
+                new Step.Submit(0, "*", false), new Step.Advance(2_000), new Step.EndJobs(), new Step.Wipe(3),
+                new Step.Restart(3), new Step.Advance(3_000), new Step.Submit(0, "*", false), new Step.Advance(3_000),
+                new Step.StartSession(1), new Step.Submit(1, "*", false), new Step.Advance(5_000))));
+        out.add(new Scenario("11 rejoin through a peer that shows an older session", List.of(new Step.StartSession(0),
+                new Step.Submit(0, "*", false), new Step.Advance(2_000), new Step.EndJobs(),
+                new Step.Partition(List.of(Set.of(0, 3), Set.of(1, 2))), new Step.StartSession(0),
+                new Step.Submit(0, "*", false), new Step.Advance(2_000), new Step.Crash(3),
+                new Step.Partition(List.of(Set.of(0), Set.of(1, 2, 3))), new Step.Restart(3), new Step.Advance(3_000),
+                new Step.Heal(), new Step.Advance(5_000))));
+        out.add(new Scenario("13 a migration while a commit is queued", List.of(new Step.StartSession(2),
+                new Step.SplitBrainColdBoot(List.of(Set.of(0, 1), Set.of(2, 3))), new Step.Advance(2_000),
+                new Step.StartSession(2), new Step.Submit(2, "*", true), new Step.Submit(2, "*", true), new Step.Heal(),
+                new Step.Advance(5_000), new Step.EndJobs(), new Step.Advance(3_000))));
+        out.add(new Scenario("15 a wipe, an isolated boot and a commit in a fresh universe, then the old one",
+                List.of(new Step.StartSession(0), new Step.Submit(0, "*", false), new Step.Advance(2_000),
+                        new Step.EndJobs(), new Step.Wipe(3), new Step.Partition(List.of(Set.of(0, 1, 2), Set.of(3))),
+                        new Step.Restart(3), new Step.StartSession(3), new Step.Submit(3, "3", false),
+                        new Step.Advance(2_000), new Step.EndJobs(), new Step.Heal(), new Step.Advance(5_000),
+                        new Step.Resend(0, 0), new Step.Advance(3_000))));
+        out.add(new Scenario("16 a session start the universe loses, then repeated reboots", List.of(
+                new Step.Partition(List.of(Set.of(0, 1, 2), Set.of(3))), new Step.StartSession(3),
+                new Step.Submit(3, "3", false), new Step.Advance(500), new Step.Crash(3), new Step.Heal(),
+                new Step.Restart(3), new Step.Advance(3_000), new Step.StartSession(0), new Step.Submit(0, "*", false),
+                new Step.Advance(3_000), new Step.Crash(3), new Step.Restart(3), new Step.Advance(3_000),
+                new Step.StartSession(1), new Step.Submit(1, "*", false), new Step.Advance(5_000))));
+        out.add(new Scenario("19 a wiped sled rejoins through an empty peer, then catches up", List.of(
+                new Step.StartSession(0), new Step.Submit(0, "*", false), new Step.Advance(2_000), new Step.EndJobs(),
+                new Step.Wipe(3), new Step.Partition(List.of(Set.of(0, 1, 2), Set.of(3))), new Step.Restart(3),
+                new Step.Advance(1_000), new Step.Heal(), new Step.Advance(5_000), new Step.Resend(1, 0),
+                new Step.Advance(3_000))));
+        out.add(new Scenario("20 sleds migrating into a universe mid-session", List.of(
+                new Step.SplitBrainColdBoot(List.of(Set.of(0, 1, 2), Set.of(3))), new Step.Advance(2_000),
+                new Step.StartSession(0), new Step.Submit(0, "*", false), new Step.Advance(1_000), new Step.Wipe(2),
+                new Step.Restart(2), new Step.Heal(), new Step.Advance(5_000), new Step.Submit(0, "*", false),
+                new Step.Advance(5_000))));
         return out;
     }
 }
