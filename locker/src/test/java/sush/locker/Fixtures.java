@@ -27,6 +27,31 @@ public final class Fixtures {
     private Fixtures() {
     }
 
+    /** Thrown from a slot's write hook: the process dies there. */
+    public static final class Crash extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+    }
+
+    /** Lets {@code writes} writes across {@code slots} happen, then crashes at the next one. */
+    public static void crashAfter(int writes, sush.locker.store.MemorySlot... slots) {
+        int[] left = {writes};
+        Runnable hook = () -> {
+            if (left[0]-- == 0) {
+                throw new Crash();
+            }
+        };
+        for (sush.locker.store.MemorySlot s : slots) {
+            s.beforeWrite(hook);
+        }
+    }
+
+    /** Removes the crash hooks. */
+    public static void noCrash(sush.locker.store.MemorySlot... slots) {
+        for (sush.locker.store.MemorySlot s : slots) {
+            s.beforeWrite(() -> { });
+        }
+    }
+
     public static NetworkId universe(int n) {
         byte[] b = new byte[NetworkId.SIZE_BYTES];
         b[0] = (byte) 0x5a;

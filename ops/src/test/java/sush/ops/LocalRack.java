@@ -1,6 +1,5 @@
 package sush.ops;
 
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -64,23 +63,7 @@ final class LocalRack implements AutoCloseable {
     }
 
     static int freePorts(int sleds) throws java.io.IOException {
-        for (int attempt = 0; attempt < 100; attempt++) {
-            int base = 20_000 + (int) (Math.random() * 20_000);
-            boolean free = true;
-            for (int i = 0; i < sleds && free; i++) {
-                for (int p : new int[] {base + i, base + 100 + i}) {
-                    try (ServerSocket s = new ServerSocket(p)) {
-                        s.setReuseAddress(true);
-                    } catch (java.io.IOException e) {
-                        free = false;
-                    }
-                }
-            }
-            if (free) {
-                return base;
-            }
-        }
-        throw new java.io.IOException("no free ports");
+        return RackCommand.freePorts(sleds);
     }
 
     @Override

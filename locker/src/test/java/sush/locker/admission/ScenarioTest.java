@@ -105,25 +105,12 @@ class ScenarioTest {
         admitted(x.offer(A, vA, 2, NONE));
     }
 
-    /** Thrown from a slot write: the process dies there. */
-    private static final class Crash extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-    }
-
     private static void crashAfter(OneSled x, int writes) {
-        int[] left = {writes};
-        Runnable hook = () -> {
-            if (left[0]-- == 0) {
-                throw new Crash();
-            }
-        };
-        x.a.beforeWrite(hook);
-        x.b.beforeWrite(hook);
+        Fixtures.crashAfter(writes, x.a, x.b);
     }
 
     private static void heal(OneSled x) {
-        x.a.beforeWrite(() -> { });
-        x.b.beforeWrite(() -> { });
+        Fixtures.noCrash(x.a, x.b);
     }
 
     @Test
@@ -137,7 +124,7 @@ class ScenarioTest {
             x.crash();
             x.boot(U1, tick(tick(vA, X1), X2));
             crashAfter(x, k);
-            assertThrows(Crash.class, () -> x.offer(A, vA, 1, NONE));
+            assertThrows(Fixtures.Crash.class, () -> x.offer(A, vA, 1, NONE));
             x.crash();
             heal(x);
             x.boot(U1, tick(tick(vA, X1), X3));
@@ -158,7 +145,7 @@ class ScenarioTest {
             x.boot(U1, floor);
             Version vD = tick(floor, OP1);
             crashAfter(x, k);
-            assertThrows(Crash.class, () -> x.offer(D, vD, 0, NONE));
+            assertThrows(Fixtures.Crash.class, () -> x.offer(D, vD, 0, NONE));
             x.crash();
             heal(x);
             x.boot(U1, tick(tick(vD, X1), X2));

@@ -21,11 +21,6 @@ class LockerTest {
     private static final BoundaryRecord R1_ENDED = record(0, Outcome.ended(JobStatus.STOPPED, 0, ""));
     private static final BoundaryRecord R2 = record(1, Outcome.COMMITTED);
 
-    /** Thrown from a slot's write hook: the process dies there. */
-    static final class Crash extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-    }
-
     private static BoundaryRecord record(int job, Outcome o) {
         return new BoundaryRecord(Fixtures.ME, Fixtures.universe(1), Fixtures.ticks(Fixtures.ids(2).get(0), 1 + job),
                 Optional.of(Fixtures.committed(Fixtures.session("s"), job, o)), List.of(), Bloom.EMPTY, false);
@@ -35,21 +30,12 @@ class LockerTest {
         l.store(l.reserve(newest -> r));
     }
 
-    /** Lets {@code writes} slot writes happen, then crashes the process at the next one. */
     private static void crashAfter(Slots s, int writes) {
-        int[] left = {writes};
-        Runnable hook = () -> {
-            if (left[0]-- == 0) {
-                throw new Crash();
-            }
-        };
-        s.a.beforeWrite(hook);
-        s.b.beforeWrite(hook);
+        Fixtures.crashAfter(writes, s.a, s.b);
     }
 
     private static void noCrash(Slots s) {
-        s.a.beforeWrite(() -> { });
-        s.b.beforeWrite(() -> { });
+        Fixtures.noCrash(s.a, s.b);
     }
 
     @Test
@@ -74,7 +60,7 @@ class LockerTest {
             try (Locker l = s.open()) {
                 crashAfter(s, writes);
                 if (writes < 2) {
-                    assertThrows(Crash.class, () -> commit(l, R1));
+                    assertThrows(Fixtures.Crash.class, () -> commit(l, R1));
                 } else {
                     commit(l, R1);
                 }
@@ -105,7 +91,7 @@ class LockerTest {
             try (Locker l = s.open()) {
                 crashAfter(s, writes);
                 if (writes < 4) {
-                    assertThrows(Crash.class, () -> commit(l, R2));
+                    assertThrows(Fixtures.Crash.class, () -> commit(l, R2));
                 } else {
                     commit(l, R2);
                 }
@@ -128,7 +114,7 @@ class LockerTest {
                 commit(l, R1);
                 crashAfter(s, writes);
                 if (writes < 2) {
-                    assertThrows(Crash.class, () -> commit(l, R1_ENDED));
+                    assertThrows(Fixtures.Crash.class, () -> commit(l, R1_ENDED));
                 } else {
                     commit(l, R1_ENDED);
                 }

@@ -1,6 +1,5 @@
 package sush.ops.cli;
 
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -45,7 +44,7 @@ public final class DemoCommand implements Callable<Integer> {
         Path ledger = home.resolve("ledger.txt");
         say("sush demo: four sleds on loopback under " + home);
         say("Each sled runs a daemon: gossip over TCP, a boundary record on two 'M.2' directories, an HTTP API.");
-        rack = RackCommand.create(home, 4, freePortBlock());
+        rack = RackCommand.create(home, 4, RackCommand.freePorts(4));
         key = SignerKey.fromPem(Files.readString(home.resolve("signer.key")));
         try {
             for (RackFile.SledEntry s : rack.sleds()) {
@@ -187,24 +186,6 @@ public final class DemoCommand implements Callable<Integer> {
             }
             Client.sleep(50);
         }
-    }
-
-    private static int freePortBlock() throws java.io.IOException {
-        for (int attempt = 0; attempt < 50; attempt++) {
-            int base = 20_000 + (int) (Math.random() * 20_000);
-            boolean free = true;
-            for (int p : new int[] {base, base + 1, base + 2, base + 3, base + 100, base + 101, base + 102, base + 103}) {
-                try (ServerSocket s = new ServerSocket(p)) {
-                    s.setReuseAddress(true);
-                } catch (java.io.IOException e) {
-                    free = false;
-                }
-            }
-            if (free) {
-                return base;
-            }
-        }
-        throw new java.io.IOException("no free loopback ports for the demo rack");
     }
 
     private static String indent(String s) {

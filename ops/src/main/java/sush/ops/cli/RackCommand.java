@@ -41,6 +41,27 @@ public final class RackCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** A base port such that base+i and base+100+i (i < sleds) are free on loopback now. */
+    public static int freePorts(int sleds) throws IOException {
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int base = 20_000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(20_000);
+            boolean free = true;
+            for (int i = 0; i < sleds && free; i++) {
+                for (int p : new int[] {base + i, base + 100 + i}) {
+                    try (java.net.ServerSocket s = new java.net.ServerSocket(p)) {
+                        s.setReuseAddress(true);
+                    } catch (IOException e) {
+                        free = false;
+                    }
+                }
+            }
+            if (free) {
+                return base;
+            }
+        }
+        throw new IOException("no free loopback ports for a rack of " + sleds);
+    }
+
     /** Writes a rack of {@code n} sleds under {@code dir}: keys, slots provisioned, rack.json. */
     public static RackFile create(Path dir, int n, int basePort) throws Exception {
         Files.createDirectories(dir);
