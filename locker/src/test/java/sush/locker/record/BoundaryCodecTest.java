@@ -102,6 +102,13 @@ class BoundaryCodecTest {
     }
 
     @Test
+    void recordBytesOverTheBoundAreRefusedBeforeParsing() {
+        RecordException e = assertThrows(RecordException.class,
+                () -> BoundaryCodec.decode(new byte[BoundaryCodec.MAX_RECORD_BYTES + 1]));
+        assertTrue(e.getMessage().contains("over " + BoundaryCodec.MAX_RECORD_BYTES), e.getMessage());
+    }
+
+    @Test
     void anUnknownFieldIsRefused() throws Exception {
         tools.jackson.databind.node.ArrayNode env = (tools.jackson.databind.node.ArrayNode) CBOR.readTree(
                 BoundaryCodec.encode(small()));

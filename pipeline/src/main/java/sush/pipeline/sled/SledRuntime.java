@@ -255,7 +255,8 @@ public final class SledRuntime {
         Optional<Message> m = decode(d);
         Optional<SignedJob> request = m.flatMap(x -> peek(d, x));
         Optional<Report> before = m.flatMap(this::reportOf);
-        handle(fold.apply(d.version(), d.payload()));
+        // Each message is decoded once: the fold takes what peek already read.
+        handle(m.isPresent() ? fold.apply(d.version(), m.get()) : fold.apply(d.version(), d.payload()));
         m.flatMap(this::reportOf).filter(after -> before.isEmpty() || !before.get().equals(after))
                 .ifPresent(r -> emit(new SledEvent.StatusChanged(r.job(), r.baseboard(), r.entry().status(),
                         r.entry().message())));

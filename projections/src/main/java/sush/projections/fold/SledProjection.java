@@ -100,17 +100,27 @@ public final class SledProjection {
 
     /** Folds one delivered message. */
     public List<Outcome> apply(Version version, byte[] payload) {
-        applied++;
-        frontier = frontier.join(version);
         Message m;
         try {
             m = MessageCodec.decode(payload);
         } catch (MessageException e) {
+            applied++;
+            frontier = frontier.join(version);
             malformed++;
             return List.of();
         }
+        return apply(version, m);
+    }
+
+    /**
+     * Folds one delivered message its caller already decoded (the sled runtime reads each
+     * message once); the same state as {@link #apply(Version, byte[])} with its bytes.
+     */
+    public List<Outcome> apply(Version version, Message m) {
+        applied++;
+        frontier = frontier.join(version);
         try {
-            return apply(version, m);
+            return fold(version, m);
         } catch (RuntimeException e) {
             // Defence in depth: a message that trips a fold bug must not crash every sled that
             // replays it. Counted (and visible in the digest) so tests catch the bug itself.
@@ -124,7 +134,7 @@ public final class SledProjection {
         return faults;
     }
 
-    private List<Outcome> apply(Version version, Message m) {
+    private List<Outcome> fold(Version version, Message m) {
         List<Outcome> out = new ArrayList<>(1);
         if (m instanceof Message.SessionStart) {
             Message.SessionStart start = (Message.SessionStart) m;
