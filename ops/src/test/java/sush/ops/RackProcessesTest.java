@@ -147,6 +147,19 @@ class RackProcessesTest {
             }
             return true;
         });
+        // Its peers change back live: SIGHUP re-reads the rack file, and the daemon lives on.
+        new RackFile(rack.sleds(), rack.trust()).write(dir.resolve("rack.json"));
+        long pid1 = RackAccess.running(rack.sleds().get(1)).orElseThrow().pid();
+        new ProcessBuilder("kill", "-HUP", Long.toString(pid1)).start().waitFor();
+        Path log1 = rack.sleds().get(1).output().getParent().resolve("daemon.log");
+        await("peers reloaded", () -> {
+            try {
+                return Files.readString(log1).contains("peers reloaded");
+            } catch (java.io.IOException e) {
+                return false;
+            }
+        });
+        assertTrue(ProcessHandle.of(pid1).map(ProcessHandle::isAlive).orElse(false), "SIGHUP does not stop the daemon");
         // Later jobs still run, everywhere; then kill -9 between jobs and once more.
         String after = submit(key, line, "*");
         await("a later job on every sled", () -> statuses(0, after).values().stream().filter("stopped"::equals).count() == 3);
