@@ -48,9 +48,16 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
     private final ExecutorService copiers = Executors.newCachedThreadPool(daemon("sush-job-io"));
     private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(daemon("sush-job-timer"));
     private final AtomicInteger running = new AtomicInteger();
+    private final int maxRunning;
 
     public ProcessLauncher(Path outputDir) {
+        this(outputDir, MAX_RUNNING);
+    }
+
+    /** With another bound on jobs running at once (tests reach it without 256 processes). */
+    ProcessLauncher(Path outputDir, int maxRunning) {
         this.jobsDir = outputDir.resolve("jobs");
+        this.maxRunning = maxRunning;
     }
 
     /** Where a job's files live. */
@@ -60,9 +67,9 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
 
     @Override
     public Running launch(LaunchRequest r) {
-        if (running.incrementAndGet() > MAX_RUNNING) {
+        if (running.incrementAndGet() > maxRunning) {
             running.decrementAndGet();
-            return failed(r.job(), new Ending.Failed(Ending.Failed.Kind.SPAWN, MAX_RUNNING + " jobs already running"));
+            return failed(r.job(), new Ending.Failed(Ending.Failed.Kind.SPAWN, maxRunning + " jobs already running"));
         }
         Path dir = jobDir(r.job());
         FileChannel out;

@@ -161,4 +161,20 @@ class ProcessLauncherTest {
                 launcher.launch(new LaunchRequest(SESSION, job, "true", "*", Limits.DEFAULT)).ending().block(WAIT));
         assertEquals(Ending.Failed.Kind.IO, f.kind());
     }
+
+    @Test
+    void pastTheBoundOnRunningJobsALaunchFailsAtOnceAndTheNextOneRunsAfterAnEnd() throws Exception {
+        launcher = new ProcessLauncher(output, 2);
+        Limits l = new Limits(Duration.ofSeconds(30), 1024, Duration.ofMillis(100));
+        Launcher.Running a = run("sleep 30", l);
+        Launcher.Running b = run("sleep 30", l);
+        Ending.Failed f = assertInstanceOf(Ending.Failed.class, run("true", l).ending().block(WAIT));
+        assertEquals(Ending.Failed.Kind.SPAWN, f.kind());
+        assertTrue(f.reason().contains("2 jobs already running"), f.reason());
+        a.stop();
+        a.ending().block(WAIT);
+        assertInstanceOf(Ending.Exited.class, run("true", l).ending().block(WAIT), "room again after an end");
+        b.stop();
+        b.ending().block(WAIT);
+    }
 }
