@@ -277,14 +277,19 @@ public final class JobCommand implements Callable<Integer> {
         }
         Map<String, JsonNode> latest = new TreeMap<>();
         String phrase = job.codephrase();
+        LiveLines live = new LiveLines(targeted, !g.json && System.console() != null);
         c.follow(ev -> {
             if (!phrase.equals(ev.path("job_id").asString())) {
                 return false;
             }
             String board = ev.path("baseboard").asString();
-            JsonNode before = latest.put(board, ev);
-            if (!g.json && (before == null || !before.path("status").equals(ev.path("status")))) {
-                System.out.println("  " + board + "  " + line(ev));
+            JsonNode before = latest.get(board);
+            boolean frozen = before != null && TERMINAL.contains(before.path("status").asString());
+            if (!frozen) {
+                latest.put(board, ev);
+                if (!g.json && (before == null || !before.path("status").equals(ev.path("status")))) {
+                    live.show(board, line(ev));
+                }
             }
             return !targeted.isEmpty() && targeted.stream().allMatch(b -> latest.containsKey(b)
                     && TERMINAL.contains(latest.get(b).path("status").asString()));
@@ -300,6 +305,37 @@ public final class JobCommand implements Callable<Integer> {
             System.out.println(Json.MAPPER.writeValueAsString(doc));
         }
         return allZero(statuses) ? 0 : 5;
+    }
+
+    /**
+     * One line per targeted sled. On a terminal the lines are drawn once and redrawn in place as
+     * statuses change (a line freezes at its terminal status); elsewhere each change is a line.
+     */
+    static final class LiveLines {
+        private final List<String> sleds;
+        private final Map<String, String> text = new LinkedHashMap<>();
+        private final boolean redraw;
+
+        LiveLines(List<String> sleds, boolean redraw) {
+            this.sleds = sleds;
+            this.redraw = redraw;
+            sleds.forEach(b -> text.put(b, "queued"));
+            if (redraw) {
+                sleds.forEach(b -> System.out.println("  " + b + "  queued"));
+            }
+        }
+
+        void show(String board, String line) {
+            if (!redraw || !text.containsKey(board)) {
+                System.out.println("  " + board + "  " + line);
+                return;
+            }
+            text.put(board, line);
+            StringBuilder b = new StringBuilder("\u001b[" + sleds.size() + "A");
+            text.forEach((k, v) -> b.append("\u001b[2K  ").append(k).append("  ").append(v).append('\n'));
+            System.out.print(b);
+            System.out.flush();
+        }
     }
 
     /** Each sled's stdout, fetched from that sled and verified against its status's hash. */
