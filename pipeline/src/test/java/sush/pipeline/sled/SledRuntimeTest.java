@@ -82,4 +82,19 @@ class SledRuntimeTest {
         assertEquals(live, r.state().orElseThrow().digest());
         assertTrue(r.timeline().stream().anyMatch(s -> s.record() instanceof sush.pipeline.journal.JournalRecord.Passed));
     }
+
+    @Test
+    void aLateSubscriberGetsTheBoundedRecentHistoryOfEvents() throws Exception {
+        SledHarness h = new SledHarness().provision().boot(1);
+        int reports = SledRuntime.MAX_EVENT_HISTORY + 100;
+        for (int i = 0; i < reports; i++) {
+            h.operator(new Message.JobStarted("913-0000019:OTHER" + i, sush.projections.id.Chain.first(Rack.session(i))));
+        }
+        h.sync();
+        List<SledEvent> late = new java.util.ArrayList<>();
+        h.sled.events().subscribe(late::add).dispose();
+        assertEquals(SledRuntime.MAX_EVENT_HISTORY, late.size(), "bounded");
+        SledEvent.StatusChanged last = (SledEvent.StatusChanged) late.get(late.size() - 1);
+        assertEquals("913-0000019:OTHER" + (reports - 1), last.baseboard(), "the newest events are the ones kept");
+    }
 }
