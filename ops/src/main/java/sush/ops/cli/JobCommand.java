@@ -154,15 +154,13 @@ public final class JobCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             try {
-                JobId job = JobId.parse(id);
+                JobId job = jobId(id);
                 if (await) {
                     return waitFor(g, job, null);
                 }
                 JsonNode s = g.client().get("/jobs/" + job.codephrase() + "/status");
                 g.print(s, render(s.get("statuses"), full));
                 return allZero(s.get("statuses")) ? 0 : 5;
-            } catch (IdException e) {
-                return g.fail(new Client.Failure(2, "bad-codephrase", e.getMessage()));
             } catch (Client.Failure f) {
                 return g.fail(f);
             }
@@ -179,11 +177,9 @@ public final class JobCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             try {
-                g.client().post("/jobs/" + JobId.parse(id).codephrase() + "/stop", Map.of("by", SessionCommand.starter()));
+                g.client().post("/jobs/" + jobId(id).codephrase() + "/stop", Map.of("by", SessionCommand.starter()));
                 g.print(Map.of("job_id", id, "stopping", true), "stopping " + id);
                 return 0;
-            } catch (IdException e) {
-                return g.fail(new Client.Failure(2, "bad-codephrase", e.getMessage()));
             } catch (Client.Failure f) {
                 return g.fail(f);
             }
@@ -204,12 +200,10 @@ public final class JobCommand implements Callable<Integer> {
                 if (session == null) {
                     throw new Client.Failure(4, "no-session", "no session is active");
                 }
-                g.client().post("/sessions/" + session + "/skip/" + JobId.parse(id).codephrase(),
+                g.client().post("/sessions/" + session + "/skip/" + jobId(id).codephrase(),
                         Map.of("by", SessionCommand.starter()));
                 g.print(Map.of("burnt", id), "burnt " + id);
                 return 0;
-            } catch (IdException e) {
-                return g.fail(new Client.Failure(2, "bad-codephrase", e.getMessage()));
             } catch (Client.Failure f) {
                 return g.fail(f);
             }
@@ -230,17 +224,24 @@ public final class JobCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             try {
-                String job = JobId.parse(id).codephrase();
+                String job = jobId(id).codephrase();
                 Client c = apiOf(sled).map(Client::new).orElse(g.client());
                 byte[] out = verifiedOutput(c, job, sled, stderr);
                 System.out.write(out, 0, out.length);
                 System.out.flush();
                 return 0;
-            } catch (IdException e) {
-                return g.fail(new Client.Failure(2, "bad-codephrase", e.getMessage()));
             } catch (Client.Failure f) {
                 return g.fail(f);
             }
+        }
+    }
+
+    /** A job id from its codephrase; a malformed one is a refusal (exit 2). */
+    static JobId jobId(String phrase) throws Client.Failure {
+        try {
+            return JobId.parse(phrase);
+        } catch (IdException e) {
+            throw new Client.Failure(2, "bad-codephrase", e.getMessage());
         }
     }
 
