@@ -30,6 +30,8 @@ public final class Version {
     private byte[] encoded;
     private long minTicks = -1;
     private Integral integral;
+    /** The deepest leaf's depth, or -1 before first asked (racy single-check: any thread computes the same). */
+    private int maxDepth = -1;
 
     Version(int[] depth, long[] value) {
         this.depth = depth;
@@ -54,9 +56,13 @@ public final class Version {
 
     /** The depth of the deepest leaf. */
     public int depth() {
-        int max = 0;
-        for (int d : depth) {
-            max = Math.max(max, d);
+        int max = maxDepth;
+        if (max < 0) {
+            max = 0;
+            for (int d : depth) {
+                max = Math.max(max, d);
+            }
+            maxDepth = max;
         }
         return max;
     }
@@ -91,9 +97,15 @@ public final class Version {
         if (other.leq(this)) {
             return this;
         }
-        Cursor a = new Cursor(depth, value);
-        Cursor b = new Cursor(other.depth, other.value);
-        Leaves out = new Leaves(Math.max(depth.length, other.depth.length));
+        boolean walk = depth() <= WALK_MAX_DEPTH && other.depth() <= WALK_MAX_DEPTH;
+        return of(walk ? joinWalk(depth, value, other.depth, other.value) : joinByCursor(this, other));
+    }
+
+    /** The join over cursors that split leaves: any depth; the reference the walk is tested against. */
+    static Leaves joinByCursor(Version x, Version y) {
+        Cursor a = new Cursor(x.depth, x.value);
+        Cursor b = new Cursor(y.depth, y.value);
+        Leaves out = new Leaves(Math.max(x.depth.length, y.depth.length));
         boolean more;
         do {
             Cursor.align(a, b);
@@ -101,7 +113,7 @@ public final class Version {
             more = a.advance();
             b.advance();
         } while (more);
-        return of(out);
+        return out;
     }
 
     /** {@code this <= other}: every event in this version is in the other. */
@@ -109,11 +121,16 @@ public final class Version {
         if (other == this || isZero()) {
             return true;
         }
-        if (depth.length == 1 && other.depth.length == 1) {
-            return value[0] <= other.value[0];
+        if (depth() <= WALK_MAX_DEPTH && other.depth() <= WALK_MAX_DEPTH) {
+            return leqWalk(depth, value, other.depth, other.value);
         }
-        Cursor a = new Cursor(depth, value);
-        Cursor b = new Cursor(other.depth, other.value);
+        return leqByCursor(this, other);
+    }
+
+    /** {@link #leq} over cursors that split leaves: any depth; the reference the walk is tested against. */
+    static boolean leqByCursor(Version x, Version y) {
+        Cursor a = new Cursor(x.depth, x.value);
+        Cursor b = new Cursor(y.depth, y.value);
         do {
             Cursor.align(a, b);
             if (a.value() > b.value()) {
@@ -122,6 +139,68 @@ public final class Version {
             b.advance();
         } while (a.advance());
         return true;
+    }
+
+    /**
+     * Trees no deeper than this are compared by walking both leaf sequences with their
+     * positions in [0, 2^62): each leaf of depth d spans 2^(62-d), and two dyadic intervals that
+     * meet are nested, so the deeper current leaf is exactly their overlap. No splitting, no
+     * allocation; deeper trees (never seen in a rack) take the cursor walk.
+     */
+    private static final int WALK_MAX_DEPTH = 62;
+
+    static boolean leqWalk(int[] da, long[] va, int[] db, long[] vb) {
+        int i = 0;
+        int j = 0;
+        long endA = 1L << (WALK_MAX_DEPTH - da[0]);
+        long endB = 1L << (WALK_MAX_DEPTH - db[0]);
+        while (true) {
+            if (va[i] > vb[j]) {
+                return false;
+            }
+            if (endA == endB) {
+                i++;
+                j++;
+                if (i == da.length) {
+                    return true;
+                }
+                endA += 1L << (WALK_MAX_DEPTH - da[i]);
+                endB += 1L << (WALK_MAX_DEPTH - db[j]);
+            } else if (endA < endB) {
+                i++;
+                endA += 1L << (WALK_MAX_DEPTH - da[i]);
+            } else {
+                j++;
+                endB += 1L << (WALK_MAX_DEPTH - db[j]);
+            }
+        }
+    }
+
+    /** The pointwise maximum over the common refinement, as {@link #leqWalk} walks it. */
+    static Leaves joinWalk(int[] da, long[] va, int[] db, long[] vb) {
+        Leaves out = new Leaves(Math.max(da.length, db.length));
+        int i = 0;
+        int j = 0;
+        long endA = 1L << (WALK_MAX_DEPTH - da[0]);
+        long endB = 1L << (WALK_MAX_DEPTH - db[0]);
+        while (true) {
+            out.add(Math.max(da[i], db[j]), Math.max(va[i], vb[j]));
+            if (endA == endB) {
+                i++;
+                j++;
+                if (i == da.length) {
+                    return out;
+                }
+                endA += 1L << (WALK_MAX_DEPTH - da[i]);
+                endB += 1L << (WALK_MAX_DEPTH - db[j]);
+            } else if (endA < endB) {
+                i++;
+                endA += 1L << (WALK_MAX_DEPTH - da[i]);
+            } else {
+                j++;
+                endB += 1L << (WALK_MAX_DEPTH - db[j]);
+            }
+        }
     }
 
     /** {@code this < other}: causally before. */

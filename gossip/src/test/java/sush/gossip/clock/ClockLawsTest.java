@@ -37,6 +37,23 @@ class ClockLawsTest {
         }
     }
 
+    /** The allocation-free walks give exactly what the splitting cursors give, leq and join. */
+    @ParameterizedTest
+    @MethodSource("seeds")
+    void theLeafWalksAgreeWithTheCursorWalks(long seed) {
+        List<Stamp> stamps = Schedules.run(seed, SCHEDULE_STEPS, MAX_PARTIES);
+        for (int i = 0; i < stamps.size(); i += 2) {
+            for (int j = 1; j < stamps.size(); j += 3) {
+                Version a = stamps.get(i).version();
+                Version b = stamps.get(j).version();
+                assertEquals(Version.leqByCursor(a, b), Version.leqWalk(a.depth, a.value, b.depth, b.value),
+                        () -> "seed " + seed + ": " + a + " <= " + b);
+                assertEquals(Version.of(Version.joinByCursor(a, b)), Version.of(Version.joinWalk(a.depth, a.value,
+                        b.depth, b.value)), () -> "seed " + seed + ": " + a + " join " + b);
+            }
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("seeds")
     void tickIsStrictlyGreaterAndStaysInsideTheIdentity(long seed) {

@@ -10,7 +10,6 @@ import sush.projections.id.Chain;
 import sush.projections.id.JobId;
 import sush.projections.job.SignedJob;
 import sush.projections.targets.Sled;
-import sush.projections.targets.Target;
 
 /**
  * One sled's walk along one session's job chain (at-most-once.md section 2): the head is the
@@ -21,7 +20,7 @@ public final class ChainProjection {
     /** Bound on the jobs and burns remembered for one session. */
     public static final int MAX_POSITIONS = 65_536;
 
-    private final Sled me;
+    private final TargetsMe targetsMe;
     private final Map<JobId, Known> jobs = new HashMap<>();
     private final Set<JobId> burns = new HashSet<>();
     /** Positions this sled passed at its head (started, or decided never to start). */
@@ -43,7 +42,11 @@ public final class ChainProjection {
      *                  and the committed job counts as the last one this sled started), else empty
      */
     public ChainProjection(Sled me, sush.projections.id.SessionId session, Optional<JobId[]> committed) {
-        this.me = me;
+        this(new TargetsMe(me), session, committed);
+    }
+
+    ChainProjection(TargetsMe targetsMe, sush.projections.id.SessionId session, Optional<JobId[]> committed) {
+        this.targetsMe = targetsMe;
         this.first = Chain.first(session);
         this.head = committed.map(c -> c[1]).orElse(first);
         committed.ifPresent(c -> {
@@ -67,13 +70,7 @@ public final class ChainProjection {
         } else if (jobs.size() >= MAX_POSITIONS) {
             return;
         }
-        boolean targetsMe;
-        try {
-            targetsMe = Target.parse(job.request().target()).runsOn(me);
-        } catch (sush.projections.targets.TargetException e) {
-            targetsMe = false;
-        }
-        jobs.put(job.request().job(), new Known(job, targetsMe, job.request().successor()));
+        jobs.put(job.request().job(), new Known(job, targetsMe.test(job.request().target()), job.request().successor()));
         walk();
     }
 
@@ -122,8 +119,13 @@ public final class ChainProjection {
 
     /** The job at the head if it targets this sled: the only job this sled may start next. */
     public Optional<SignedJob> atHead() {
+        return Optional.ofNullable(jobAtHead());
+    }
+
+    /** {@link #atHead()}, or null: asked after every message. */
+    SignedJob jobAtHead() {
         Known k = jobs.get(head);
-        return k != null && k.targetsMe ? Optional.of(k.job) : Optional.empty();
+        return k != null && k.targetsMe ? k.job : null;
     }
 
     public JobId head() {
@@ -182,14 +184,56 @@ public final class ChainProjection {
      */
     public java.util.List<SignedJob> queuedForMe() {
         java.util.List<SignedJob> out = new java.util.ArrayList<>();
+        // Whether each known position leads to the head, each position resolved once: the
+        // paths share their tails, and a session may hold tens of thousands of jobs.
+        Map<JobId, Boolean> leads = new HashMap<>();
         for (Known k : jobs.values()) {
             JobId id = k.job.request().job();
-            if (k.targetsMe && !precedesHead(id)) {
+            if (k.targetsMe && !leadsToHead(id, leads)) {
                 out.add(k.job);
             }
         }
         out.sort(java.util.Comparator.comparing(j -> java.util.HexFormat.of().formatHex(j.request().job().toBytes())));
         return out;
+    }
+
+    /**
+     * {@link #precedesHead} for many jobs at once: {@code leads} remembers the answer for every
+     * position on each path followed, so each position is followed once.
+     */
+    private boolean leadsToHead(JobId job, Map<JobId, Boolean> leads) {
+        if (job.equals(head)) {
+            return false;
+        }
+        if (job.equals(first)) {
+            return true;
+        }
+        java.util.List<JobId> path = new java.util.ArrayList<>();
+        JobId at = job;
+        Boolean answer = null;
+        for (int steps = 0; steps <= jobs.size() + burns.size() && answer == null; steps++) {
+            answer = leads.get(at);
+            if (answer != null) {
+                break;
+            }
+            path.add(at);
+            Known k = jobs.get(at);
+            JobId next = burns.contains(at) ? Chain.afterBurn(at) : k != null ? k.successor : null;
+            if (next == null) {
+                answer = false;
+            } else if (next.equals(head)) {
+                answer = true;
+            } else {
+                at = next;
+            }
+        }
+        boolean result = answer != null && answer;
+        for (JobId p : path) {
+            if (!p.equals(first)) { // the first position precedes the head on its own account
+                leads.put(p, result);
+            }
+        }
+        return result;
     }
 
     /**

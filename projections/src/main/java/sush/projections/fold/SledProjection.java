@@ -27,6 +27,7 @@ public final class SledProjection {
     public static final int MAX_SLEDS = 256;
 
     private final Sled me;
+    private final TargetsMe targetsMe;
     /** Jobs are checked before they may take a chain position (pure: verification computes). */
     private final sush.projections.job.TrustStore trust;
     private final SessionProjection sessions = new SessionProjection();
@@ -54,6 +55,8 @@ public final class SledProjection {
     private long faults;
     private long unknown;
     private long applied;
+    /** Scratch for {@link #fold}'s outcomes (the fold is single-threaded). */
+    private final List<Outcome> outcomes = new ArrayList<>();
 
     /** A sled's announcement and the version it arrived with. */
     public record Announced(Message.Announcement announcement, Version version) {
@@ -87,6 +90,7 @@ public final class SledProjection {
 
     public SledProjection(Sled me, sush.projections.job.TrustStore trust) {
         this.me = me;
+        this.targetsMe = new TargetsMe(me);
         this.trust = trust;
     }
 
@@ -135,7 +139,9 @@ public final class SledProjection {
     }
 
     private List<Outcome> fold(Version version, Message m) {
-        List<Outcome> out = new ArrayList<>(1);
+        // Most messages mean nothing for this sled: one list reused, copied only when not empty.
+        List<Outcome> out = outcomes;
+        out.clear();
         if (m instanceof Message.SessionStart) {
             Message.SessionStart start = (Message.SessionStart) m;
             boolean known = sessions.session(start.session()).isPresent();
@@ -187,7 +193,7 @@ public final class SledProjection {
             forgetEndedOwnStart(m);
         }
         offerHead(out);
-        return out;
+        return out.isEmpty() ? List.of() : List.copyOf(out);
     }
 
     private void onJobStart(sush.projections.job.SignedJob job, Message m, List<Outcome> out) {
@@ -249,11 +255,7 @@ public final class SledProjection {
     }
 
     private boolean targetsMe(sush.projections.job.SignedJob job) {
-        try {
-            return sush.projections.targets.Target.parse(job.request().target()).runsOn(me);
-        } catch (sush.projections.targets.TargetException e) {
-            return false;
-        }
+        return targetsMe.test(job.request().target());
     }
 
     private void endSession(SessionId session, SessionProjection.Ending why) {
@@ -268,7 +270,8 @@ public final class SledProjection {
         JobId job = m instanceof Message.JobStopped ? ((Message.JobStopped) m).job()
                 : m instanceof Message.JobErrored ? ((Message.JobErrored) m).job()
                 : m instanceof Message.JobSkipped ? ((Message.JobSkipped) m).job() : null;
-        if (job != null && statuses.status(job, me.baseboard()).map(e -> e.status().isTerminal()).orElse(false)) {
+        if (job != null && myStarts.containsKey(job)
+                && statuses.status(job, me.baseboard()).map(e -> e.status().isTerminal()).orElse(false)) {
             myStarts.remove(job);
         }
     }
@@ -279,10 +282,10 @@ public final class SledProjection {
             offered = null;
             return;
         }
-        Optional<sush.projections.job.SignedJob> at = chain.atHead();
-        if (at.isPresent() && !at.get().request().job().equals(offered)) {
-            offered = at.get().request().job();
-            out.add(new Outcome.AtHead(at.get()));
+        sush.projections.job.SignedJob at = chain.jobAtHead();
+        if (at != null && !at.request().job().equals(offered)) {
+            offered = at.request().job();
+            out.add(new Outcome.AtHead(at));
         }
     }
 
@@ -290,7 +293,7 @@ public final class SledProjection {
         if (c instanceof SessionProjection.Change.Activated) {
             SessionProjection.Session s = ((SessionProjection.Change.Activated) c).session();
             Optional<Resumption> resumed = resumption.filter(r -> r.session().equals(s.id()));
-            chain = new ChainProjection(me, s.id(), resumed.map(r -> new JobId[] {r.committed(), r.successor()}));
+            chain = new ChainProjection(targetsMe, s.id(), resumed.map(r -> new JobId[] {r.committed(), r.successor()}));
             // The committed job may still run (a survivor): a sequential job waits for it too.
             lastRan = resumed.map(Resumption::committed).orElse(null);
             releaseEarly(s.id(), out);

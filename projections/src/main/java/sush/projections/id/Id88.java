@@ -11,16 +11,24 @@ public abstract class Id88 {
     public static final int BYTES = 11;
 
     private final byte[] bytes;
+    /** Ids key most of the projections' maps: the hash is computed once. */
+    private final int hash;
 
     protected Id88(byte[] bytes) {
         if (bytes.length != BYTES) {
             throw new IllegalArgumentException("an id is " + BYTES + " bytes, not " + bytes.length);
         }
         this.bytes = bytes.clone();
+        this.hash = Arrays.hashCode(this.bytes);
     }
 
     public final byte[] toBytes() {
         return bytes.clone();
+    }
+
+    /** Whether this id is these bytes (no copy made). */
+    public final boolean is(byte[] other) {
+        return Arrays.equals(bytes, other);
     }
 
     /** The 8-word codephrase. */
@@ -34,12 +42,13 @@ public abstract class Id88 {
 
     @Override
     public final boolean equals(Object o) {
-        return o != null && o.getClass() == getClass() && Arrays.equals(bytes, ((Id88) o).bytes);
+        return o == this || o != null && o.getClass() == getClass() && hash == ((Id88) o).hash
+                && Arrays.equals(bytes, ((Id88) o).bytes);
     }
 
     @Override
     public final int hashCode() {
-        return Arrays.hashCode(bytes);
+        return hash;
     }
 
     @Override

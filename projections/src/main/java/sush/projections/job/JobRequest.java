@@ -14,6 +14,13 @@ import sush.projections.id.SessionId;
  */
 public record JobRequest(SessionId session, JobId job, String command, String target, boolean concurrent) {
     static final String DIGEST_TAG = "sush-job-v1";
+    private static final byte[] SESSION = label("session");
+    private static final byte[] JOB = label("job");
+    private static final byte[] COMMAND = label("command");
+    private static final byte[] TARGET = label("target");
+    private static final byte[] CONCURRENT = label("concurrent");
+    private static final byte[] TRUE = {1};
+    private static final byte[] FALSE = {0};
 
     /**
      * The to-be-signed digest: SHA3-256 over labelled, length-prefixed fields in a fixed order,
@@ -21,11 +28,11 @@ public record JobRequest(SessionId session, JobId job, String command, String ta
      */
     public byte[] digest() {
         return Hashes.sha3(DIGEST_TAG,
-                label("session"), session.toBytes(),
-                label("job"), job.toBytes(),
-                label("command"), command.getBytes(StandardCharsets.UTF_8),
-                label("target"), target.getBytes(StandardCharsets.UTF_8),
-                label("concurrent"), new byte[] {(byte) (concurrent ? 1 : 0)});
+                SESSION, session.toBytes(),
+                JOB, job.toBytes(),
+                COMMAND, command.getBytes(StandardCharsets.UTF_8),
+                TARGET, target.getBytes(StandardCharsets.UTF_8),
+                CONCURRENT, concurrent ? TRUE : FALSE);
     }
 
     /** The chain position after this job. */

@@ -16,7 +16,24 @@ public final class TrustStore {
     /** Bound on trusted keys: a rack trusts a handful of support signers. */
     public static final int MAX_KEYS = 64;
 
+    /**
+     * Bound on remembered signature verdicts, per generation (two are kept): more than the jobs
+     * that can be in flight between the ingress stage that checks ahead and the fold.
+     */
+    public static final int VERDICTS_PER_GENERATION = 16_384;
+    /** Bound on the bytes one generation holds (commands may be long): 8 MiB. */
+    public static final long VERDICT_BYTES_PER_GENERATION = 8L << 20;
+
     private final Map<KeyId, Trusted> keys;
+    /**
+     * Verdicts of signatures already checked, by the whole signed job (request, key, algorithm,
+     * signature: every byte the signature covers). Verification is a pure function of the job
+     * and this store, so a remembered verdict is the one a fresh check gives: the memo changes
+     * only when the work is done, never the answer (D-019). Bounded: when the young generation
+     * is full it becomes the old one and the older is dropped; a miss just checks again.
+     */
+    private volatile Generation young = new Generation();
+    private volatile Generation old = new Generation();
 
     private TrustStore(Map<KeyId, Trusted> keys) {
         this.keys = Map.copyOf(keys);
@@ -49,8 +66,7 @@ public final class TrustStore {
         if (key == null) {
             return Optional.of(InvalidJobReason.UNKNOWN_KEY);
         }
-        if (key.algorithm != job.algorithm()
-                || !Keys.verify(key.algorithm, key.key, job.request().digest(), job.signature())) {
+        if (!signatureValid(job)) {
             return Optional.of(InvalidJobReason.BAD_SIGNATURE);
         }
         if (!job.request().session().equals(session)) {
@@ -61,6 +77,52 @@ public final class TrustStore {
             return Optional.of(InvalidJobReason.BAD_COMMAND);
         }
         return Optional.empty();
+    }
+
+    /**
+     * Whether {@code job} carries a good signature of a key this store trusts, with the key's
+     * algorithm. Computed once per signed job while it is remembered; safe from any thread, so
+     * an ingress stage can check jobs ahead, on other cores, of the single-threaded fold.
+     */
+    public boolean signatureValid(SignedJob job) {
+        Boolean known = young.verdicts.get(job);
+        if (known == null) {
+            known = old.verdicts.get(job);
+        }
+        if (known != null) {
+            return known;
+        }
+        Trusted key = keys.get(job.key());
+        boolean valid = key != null && key.algorithm == job.algorithm()
+                && Keys.verify(key.algorithm, key.key, job.request().digest(), job.signature());
+        remember(job, valid);
+        return valid;
+    }
+
+    /** Verdicts remembered now (both generations); for tests and measurements. */
+    public int remembered() {
+        return young.verdicts.size() + old.verdicts.size();
+    }
+
+    private void remember(SignedJob job, boolean valid) {
+        Generation y = young;
+        if (y.verdicts.put(job, valid) == null) {
+            long bytes = y.bytes.addAndGet(256L + 2L * (job.request().command().length() + job.request().target().length()));
+            if (y.verdicts.size() >= VERDICTS_PER_GENERATION || bytes >= VERDICT_BYTES_PER_GENERATION) {
+                synchronized (this) {
+                    if (young == y) {
+                        old = y;
+                        young = new Generation();
+                    }
+                }
+            }
+        }
+    }
+
+    /** One generation of remembered verdicts and the bytes it holds (about). */
+    private static final class Generation {
+        final Map<SignedJob, Boolean> verdicts = new java.util.concurrent.ConcurrentHashMap<>();
+        final java.util.concurrent.atomic.AtomicLong bytes = new java.util.concurrent.atomic.AtomicLong();
     }
 
     /** One trusted key. */

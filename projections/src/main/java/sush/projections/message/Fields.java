@@ -1,8 +1,5 @@
 package sush.projections.message;
 
-import java.util.HashMap;
-import java.util.Map;
-
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
 
@@ -22,16 +19,73 @@ final class Fields {
     /** Bound on the fields of one body. */
     static final int MAX_FIELDS = 32;
 
-    private final Map<String, Object> body;
+    /**
+     * The body's names and values, in the order read: a flat array, not a map, because bodies
+     * have a handful of fields and every delivered message is read once (D-018).
+     */
+    private String[] names;
+    private Object[] values;
+    private int size;
     private final String kind;
 
-    Fields(Map<String, Object> body, String kind) {
-        this.body = body;
+    Fields(String kind) {
+        this(kind, 8);
+    }
+
+    /** Room for {@code expected} fields to start with (it grows up to {@link #MAX_FIELDS}). */
+    Fields(String kind, int expected) {
         this.kind = kind;
+        this.names = new String[Math.max(1, Math.min(expected, MAX_FIELDS))];
+        this.values = new Object[names.length];
+    }
+
+    /** Adds a field; false (and nothing added) if the body already has it or is full. */
+    boolean add(String name, Object value) {
+        if (get(name) != null) {
+            return false;
+        }
+        return addNew(name, value);
+    }
+
+    /** Adds a field the caller knows is not there yet; false (nothing added) if the body is full. */
+    boolean addNew(String name, Object value) {
+        if (size >= MAX_FIELDS) {
+            return false;
+        }
+        if (size == names.length) {
+            names = java.util.Arrays.copyOf(names, size * 2);
+            values = java.util.Arrays.copyOf(values, size * 2);
+        }
+        names[size] = name;
+        values[size++] = value;
+        return true;
+    }
+
+    int size() {
+        return size;
+    }
+
+    String kind() {
+        return kind;
+    }
+
+    private Object get(String name) {
+        // Names read directly are the very literals the readers ask for: try identity first.
+        for (int i = 0; i < size; i++) {
+            if (names[i] == name) {
+                return values[i];
+            }
+        }
+        for (int i = 0; i < size; i++) {
+            if (names[i].equals(name)) {
+                return values[i];
+            }
+        }
+        return null;
     }
 
     String text(String name, int maxChars) throws MessageException {
-        Object v = body.get(name);
+        Object v = get(name);
         if (!(v instanceof String)) {
             throw new MessageException(kind + "." + name + ": missing or not text");
         }
@@ -52,7 +106,7 @@ final class Fields {
     }
 
     byte[] bytes(String name, int exactLength, int maxLength) throws MessageException {
-        Object v = body.get(name);
+        Object v = get(name);
         if (!(v instanceof byte[])) {
             throw new MessageException(kind + "." + name + ": missing or not bytes");
         }
@@ -68,7 +122,7 @@ final class Fields {
     }
 
     long number(String name, long min, long max) throws MessageException {
-        Object v = body.get(name);
+        Object v = get(name);
         if (!(v instanceof Long)) {
             throw new MessageException(kind + "." + name + ": missing or not an integer");
         }
@@ -80,11 +134,12 @@ final class Fields {
     }
 
     Long optionalNumber(String name, long min, long max) throws MessageException {
-        return body.containsKey(name) && body.get(name) != NULL ? number(name, min, max) : null;
+        Object v = get(name);
+        return v != null && v != NULL ? number(name, min, max) : null;
     }
 
     boolean flag(String name) throws MessageException {
-        Object v = body.get(name);
+        Object v = get(name);
         if (!(v instanceof Boolean)) {
             throw new MessageException(kind + "." + name + ": missing or not a boolean");
         }
@@ -108,15 +163,15 @@ final class Fields {
      * Reads one flat CBOR map (the parser stands on its START_OBJECT) into field values: text,
      * byte strings, 64-bit integers, booleans, null. Nested values and duplicates are refused.
      */
-    static Map<String, Object> read(JsonParser p, String kind) throws MessageException {
-        Map<String, Object> fields = new HashMap<>();
+    static Fields read(JsonParser p, String kind) throws MessageException {
+        Fields fields = new Fields(kind);
         for (JsonToken t = p.nextToken(); t != JsonToken.END_OBJECT; t = p.nextToken()) {
             if (t != JsonToken.PROPERTY_NAME || fields.size() >= MAX_FIELDS) {
                 throw new MessageException(kind + ": body is not a flat map of at most " + MAX_FIELDS + " fields");
             }
             String name = p.currentName();
             Object value = value(p, p.nextToken(), kind + "." + name);
-            if (fields.put(name, value) != null) {
+            if (!fields.add(name, value)) {
                 throw new MessageException(kind + "." + name + ": field given twice");
             }
         }

@@ -143,4 +143,50 @@ class ChainProjectionTest {
         c.onBurn(jobs[0].request().job());
         assertEquals(head, c.head(), "moving would skip back over the job this sled passed");
     }
+
+    /**
+     * {@code queuedForMe} resolves every position once; it must name exactly the targeted jobs
+     * that {@code precedesHead} says are not behind the head, whatever the holes, burns, passes
+     * and arrival order (seeded random chains).
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8})
+    void queuedJobsAreTheTargetedOnesNotBehindTheHead(long seed) {
+        java.util.Random r = new java.util.Random(seed);
+        for (int round = 0; round < 50; round++) {
+            String[] targets = new String[1 + r.nextInt(40)];
+            for (int i = 0; i < targets.length; i++) {
+                targets[i] = r.nextInt(3) == 0 ? "7" : r.nextBoolean() ? "*" : "3";
+            }
+            SignedJob[] jobs = chain(targets);
+            ChainProjection c = new ChainProjection(ME, S, Optional.empty());
+            java.util.List<SignedJob> order = new java.util.ArrayList<>(java.util.Arrays.asList(jobs));
+            java.util.Collections.shuffle(order, r);
+            java.util.Set<SignedJob> arrived = new java.util.HashSet<>();
+            for (SignedJob j : order) {
+                if (r.nextInt(8) != 0) { // some never arrive: holes
+                    c.onJob(j);
+                    arrived.add(j);
+                }
+                if (r.nextInt(6) == 0) {
+                    c.onBurn(jobs[r.nextInt(jobs.length)].request().job());
+                }
+                if (r.nextBoolean() && c.atHead().isPresent()) {
+                    c.passHead(c.atHead().get().request().job());
+                }
+            }
+            java.util.List<SignedJob> expected = new java.util.ArrayList<>();
+            for (SignedJob j : jobs) {
+                if (targetsMe(j) && arrived.contains(j) && !c.precedesHead(j.request().job())) {
+                    expected.add(j);
+                }
+            }
+            expected.sort(java.util.Comparator.comparing(j -> java.util.HexFormat.of().formatHex(j.request().job().toBytes())));
+            assertEquals(expected, c.queuedForMe(), "seed " + seed + " round " + round);
+        }
+    }
+
+    private static boolean targetsMe(SignedJob j) {
+        return !j.request().target().equals("7");
+    }
 }
