@@ -107,7 +107,10 @@ public final class Daemon implements AutoCloseable {
         ProcessLauncher launcher = new ProcessLauncher(s.output());
         Optional<Journal> journal = Optional.of(Journal.open(s.output().resolve("journal"), key, Entropy.secure()));
         SledConfig cfg = new SledConfig(new Sled(s.baseboard(), s.cubby()), trust, SOFTWARE, Limits.DEFAULT);
-        SledRuntime runtime = new SledRuntime(cfg, Gossip.of(node), locker, launcher, journal, loop, writer);
+        // Deliveries are decoded and their signatures checked on the parallel workers, ahead
+        // of the sled's single-threaded state machine (D-019).
+        SledRuntime runtime = new SledRuntime(cfg, Gossip.of(node), locker, launcher, journal, loop, writer,
+                Schedulers.parallel());
         runtime.start();
         try {
             node.start().block(Duration.ofSeconds(10));

@@ -56,6 +56,8 @@ public final class SledRuntime {
     public static final int MAX_EVENT_HISTORY = 4096;
     /** Bound on remembered request versions (for the live/replayed skip rule). */
     static final int MAX_JOB_VERSIONS = 65_536;
+    /** Bound on deliveries the ingress stage reads ahead of the state machine. */
+    static final int INGRESS_AHEAD = 64;
     /** Bound on deliveries buffered between gossip and the state machine. */
     static final int DELIVERY_PREFETCH = 256;
     /** RackError needs a session; errors about no session name this one. */
@@ -67,6 +69,7 @@ public final class SledRuntime {
     private final Launcher launcher;
     private final Optional<Journal> journal;
     private final Scheduler loop;
+    private final Scheduler ingress;
     private final BoundaryWriter writer;
     private final Sinks.Many<SledEvent> events = Sinks.many().replay().limit(MAX_EVENT_HISTORY);
     private final String me;
@@ -111,6 +114,18 @@ public final class SledRuntime {
 
     public SledRuntime(SledConfig cfg, Gossip gossip, Locker locker, Launcher launcher, Optional<Journal> journal,
             Scheduler loop, Scheduler writer) {
+        this(cfg, gossip, locker, launcher, journal, loop, writer, reactor.core.scheduler.Schedulers.immediate());
+    }
+
+    /**
+     * @param ingress where deliveries are decoded and their jobs' signatures checked before the
+     *                state machine folds them, in delivery order; a parallel scheduler keeps
+     *                that work off {@code loop} and spreads it over the cores, and the
+     *                immediate one does it inline (deterministic: the simulator and tests)
+     */
+    public SledRuntime(SledConfig cfg, Gossip gossip, Locker locker, Launcher launcher, Optional<Journal> journal,
+            Scheduler loop, Scheduler writer, Scheduler ingress) {
+        this.ingress = ingress;
         this.cfg = cfg;
         this.gossip = gossip;
         this.locker = locker;
@@ -217,7 +232,10 @@ public final class SledRuntime {
             onDrained();
         }
         long seq = entrySeq;
-        deliveries = replica.deliveries(0).publishOn(loop, DELIVERY_PREFETCH).subscribe(d -> onDelivery(seq, d));
+        deliveries = replica.deliveries(0)
+                .flatMapSequential(d -> reactor.core.publisher.Mono.fromCallable(() -> read(d)).subscribeOn(ingress),
+                        INGRESS_AHEAD, 1)
+                .publishOn(loop, DELIVERY_PREFETCH).subscribe(r -> onDelivery(seq, r));
     }
 
     private void raiseEntryFloor(FloorCause cause) {
@@ -247,12 +265,34 @@ public final class SledRuntime {
 
     // ---- The causal stream ----------------------------------------------------------------
 
-    private void onDelivery(long seq, Delivery d) {
+    /** A delivery as the ingress stage read it: decoded once, its job's signature checked. */
+    private record Read(Delivery delivery, Optional<Message> message) {
+    }
+
+    /**
+     * The ingress stage, off the state machine: decodes a delivery and checks a job's signature
+     * into the trust store's memory, so the fold finds the verdict instead of computing it. It
+     * decides nothing (the fold checks again, from memory or afresh) and never fails the stream.
+     */
+    private Read read(Delivery d) {
+        Optional<Message> m = decode(d);
+        if (m.isPresent() && m.get() instanceof Message.JobStart) {
+            try {
+                cfg.trust().signatureValid(((Message.JobStart) m.get()).job());
+            } catch (RuntimeException e) {
+                // The fold meets the same job and counts what it does there.
+            }
+        }
+        return new Read(d, m);
+    }
+
+    private void onDelivery(long seq, Read read) {
         if (seq != entrySeq || fold == null) {
             return;
         }
+        Delivery d = read.delivery();
         journal(new JournalRecord.Delivered(d.version(), d.payload()));
-        Optional<Message> m = decode(d);
+        Optional<Message> m = read.message();
         Optional<SignedJob> request = m.flatMap(x -> peek(d, x));
         Optional<Report> before = m.flatMap(this::reportOf);
         // Each message is decoded once: the fold takes what peek already read.

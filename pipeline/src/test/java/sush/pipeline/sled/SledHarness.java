@@ -44,6 +44,10 @@ final class SledHarness {
     /** The side the sled syncs with now. */
     private String current;
     Optional<sush.pipeline.journal.Journal> journal = Optional.empty();
+    /** Where deliveries are read and checked ahead of the loop: inline unless a test says otherwise. */
+    reactor.core.scheduler.Scheduler ingress = reactor.core.scheduler.Schedulers.immediate();
+    /** The keys the sled trusts. */
+    sush.projections.job.TrustStore trust = Rack.TRUST;
     private Sinks.Many<Entry> entries;
     private long entrySeq;
     private int lives;
@@ -104,8 +108,8 @@ final class SledHarness {
                 return replica.send(payload);
             }
         };
-        sled = new SledRuntime(new SledConfig(Rack.ME, Rack.TRUST, "0.1.0", Limits.DEFAULT), gossip, locker, launcher,
-                journal, time, writerTime);
+        sled = new SledRuntime(new SledConfig(Rack.ME, trust, "0.1.0", Limits.DEFAULT), gossip, locker, launcher,
+                journal, time, writerTime, ingress);
         sled.events().subscribe(events::add);
         sled.start();
         enter(n, k, Entry.Cause.START);

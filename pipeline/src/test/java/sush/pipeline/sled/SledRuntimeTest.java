@@ -97,4 +97,68 @@ class SledRuntimeTest {
         SledEvent.StatusChanged last = (SledEvent.StatusChanged) late.get(late.size() - 1);
         assertEquals("913-0000019:OTHER" + (reports - 1), last.baseboard(), "the newest events are the ones kept");
     }
+
+    /**
+     * The daemon reads and checks deliveries on parallel workers ahead of the loop: the sled
+     * still folds them in delivery order (jobs launch in chain order), checks every signature
+     * (a forged job is refused and reported), and the verdicts it needed were already known.
+     */
+    @Test
+    void aParallelIngressStageKeepsDeliveryOrderAndStillRefusesForgedJobs() throws Exception {
+        reactor.core.scheduler.Scheduler workers = reactor.core.scheduler.Schedulers.newParallel("test-ingress", 4);
+        try {
+            SledHarness h = new SledHarness();
+            h.ingress = workers;
+            h.trust = sush.projections.job.TrustStore.of(List.of(Rack.KEY.publicPem()));
+            h.provision().boot(1);
+            List<SignedJob> chain = Rack.jobs(Rack.session(1), 41, "echo", "*", true);
+            List<SignedJob> jobs = chain.subList(0, 40);
+            SignedJob last = chain.get(40);
+            byte[] bad = last.signature();
+            bad[5] ^= 1;
+            SignedJob forged = new SignedJob(last.request(), last.key(), last.algorithm(), bad);
+            h.operator(Rack.start(1));
+            String other = "913-0000019:OTHER";
+            List<SignedJob> reported = new java.util.ArrayList<>(jobs);
+            java.util.Collections.shuffle(reported, new java.util.Random(3));
+            for (int i = 0; i < jobs.size(); i++) {
+                h.operator(new Message.JobStart(jobs.get(i)));
+                // Another sled's report about a job, in a shuffled order: the fold turns each
+                // into a status change, so their order shows the order the loop folded in.
+                h.operator(new Message.JobStarted(other, id(reported.get(i))));
+            }
+            h.operator(new Message.JobStart(forged));
+            h.sync();
+            long deadline = System.nanoTime() + 20_000_000_000L;
+            while ((h.ledger.size() < jobs.size() || h.gossiped(Message.JobErrored.class).isEmpty())
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+                h.settle();
+            }
+            assertEquals(jobs.stream().map(SledRuntimeTest::id).toList(), h.ledger.stream().map(l -> l.job()).toList(),
+                    "launched in chain order");
+            List<Message.JobErrored> errors = h.gossiped(Message.JobErrored.class);
+            assertEquals(1, errors.size());
+            assertEquals(id(forged), errors.get(0).job());
+            assertEquals(Message.JobError.INVALID_JOB, errors.get(0).kind());
+            assertEquals(jobs.size() + 1, h.trust.remembered(), "every signature was checked once");
+            List<JobId> delivered = new java.util.ArrayList<>();
+            h.replica.deliveries(0).take(h.replica.size()).toStream().forEach(d -> {
+                try {
+                    Message m = sush.projections.message.MessageCodec.decode(d.payload());
+                    if (m instanceof Message.JobStarted && ((Message.JobStarted) m).baseboard().equals(other)) {
+                        delivered.add(((Message.JobStarted) m).job());
+                    }
+                } catch (sush.projections.message.MessageException e) {
+                    throw new AssertionError(e);
+                }
+            });
+            List<JobId> folded = h.events(SledEvent.StatusChanged.class).stream()
+                    .filter(e -> e.baseboard().equals(other)).map(SledEvent.StatusChanged::job).toList();
+            assertEquals(jobs.size(), delivered.size());
+            assertEquals(delivered, folded, "folded in delivery order");
+        } finally {
+            workers.dispose();
+        }
+    }
 }
