@@ -35,6 +35,48 @@ class CliTest {
         }
     }
 
+    /**
+     * {@code sush replay} streams a journal's timeline and its final state; the signature verdicts
+     * the sled recorded stand without any key, and a journal read with a key it does not need is
+     * refused with a clear error.
+     */
+    @Test
+    void replayPrintsTheTimelineWithTheRecordedVerdictsAndNoKeys() throws Exception {
+        sush.projections.job.SignerKey signer = sush.projections.job.SignerKey.generate(
+                sush.projections.job.SignatureAlgorithm.ED25519, new java.security.SecureRandom());
+        String board = "913-0000019:SLED00";
+        byte[] nonce = new byte[sush.projections.id.SessionIds.NONCE_BYTES];
+        sush.projections.id.SessionId session = sush.projections.id.SessionIds.compute(board, nonce, new byte[] {1});
+        sush.projections.job.JobRequest request = new sush.projections.job.JobRequest(session,
+                sush.projections.id.Chain.first(session), "uptime", "*", false);
+        Path journal = dir.resolve("journal");
+        sush.gossip.clock.Version v = sush.gossip.clock.Version.ZERO;
+        try (sush.pipeline.journal.Journal j = sush.pipeline.journal.Journal.open(journal, java.util.Optional.empty(),
+                sush.gossip.Entropy.seeded(1))) {
+            j.append(new sush.pipeline.journal.JournalRecord.Entered(1, sush.gossip.set.NetworkId.BOOTSTRAPPING, "START"));
+            v = v.tick(sush.gossip.clock.Id.ONE);
+            j.append(new sush.pipeline.journal.JournalRecord.Delivered(v, sush.projections.message.MessageCodec.encode(
+                    new sush.projections.message.Message.SessionStart(session, board, nonce, new byte[] {1}, "operator"))));
+            v = v.tick(sush.gossip.clock.Id.ONE);
+            j.append(new sush.pipeline.journal.JournalRecord.Delivered(v, sush.projections.message.MessageCodec.encode(
+                    new sush.projections.message.Message.JobStart(signer.sign(request))),
+                    sush.pipeline.journal.JournalRecord.Signature.GOOD));
+        }
+        Run r = run("replay", journal.toString(), "--baseboard", board);
+        assertEquals(0, r.exit(), r.err());
+        java.util.List<String> lines = r.out().lines().toList();
+        assertEquals(4, lines.size(), r.out());
+        assertTrue(lines.get(0).startsWith("0  Entered"), r.out());
+        assertTrue(lines.get(2).startsWith("2  Delivered") && lines.get(2).contains("signature GOOD")
+                && lines.get(2).contains("AtHead"), r.out());
+        assertTrue(lines.get(3).startsWith("state: ") && lines.get(3).contains("active=" + session.codephrase()), r.out());
+        Path keyFile = dir.resolve("journal.key");
+        Files.writeString(keyFile, "00".repeat(32));
+        Run keyed = run("replay", journal.toString(), "--key", keyFile.toString());
+        assertEquals(2, keyed.exit());
+        assertTrue(keyed.err().contains("not encrypted"), keyed.err());
+    }
+
     @Test
     void anUnreachableSledIsExitThreeWithAHint() {
         Run r = run("session", "status", "--url", "http://127.0.0.1:1");

@@ -29,7 +29,7 @@ public final class ReplayCommand implements Callable<Integer> {
     String baseboard;
     @Option(names = "--cubby", defaultValue = "0")
     int cubby;
-    @Option(names = "--trust", split = ",", description = "trusted signer public keys (to re-check jobs)")
+    @Option(names = "--trust", split = ",", description = "trusted signer public keys, for jobs whose signature verdict the journal does not hold (older journals)")
     List<Path> trust = new ArrayList<>();
 
     @Override
@@ -39,12 +39,10 @@ public final class ReplayCommand implements Callable<Integer> {
             pems.add(Files.readString(p));
         }
         try {
-            Replay.Result r = Replay.run(journal, key == null ? Optional.empty() : Optional.of(Journal.readKey(key)),
-                    new Sled(baseboard, cubby), TrustStore.of(pems), until);
-            for (Replay.Step s : r.timeline()) {
-                System.out.println(s.index() + "  " + s.record() + (s.note().isEmpty() || s.note().equals("[]") ? ""
-                        : "  -> " + s.note()));
-            }
+            // Streamed: each step is printed as it is folded, so a journal of any length fits.
+            Replay.Summary r = Replay.stream(journal, key == null ? Optional.empty() : Optional.of(Journal.readKey(key)),
+                    new Sled(baseboard, cubby), TrustStore.of(pems), until, s -> System.out.println(s.index() + "  "
+                            + s.record() + (s.note().isEmpty() || s.note().equals("[]") ? "" : "  -> " + s.note())));
             System.out.println("state: " + r.state().map(f -> f.digest()).orElse("no entry"));
             return 0;
         } catch (JournalException e) {

@@ -18,11 +18,21 @@ public sealed interface JournalRecord {
         }
     }
 
-    /** A message delivered in causal order, exactly as the fold saw it. */
-    record Delivered(Version version, byte[] payload) implements JournalRecord {
+    /**
+     * A message delivered in causal order, exactly as the fold saw it; for a job request, the
+     * verdict on its signature the sled acted on, so a replay reproduces it without the keys
+     * (and even after they changed).
+     */
+    record Delivered(Version version, byte[] payload, Signature signature) implements JournalRecord {
         public Delivered {
             Objects.requireNonNull(version, "version");
+            Objects.requireNonNull(signature, "signature");
             payload = payload.clone();
+        }
+
+        /** A delivery with no signature verdict recorded (not a job request, or an older journal). */
+        public Delivered(Version version, byte[] payload) {
+            this(version, payload, Signature.UNCHECKED);
         }
 
         @Override
@@ -33,7 +43,7 @@ public sealed interface JournalRecord {
         @Override
         public boolean equals(Object o) {
             return o instanceof Delivered && version.equals(((Delivered) o).version)
-                    && Arrays.equals(payload, ((Delivered) o).payload);
+                    && Arrays.equals(payload, ((Delivered) o).payload) && signature == ((Delivered) o).signature;
         }
 
         @Override
@@ -43,8 +53,21 @@ public sealed interface JournalRecord {
 
         @Override
         public String toString() {
-            return "Delivered(" + version + ", " + payload.length + " bytes)";
+            return "Delivered(" + version + ", " + payload.length + " bytes"
+                    + (signature == Signature.UNCHECKED ? "" : ", signature " + signature) + ")";
         }
+    }
+
+    /** The verdict on a delivered job request's signature, as the sled's trust store gave it. */
+    enum Signature {
+        /** No verdict recorded: not a job request, or a journal from before verdicts were kept. */
+        UNCHECKED,
+        /** A good signature of a trusted key. */
+        GOOD,
+        /** Signed by a key the sled did not trust. */
+        UNKNOWN_KEY,
+        /** The signature did not verify. */
+        BAD_SIGNATURE
     }
 
     /** The sled resumed its committed session at the stored successor (fed to the fold). */

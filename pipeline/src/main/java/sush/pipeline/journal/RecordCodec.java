@@ -18,6 +18,8 @@ final class RecordCodec {
     private static final int DECISION = 3;
     private static final int RESUMED = 4;
     private static final int PASSED = 5;
+    /** A delivery with the verdict on its job's signature (a delivery without one stays tag 2). */
+    private static final int DELIVERED_CHECKED = 6;
     /** Bound on one field: a gossip payload is at most 64 KiB, a version at most a few MiB. */
     private static final int MAX_FIELD_BYTES = 16 << 20;
 
@@ -32,7 +34,12 @@ final class RecordCodec {
                     .writeLengthPrefixed(utf8(e.cause()));
         } else if (r instanceof JournalRecord.Delivered) {
             JournalRecord.Delivered d = (JournalRecord.Delivered) r;
-            w.writeVarint(DELIVERED).writeLengthPrefixed(d.version().toBytes()).writeLengthPrefixed(d.payload());
+            boolean checked = d.signature() != JournalRecord.Signature.UNCHECKED;
+            w.writeVarint(checked ? DELIVERED_CHECKED : DELIVERED).writeLengthPrefixed(d.version().toBytes())
+                    .writeLengthPrefixed(d.payload());
+            if (checked) {
+                w.writeVarint(d.signature().ordinal());
+            }
         } else if (r instanceof JournalRecord.Resumed) {
             JournalRecord.Resumed x = (JournalRecord.Resumed) r;
             w.writeVarint(RESUMED).writeBytes(x.session().toBytes()).writeBytes(x.committed().toBytes())
@@ -57,9 +64,18 @@ final class RecordCodec {
                 long entry = in.readVarint();
                 NetworkId n = NetworkId.of(in.readLengthPrefixed(NetworkId.SIZE_BYTES, "network"));
                 r = new JournalRecord.Entered(entry, n, text(in, "cause"));
-            } else if (tag == DELIVERED) {
+            } else if (tag == DELIVERED || tag == DELIVERED_CHECKED) {
                 Version v = Version.fromBytes(in.readLengthPrefixed(MAX_FIELD_BYTES, "version"));
-                r = new JournalRecord.Delivered(v, in.readLengthPrefixed(MAX_FIELD_BYTES, "payload"));
+                byte[] payload = in.readLengthPrefixed(MAX_FIELD_BYTES, "payload");
+                JournalRecord.Signature signature = JournalRecord.Signature.UNCHECKED;
+                if (tag == DELIVERED_CHECKED) {
+                    int verdict = in.readVarintAtMost(JournalRecord.Signature.values().length - 1, "signature verdict");
+                    if (verdict == JournalRecord.Signature.UNCHECKED.ordinal()) {
+                        throw new JournalException(JournalException.Kind.CORRUPT, "a checked delivery without a verdict");
+                    }
+                    signature = JournalRecord.Signature.values()[verdict];
+                }
+                r = new JournalRecord.Delivered(v, payload, signature);
             } else if (tag == DECISION) {
                 int kind = in.readVarintAtMost(JournalRecord.Decision.Kind.values().length - 1, "decision kind");
                 r = new JournalRecord.Decision(JournalRecord.Decision.Kind.values()[kind], text(in, "subject"),

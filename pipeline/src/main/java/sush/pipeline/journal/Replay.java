@@ -2,25 +2,49 @@ package sush.pipeline.journal;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.function.Consumer;
 
 import sush.projections.fold.SledProjection;
-import sush.projections.job.TrustStore;
+import sush.projections.job.InvalidJobReason;
+import sush.projections.job.Signatures;
+import sush.projections.job.SignedJob;
+import sush.projections.message.Message;
+import sush.projections.message.MessageCodec;
+import sush.projections.message.MessageException;
 import sush.projections.targets.Sled;
 
 /**
  * Folds a journal back through the projections, as the live sled did: each entry starts a fresh
- * fold, deliveries are applied in journal order, resumptions and passed heads are fed back. Yields
- * the timeline and the state after any step.
+ * fold, deliveries are applied in journal order, resumptions and passed heads are fed back, and
+ * a job request's signature gets the verdict the sled recorded for it (the given keys decide
+ * only where the journal holds none). Yields the timeline and the state after any step.
+ *
+ * <p>A reader thread reads, unseals and decodes records ahead of the fold, which runs on the
+ * caller's thread in journal order (D-020).
  */
 public final class Replay {
+    /** Records the reader hands the fold at a time, and batches it may run ahead. */
+    static final int BATCH = 512;
+    static final int BATCHES_AHEAD = 8;
+    /** The timeline note of a delivery that meant nothing to the fold (most of them). */
+    private static final String NOTHING = List.of().toString();
+
     /** One record of the timeline and what the fold said about it. */
     public record Step(long index, JournalRecord record, String note) {
     }
 
     /** The timeline up to the step asked for, and the fold's state there. */
     public record Result(List<Step> timeline, Optional<SledProjection> state, long records) {
+    }
+
+    /** Where a streamed replay ended: the fold's state and the records replayed. */
+    public record Summary(Optional<SledProjection> state, long records) {
     }
 
     private Replay() {
@@ -30,25 +54,57 @@ public final class Replay {
      * Replays {@code dir} up to and including record {@code until} (all records if negative).
      * The timeline keeps every record; {@code state} is the fold of the last entry reached.
      */
-    public static Result run(Path dir, Optional<byte[]> key, Sled me, TrustStore trust, long until)
+    public static Result run(Path dir, Optional<byte[]> key, Sled me, Signatures trust, long until)
             throws JournalException {
         List<Step> timeline = new ArrayList<>();
+        Summary s = stream(dir, key, me, trust, until, timeline::add);
+        return new Result(timeline, s.state(), s.records());
+    }
+
+    /**
+     * As {@link #run}, handing each step to {@code each} as it is folded instead of keeping the
+     * timeline: memory stays bounded for a journal of any length.
+     */
+    public static Summary stream(Path dir, Optional<byte[]> key, Sled me, Signatures trust, long until,
+            Consumer<Step> each) throws JournalException {
+        Recorded signatures = new Recorded(trust);
+        Reader reader = new Reader(dir, key, until);
+        Thread thread = new Thread(reader, "sush-replay-reader");
+        thread.setDaemon(true);
+        thread.start();
         SledProjection[] fold = new SledProjection[1];
-        long[] n = {0};
-        Journal.read(dir, key, r -> {
-            if (until >= 0 && n[0] > until) {
-                return;
+        long n = 0;
+        try {
+            while (true) {
+                List<Read> batch = reader.take();
+                if (batch.isEmpty()) {
+                    break;
+                }
+                for (Read r : batch) {
+                    each.accept(new Step(n++, r.record(), apply(r, fold, me, signatures)));
+                }
             }
-            timeline.add(new Step(n[0], r, apply(r, fold, me, trust)));
-            n[0]++;
-        });
-        return new Result(timeline, Optional.ofNullable(fold[0]), n[0]);
+        } finally {
+            reader.stop();
+            thread.interrupt();
+            try {
+                thread.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return new Summary(Optional.ofNullable(fold[0]), n);
+    }
+
+    /** A record as the reader decoded it: a delivery's message too (null if not one, or malformed). */
+    record Read(JournalRecord record, Message message) {
     }
 
     /** Applies one record to the fold of the current entry; returns a note for the timeline. */
-    static String apply(JournalRecord r, SledProjection[] fold, Sled me, TrustStore trust) {
+    static String apply(Read read, SledProjection[] fold, Sled me, Recorded signatures) {
+        JournalRecord r = read.record();
         if (r instanceof JournalRecord.Entered) {
-            fold[0] = new SledProjection(me, trust);
+            fold[0] = new SledProjection(me, signatures);
             return "entry: a fresh fold";
         }
         if (fold[0] == null) {
@@ -56,7 +112,16 @@ public final class Replay {
         }
         if (r instanceof JournalRecord.Delivered) {
             JournalRecord.Delivered d = (JournalRecord.Delivered) r;
-            return fold[0].apply(d.version(), d.payload()).toString();
+            List<SledProjection.Outcome> out;
+            if (read.message() == null) {
+                out = fold[0].apply(d.version(), d.payload()); // malformed: the fold counts it
+            } else {
+                if (read.message() instanceof Message.JobStart) {
+                    signatures.record(((Message.JobStart) read.message()).job(), d.signature());
+                }
+                out = fold[0].apply(d.version(), read.message());
+            }
+            return out.isEmpty() ? NOTHING : out.toString();
         }
         if (r instanceof JournalRecord.Resumed) {
             JournalRecord.Resumed x = (JournalRecord.Resumed) r;
@@ -73,5 +138,154 @@ public final class Replay {
             }
         }
         return "";
+    }
+
+    /**
+     * The verdicts the journal recorded, by signed job; where it recorded none (an older journal),
+     * the given keys decide. Bounded: the oldest verdicts are forgotten first.
+     */
+    static final class Recorded implements Signatures {
+        static final int MAX_VERDICTS = 65_536;
+
+        private final Signatures fallback;
+        private final Map<SignedJob, Optional<InvalidJobReason>> verdicts = new LinkedHashMap<>() {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<SignedJob, Optional<InvalidJobReason>> eldest) {
+                return size() > MAX_VERDICTS;
+            }
+        };
+
+        Recorded(Signatures fallback) {
+            this.fallback = fallback;
+        }
+
+        void record(SignedJob job, JournalRecord.Signature verdict) {
+            switch (verdict) {
+                case GOOD:
+                    verdicts.put(job, Optional.empty());
+                    break;
+                case UNKNOWN_KEY:
+                    verdicts.put(job, Optional.of(InvalidJobReason.UNKNOWN_KEY));
+                    break;
+                case BAD_SIGNATURE:
+                    verdicts.put(job, Optional.of(InvalidJobReason.BAD_SIGNATURE));
+                    break;
+                default:
+                    break;
+            }
+        }
+
+        @Override
+        public Optional<InvalidJobReason> signature(SignedJob job) {
+            Optional<InvalidJobReason> recorded = verdicts.get(job);
+            return recorded != null ? recorded : fallback.signature(job);
+        }
+    }
+
+    /** Reads, unseals and decodes the journal on its own thread, in batches, in order. */
+    private static final class Reader implements Runnable {
+        private final Path dir;
+        private final Optional<byte[]> key;
+        private final long until;
+        private final BlockingQueue<Object> batches = new ArrayBlockingQueue<>(BATCHES_AHEAD);
+        private volatile boolean stopped;
+
+        Reader(Path dir, Optional<byte[]> key, long until) {
+            this.dir = dir;
+            this.key = key;
+            this.until = until;
+        }
+
+        /** Stops early (beyond {@code until}, or the fold gave up). */
+        private static final class Stop extends RuntimeException {
+            private static final long serialVersionUID = 1L;
+
+            Stop() {
+                super(null, null, false, false);
+            }
+        }
+
+        @Override
+        public void run() {
+            Object last = List.of();
+            try {
+                List<Read> batch = new ArrayList<>(BATCH);
+                long[] n = {0};
+                try {
+                    Journal.read(dir, key, r -> {
+                        if (stopped || (until >= 0 && n[0] > until)) {
+                            throw new Stop();
+                        }
+                        n[0]++;
+                        batch.add(new Read(r, decode(r)));
+                        if (batch.size() == BATCH) {
+                            put(new ArrayList<>(batch));
+                            batch.clear();
+                        }
+                    });
+                } catch (Stop e) {
+                    // read enough
+                }
+                if (!batch.isEmpty()) {
+                    put(batch);
+                }
+            } catch (JournalException | RuntimeException e) {
+                last = e;
+            } finally {
+                try {
+                    if (!stopped) {
+                        put(last);
+                    }
+                } catch (Stop e) {
+                    // the fold is gone
+                }
+            }
+        }
+
+        private static Message decode(JournalRecord r) {
+            if (!(r instanceof JournalRecord.Delivered)) {
+                return null;
+            }
+            try {
+                return MessageCodec.decode(((JournalRecord.Delivered) r).payload());
+            } catch (MessageException e) {
+                return null;
+            }
+        }
+
+        private void put(Object batch) {
+            try {
+                batches.put(batch);
+            } catch (InterruptedException e) {
+                stopped = true;
+                throw new Stop();
+            }
+        }
+
+        /** The next batch; empty at the end. A read error is thrown here, on the fold's thread. */
+        @SuppressWarnings("unchecked")
+        List<Read> take() throws JournalException {
+            Object next;
+            try {
+                next = batches.take();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("replay interrupted", e);
+            }
+            if (next instanceof JournalException) {
+                throw (JournalException) next;
+            }
+            if (next instanceof RuntimeException) {
+                throw (RuntimeException) next;
+            }
+            return (List<Read>) next;
+        }
+
+        void stop() {
+            stopped = true;
+            batches.clear();
+        }
     }
 }

@@ -291,8 +291,10 @@ public final class SledRuntime {
             return;
         }
         Delivery d = read.delivery();
-        journal(new JournalRecord.Delivered(d.version(), d.payload()));
         Optional<Message> m = read.message();
+        if (journal.isPresent()) {
+            journal(new JournalRecord.Delivered(d.version(), d.payload(), signatureVerdict(m)));
+        }
         Optional<SignedJob> request = m.flatMap(x -> peek(d, x));
         Optional<Report> before = m.flatMap(this::reportOf);
         // Each message is decoded once: the fold takes what peek already read.
@@ -306,6 +308,17 @@ public final class SledRuntime {
             onDrained();
         }
         retryWaiting();
+    }
+
+    /** For a job request, the verdict the fold acts on (the ingress stage checked it already). */
+    private JournalRecord.Signature signatureVerdict(Optional<Message> m) {
+        if (m.isEmpty() || !(m.get() instanceof Message.JobStart)) {
+            return JournalRecord.Signature.UNCHECKED;
+        }
+        return cfg.trust().signature(((Message.JobStart) m.get()).job())
+                .map(reason -> reason == sush.projections.job.InvalidJobReason.UNKNOWN_KEY
+                        ? JournalRecord.Signature.UNKNOWN_KEY : JournalRecord.Signature.BAD_SIGNATURE)
+                .orElse(JournalRecord.Signature.GOOD);
     }
 
     private static Optional<Message> decode(Delivery d) {

@@ -139,6 +139,117 @@ class JournalTest {
         assertTrue(liveDigests.contains(two.state().orElseThrow().digest()), "a prefix is a state the live sled had");
     }
 
+    /**
+     * A job request's delivery keeps the verdict the sled acted on; a delivery without one keeps
+     * its old bytes (tag 2), so journals written before verdicts were kept read as before.
+     */
+    @Test
+    void signatureVerdictsRoundTripAndADeliveryWithoutOneKeepsItsBytes() throws Exception {
+        Rack.Delivery d = new Rack.Stream(2).add(Rack.start(1)).deliveries.get(0);
+        for (JournalRecord.Signature verdict : JournalRecord.Signature.values()) {
+            JournalRecord.Delivered r = new JournalRecord.Delivered(d.version(), d.payload(), verdict);
+            assertEquals(r, RecordCodec.decode(RecordCodec.encode(r)));
+        }
+        byte[] unchecked = RecordCodec.encode(new JournalRecord.Delivered(d.version(), d.payload()));
+        assertEquals(2, unchecked[0], "tag 2, as before verdicts were kept");
+        byte[] good = RecordCodec.encode(new JournalRecord.Delivered(d.version(), d.payload(),
+                JournalRecord.Signature.GOOD));
+        assertEquals(6, good[0]);
+        byte[] noVerdict = good.clone();
+        noVerdict[noVerdict.length - 1] = 0; // tag 6 claiming "unchecked"
+        assertEquals(JournalException.Kind.CORRUPT,
+                assertThrows(JournalException.class, () -> RecordCodec.decode(noVerdict)).kind());
+        byte[] outOfRange = good.clone();
+        outOfRange[outOfRange.length - 1] = 9;
+        assertEquals(JournalException.Kind.CORRUPT,
+                assertThrows(JournalException.class, () -> RecordCodec.decode(outOfRange)).kind());
+    }
+
+    /**
+     * Replay takes the recorded verdicts: a journal replays to the live state with no keys at all
+     * (or after the keys changed). Without recorded verdicts the given keys decide, and with none
+     * the jobs are refused: the difference shows which one the replay used.
+     */
+    @Test
+    void replayUsesTheRecordedVerdictsAndTheKeysOnlyWhereNoneWasRecorded() throws Exception {
+        SessionId s = Rack.session(3);
+        List<SignedJob> jobs = Rack.jobs(s, 3, "echo", "*");
+        SignedJob last = Rack.jobs(s, 4, "echo", "*").get(3);
+        byte[] bad = last.signature();
+        bad[0] ^= 1;
+        SignedJob forged = new SignedJob(last.request(), last.key(), last.algorithm(), bad);
+        Rack.Stream stream = new Rack.Stream(4);
+        stream.add(Rack.start(3));
+        jobs.forEach(j -> stream.add(new Message.JobStart(j)));
+        stream.add(new Message.JobStart(forged));
+        SledProjection live = new SledProjection(Rack.ME, Rack.TRUST);
+        List<SledProjection.Outcome> liveOutcomes = new ArrayList<>();
+        Path recorded = dir.resolve("recorded");
+        Path older = dir.resolve("older");
+        try (Journal withVerdicts = Journal.open(recorded, Optional.empty(), Entropy.seeded(2));
+                Journal without = Journal.open(older, Optional.empty(), Entropy.seeded(3))) {
+            for (Journal j : List.of(withVerdicts, without)) {
+                j.append(new JournalRecord.Entered(1, NetworkId.BOOTSTRAPPING, "START"));
+            }
+            for (Rack.Delivery d : stream.deliveries) {
+                Message m = sush.projections.message.MessageCodec.decode(d.payload());
+                JournalRecord.Signature verdict = JournalRecord.Signature.UNCHECKED;
+                if (m instanceof Message.JobStart) {
+                    verdict = Rack.TRUST.signature(((Message.JobStart) m).job()).isEmpty()
+                            ? JournalRecord.Signature.GOOD : JournalRecord.Signature.BAD_SIGNATURE;
+                }
+                withVerdicts.append(new JournalRecord.Delivered(d.version(), d.payload(), verdict));
+                without.append(new JournalRecord.Delivered(d.version(), d.payload()));
+                liveOutcomes.addAll(live.apply(d.version(), d.payload()));
+            }
+        }
+        assertTrue(liveOutcomes.stream().anyMatch(o -> o instanceof SledProjection.Outcome.InvalidJob), "the forged job");
+        sush.projections.job.TrustStore noKeys = sush.projections.job.TrustStore.of(List.of());
+        List<String> notes = new ArrayList<>();
+        Replay.Summary replayed = Replay.stream(recorded, Optional.empty(), Rack.ME, noKeys, -1, step -> notes.add(step.note()));
+        assertEquals(live.digest(), replayed.state().orElseThrow().digest());
+        assertEquals(live.chain().orElseThrow().head(), replayed.state().orElseThrow().chain().orElseThrow().head());
+        assertTrue(notes.stream().anyMatch(n -> n.contains("BAD_SIGNATURE")), "the recorded refusal, with its reason");
+        assertTrue(notes.stream().anyMatch(n -> n.contains("AtHead")), "the good jobs take their positions");
+        assertFalse(notes.stream().anyMatch(n -> n.contains("UNKNOWN_KEY")), "no key was needed");
+        assertEquals(live.digest(), Replay.run(older, Optional.empty(), Rack.ME, Rack.TRUST, -1).state().orElseThrow()
+                .digest(), "no verdicts recorded: the keys decide, as they did live");
+        List<String> unkeyed = new ArrayList<>();
+        Replay.stream(older, Optional.empty(), Rack.ME, noKeys, -1, step -> unkeyed.add(step.note()));
+        assertTrue(unkeyed.stream().anyMatch(n -> n.contains("UNKNOWN_KEY")), "and without keys the jobs are refused");
+        assertFalse(unkeyed.stream().anyMatch(n -> n.contains("AtHead")));
+    }
+
+    /** Replay streams: a journal longer than the reader's batches, stopped early and in full. */
+    @Test
+    void aStreamedReplayStopsWhereAskedAndSeesEveryRecordOtherwise() throws Exception {
+        Rack.Stream stream = new Rack.Stream(3);
+        for (int i = 0; i < Replay.BATCH * 3 + 7; i++) {
+            stream.add(new Message.Announcement("913-0000019:SLED" + (i % 40), "0.1." + i, i % 32));
+        }
+        try (Journal j = Journal.open(dir, Optional.of(KEY), Entropy.seeded(4))) {
+            j.append(new JournalRecord.Entered(1, NetworkId.BOOTSTRAPPING, "START"));
+            stream.deliveries.forEach(d -> j.append(new JournalRecord.Delivered(d.version(), d.payload())));
+        }
+        long[] seen = {0};
+        long total = stream.deliveries.size() + 1;
+        assertEquals(total, Replay.stream(dir, Optional.of(KEY), Rack.ME, Rack.TRUST, -1, step -> {
+            assertEquals(seen[0]++, step.index(), "in order");
+        }).records());
+        assertEquals(total, seen[0]);
+        assertEquals(Replay.BATCH + 1, Replay.stream(dir, Optional.of(KEY), Rack.ME, Rack.TRUST, Replay.BATCH, step -> { })
+                .records());
+        assertEquals(JournalException.Kind.WRONG_KEY, assertThrows(JournalException.class,
+                () -> Replay.stream(dir, Optional.of(OTHER_KEY), Rack.ME, Rack.TRUST, -1, step -> { })).kind());
+        RuntimeException stop = new IllegalStateException("the caller gives up");
+        assertEquals(stop, assertThrows(IllegalStateException.class,
+                () -> Replay.stream(dir, Optional.of(KEY), Rack.ME, Rack.TRUST, -1, step -> {
+                    if (step.index() == 700) {
+                        throw stop;
+                    }
+                })));
+    }
+
     private static int indexOf(byte[] hay, byte[] needle) {
         outer:
         for (int i = 0; i + needle.length <= hay.length; i++) {

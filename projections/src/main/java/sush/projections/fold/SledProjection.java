@@ -29,7 +29,7 @@ public final class SledProjection {
     private final Sled me;
     private final TargetsMe targetsMe;
     /** Jobs are checked before they may take a chain position (pure: verification computes). */
-    private final sush.projections.job.TrustStore trust;
+    private final sush.projections.job.Signatures trust;
     private final SessionProjection sessions = new SessionProjection();
     private final StatusProjection statuses = new StatusProjection();
     private final Map<String, Announced> announcements = new LinkedHashMap<>();
@@ -88,7 +88,7 @@ public final class SledProjection {
         }
     }
 
-    public SledProjection(Sled me, sush.projections.job.TrustStore trust) {
+    public SledProjection(Sled me, sush.projections.job.Signatures trust) {
         this.me = me;
         this.targetsMe = new TargetsMe(me);
         this.trust = trust;

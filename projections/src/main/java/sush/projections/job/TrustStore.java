@@ -9,10 +9,9 @@ import java.util.Set;
 import org.bouncycastle.crypto.params.AsymmetricKeyParameter;
 
 import sush.projections.id.KeyId;
-import sush.projections.id.SessionId;
 
 /** The signer public keys a sled trusts, by key id; checks signed jobs before anything runs. */
-public final class TrustStore {
+public final class TrustStore implements Signatures {
     /** Bound on trusted keys: a rack trusts a handful of support signers. */
     public static final int MAX_KEYS = 64;
 
@@ -57,26 +56,12 @@ public final class TrustStore {
         return keys.keySet();
     }
 
-    /**
-     * The first reason to refuse {@code job} when submitted to {@code session}, or empty when it
-     * may run (its chain position is checked where the chain is known).
-     */
-    public Optional<InvalidJobReason> check(SignedJob job, SessionId session) {
-        Trusted key = keys.get(job.key());
-        if (key == null) {
+    @Override
+    public Optional<InvalidJobReason> signature(SignedJob job) {
+        if (!keys.containsKey(job.key())) {
             return Optional.of(InvalidJobReason.UNKNOWN_KEY);
         }
-        if (!signatureValid(job)) {
-            return Optional.of(InvalidJobReason.BAD_SIGNATURE);
-        }
-        if (!job.request().session().equals(session)) {
-            return Optional.of(InvalidJobReason.WRONG_SESSION);
-        }
-        String command = job.request().command();
-        if (command.isBlank() || command.startsWith("-")) {
-            return Optional.of(InvalidJobReason.BAD_COMMAND);
-        }
-        return Optional.empty();
+        return signatureValid(job) ? Optional.empty() : Optional.of(InvalidJobReason.BAD_SIGNATURE);
     }
 
     /**
