@@ -1,5 +1,7 @@
 package sush.gossip.clock;
 
+import java.util.Arrays;
+
 import static sush.gossip.wire.MalformedException.Reason.INVALID;
 import static sush.gossip.wire.MalformedException.Reason.NON_CANONICAL;
 import static sush.gossip.wire.MalformedException.Reason.OUT_OF_RANGE;
@@ -58,7 +60,29 @@ final class ClockCodec {
         if (n == 0) {
             throw new MalformedException(INVALID, "a tree has at least one leaf");
         }
-        int[] depth = n == 1 ? new int[] {0} : readShape(in, n);
+        int[] depth;
+        int[] siblings;
+        if (n == 1) {
+            depth = new int[] {0};
+            siblings = NO_SIBLINGS;
+        } else {
+            // Stamps of one rack mostly share their shape: the shape of the last tree decoded
+            // is kept (with its sibling leaves), and the same bits take it instead of a parse.
+            int shapeBytes = (2 * n - 1 + 7) / 8;
+            int at = in.position();
+            Shape last = lastShape;
+            if (last != null && last.leaves == n && in.remaining() >= shapeBytes
+                    && Arrays.equals(last.bits, 0, shapeBytes, bytes, at, at + shapeBytes)) {
+                in.skip(shapeBytes);
+                depth = last.depth;
+                siblings = last.siblings;
+            } else {
+                IntStack pairs = new IntStack();
+                depth = readShape(in, n, pairs);
+                siblings = pairs.toArray();
+                lastShape = new Shape(n, Arrays.copyOfRange(bytes, at, at + shapeBytes), depth, siblings);
+            }
+        }
         long[] value = new long[n];
         if (isVersion) {
             value[0] = readCounter(in.readVarint());
@@ -75,11 +99,36 @@ final class ClockCodec {
             bits.expectZeroPadding();
         }
         in.expectEnd(isVersion ? "version" : "identity");
-        Leaves leaves = new Leaves(depth, value, n);
-        if (!leaves.isNormal()) {
-            throw new MalformedException(NON_CANONICAL, "tree is not in normal form");
+        // Normal form: no two sibling leaves hold the same value.
+        for (int left : siblings) {
+            if (value[left] == value[left + 1]) {
+                throw new MalformedException(NON_CANONICAL, "tree is not in normal form");
+            }
         }
-        return leaves;
+        return new Leaves(depth, value, n);
+    }
+
+    private static final int[] NO_SIBLINGS = {};
+
+    /**
+     * The last shape decoded: its bits, leaf depths and sibling leaves. Immutable, so any thread
+     * may read or replace it without locks; the depth array is shared by the versions decoded
+     * with it, which never write their arrays.
+     */
+    private static volatile Shape lastShape;
+
+    private static final class Shape {
+        final int leaves;
+        final byte[] bits;
+        final int[] depth;
+        final int[] siblings;
+
+        Shape(int leaves, byte[] bits, int[] depth, int[] siblings) {
+            this.leaves = leaves;
+            this.bits = bits;
+            this.depth = depth;
+            this.siblings = siblings;
+        }
     }
 
     private static long readCounter(long v) throws MalformedException {
@@ -107,26 +156,38 @@ final class ClockCodec {
         bits.flush();
     }
 
-    private static int[] readShape(WireReader in, int n) throws MalformedException {
+    /**
+     * Leaf depths from preorder shape bits; {@code siblings} gets the left index of each pair of
+     * sibling leaves: in preorder those are exactly the bits node, leaf, leaf.
+     */
+    private static int[] readShape(WireReader in, int n, IntStack siblings) throws MalformedException {
         BitReader bits = new BitReader(in, 2 * n - 1);
         int[] depth = new int[n];
         int leaves = 0;
         IntStack slots = new IntStack();
         slots.push(0);
+        boolean before = false;
+        boolean last = false;
         for (int i = 0; i < 2 * n - 1; i++) {
             if (slots.isEmpty()) {
                 throw new MalformedException(INVALID, "shape bits continue past a complete tree");
             }
             int d = slots.pop();
-            if (bits.read()) {
+            boolean node = bits.read();
+            if (node) {
                 slots.push(d + 1);
                 slots.push(d + 1);
             } else {
                 if (leaves == n) {
                     throw new MalformedException(INVALID, "shape has more than " + n + " leaves");
                 }
+                if (i >= 2 && before && !last) {
+                    siblings.push(leaves - 1);
+                }
                 depth[leaves++] = d;
             }
+            before = last;
+            last = node;
         }
         if (!slots.isEmpty() || leaves != n) {
             throw new MalformedException(INVALID, "shape bits do not form a tree of " + n + " leaves");

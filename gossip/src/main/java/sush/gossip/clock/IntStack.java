@@ -18,6 +18,11 @@ final class IntStack {
         items[size++] = value;
     }
 
+    /** The items, bottom first. */
+    int[] toArray() {
+        return Arrays.copyOf(items, size);
+    }
+
     int pop() {
         return items[--size];
     }

@@ -95,30 +95,6 @@ final class Leaves {
     }
 
     /**
-     * Whether the sequence is already normal (no sibling leaves with equal values), without
-     * building anything: the decoder's canonical check on every version that arrives.
-     */
-    boolean isNormal() {
-        IntStack stackDepth = new IntStack();
-        IntStack stackLeaf = new IntStack();
-        for (int k = 0; k < size; k++) {
-            stackDepth.push(depth[k]);
-            stackLeaf.push(k);
-            while (stackDepth.size() >= 2 && stackDepth.peek() == stackDepth.peek(1)) {
-                int d = stackDepth.pop();
-                int right = stackLeaf.pop();
-                int left = stackLeaf.pop();
-                if (left >= 0 && right >= 0 && value[left] == value[right]) {
-                    return false;
-                }
-                stackDepth.setTop(d - 1);
-                stackLeaf.push(-1);
-            }
-        }
-        return true;
-    }
-
-    /**
      * The index just past the subtree rooted at depth {@code rootDepth} whose first leaf is
      * {@code start}. Pairs of equal depths on the scratch stack are siblings and fold into
      * their parent; the subtree is complete when only its root remains.

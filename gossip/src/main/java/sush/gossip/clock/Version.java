@@ -238,7 +238,8 @@ public final class Version {
 
     public static Version fromBytes(byte[] bytes) throws MalformedException {
         Leaves leaves = ClockCodec.decode(bytes, true);
-        return leaves.size == 1 && leaves.value[0] == 0 ? ZERO : new Version(leaves.depths(), leaves.values());
+        // The decoder's arrays are exactly sized and never written again: no copy.
+        return leaves.size == 1 && leaves.value[0] == 0 ? ZERO : new Version(leaves.depth, leaves.value);
     }
 
     private byte[] encoded() {

@@ -49,8 +49,21 @@ public final class WireReader {
         return out;
     }
 
+    /** Moves past {@code length} bytes the caller has read in place. */
+    public void skip(int length) throws MalformedException {
+        if (length < 0) {
+            throw new MalformedException(OUT_OF_RANGE, "negative length " + length);
+        }
+        require(length);
+        position += length;
+    }
+
     /** Unsigned LEB128 in its shortest form, at most 63 bits. */
     public long readVarint() throws MalformedException {
+        // One byte (a counter delta, a length under 128) is most varints: read it in place.
+        if (position < limit && bytes[position] >= 0) {
+            return bytes[position++];
+        }
         long result = 0;
         for (int i = 0; i < MAX_VARINT_BYTES; i++) {
             int b = readByte();

@@ -1,6 +1,7 @@
 package sush.gossip.clock;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -98,6 +99,71 @@ class ClockTest {
         assertMalformed("00", MalformedException.Reason.INVALID);
         assertMalformed("ffffffff0f", MalformedException.Reason.TOO_LARGE);
         assertMalformed("01ffffffffffffffff7f", MalformedException.Reason.OUT_OF_RANGE);
+    }
+
+    /**
+     * The decoder keeps the last shape it parsed: a version with the same shape bits decodes
+     * exactly as a fresh parse would, refusals included, and versions sharing a shape stay
+     * independent however they are used afterwards.
+     */
+    @Test
+    void aRepeatedShapeDecodesAsAFreshParseWould() throws MalformedException {
+        List<Version> versions = new java.util.ArrayList<>();
+        for (Stamp s : Schedules.run(3, 200, 8)) {
+            versions.add(s.version());
+        }
+        for (int i = 0; i < versions.size(); i++) {
+            Version v = versions.get(i);
+            byte[] bytes = v.toBytes();
+            assertEquals(v, Version.fromBytes(bytes));
+            Version again = Version.fromBytes(bytes); // the same shape twice: the kept one
+            assertEquals(v, again);
+            Version other = versions.get((i * 7) % versions.size());
+            assertEquals(v.join(other), again.join(other));
+            assertArrayEquals(bytes, again.toBytes(), "using a decoded version leaves it as it was");
+        }
+        Version.fromBytes(HexFormat.of().parseHex("02800201"));
+        assertMalformed("02800100", MalformedException.Reason.NON_CANONICAL); // kept shape, equal siblings
+        assertMalformed("02800200", MalformedException.Reason.NON_CANONICAL);
+        assertMalformed("0280", MalformedException.Reason.TRUNCATED);
+        assertMalformed("02810201", MalformedException.Reason.NON_CANONICAL); // same count, other bits
+        assertEquals(Version.fromBytes(HexFormat.of().parseHex("02800201")), Version.fromBytes(HexFormat.of()
+                .parseHex("02800201")));
+    }
+
+    /**
+     * The decoder's normal-form check (sibling leaves found in the shape bits) refuses exactly the
+     * trees that normalising would change, for random shapes and values.
+     */
+    @Test
+    void decodingRefusesExactlyTheTreesNormalisingWouldChange() {
+        java.util.Random r = new java.util.Random(5);
+        for (int i = 0; i < 3_000; i++) {
+            List<Integer> depths = new java.util.ArrayList<>(List.of(0));
+            int splits = r.nextInt(12);
+            for (int k = 0; k < splits; k++) {
+                int at = r.nextInt(depths.size());
+                int d = depths.get(at);
+                depths.set(at, d + 1);
+                depths.add(at + 1, d + 1);
+            }
+            int n = depths.size();
+            int[] depth = depths.stream().mapToInt(Integer::intValue).toArray();
+            long[] value = new long[n];
+            for (int k = 0; k < n; k++) {
+                value[k] = r.nextInt(3);
+            }
+            Leaves tree = new Leaves(depth, value, n);
+            boolean normal = tree.normalize().sameAs(depth, value);
+            byte[] bytes = ClockCodec.encode(depth, value, true);
+            if (normal) {
+                assertEquals(n == 1 && value[0] == 0 ? 1 : n, assertDoesNotThrow(() -> Version.fromBytes(bytes)).leafCount(),
+                        HexFormat.of().formatHex(bytes));
+            } else {
+                assertEquals(MalformedException.Reason.NON_CANONICAL, assertThrows(MalformedException.class,
+                        () -> Version.fromBytes(bytes), HexFormat.of().formatHex(bytes)).reason());
+            }
+        }
     }
 
     @Test

@@ -29,9 +29,13 @@ import sush.projections.targets.Sled;
  * caller's thread in journal order (D-020).
  */
 public final class Replay {
-    /** Records the reader hands the fold at a time, and batches it may run ahead. */
-    static final int BATCH = 512;
-    static final int BATCHES_AHEAD = 8;
+    /**
+     * Records the reader hands the fold at a time, and batches it may run ahead. Large batches:
+     * waking a parked thread can take a millisecond on a busy or virtual machine, so handoffs
+     * must be rare next to the microsecond a record takes.
+     */
+    static final int BATCH = 4096;
+    static final int BATCHES_AHEAD = 4;
     /** The timeline note of a delivery that meant nothing to the fold (most of them). */
     private static final String NOTHING = List.of().toString();
 
@@ -121,7 +125,7 @@ public final class Replay {
                 }
                 out = fold[0].apply(d.version(), read.message());
             }
-            return out.isEmpty() ? NOTHING : out.toString();
+            return note(out);
         }
         if (r instanceof JournalRecord.Resumed) {
             JournalRecord.Resumed x = (JournalRecord.Resumed) r;
@@ -131,13 +135,43 @@ public final class Replay {
         if (r instanceof JournalRecord.Passed) {
             JournalRecord.Passed x = (JournalRecord.Passed) r;
             try {
-                return fold[0].passHead(x.job(), x.ran()).toString();
+                return note(fold[0].passHead(x.job(), x.ran()));
             } catch (IllegalStateException e) {
                 // The live sled passes only the job at its head: this journal disagrees with its fold.
                 return "inconsistent: " + e.getMessage();
             }
         }
         return "";
+    }
+
+    /**
+     * What the fold said, one short item per outcome: jobs and sessions by codephrase, a
+     * session's queued jobs by count (a whole signed job per line would bury the timeline).
+     */
+    static String note(List<SledProjection.Outcome> outcomes) {
+        if (outcomes.isEmpty()) {
+            return NOTHING;
+        }
+        StringBuilder b = new StringBuilder("[");
+        for (SledProjection.Outcome o : outcomes) {
+            if (b.length() > 1) {
+                b.append(", ");
+            }
+            if (o instanceof SledProjection.Outcome.AtHead) {
+                b.append("AtHead(").append(((SledProjection.Outcome.AtHead) o).job().request().job()).append(')');
+            } else if (o instanceof SledProjection.Outcome.SessionEnded) {
+                SledProjection.Outcome.SessionEnded e = (SledProjection.Outcome.SessionEnded) o;
+                b.append("SessionEnded(").append(e.session()).append(", ").append(e.why()).append(", ")
+                        .append(e.queued().size()).append(" queued here)");
+            } else if (o instanceof SledProjection.Outcome.ConcurrentSessions) {
+                SledProjection.Outcome.ConcurrentSessions c = (SledProjection.Outcome.ConcurrentSessions) o;
+                b.append("ConcurrentSessions(").append(c.first().id()).append(", ").append(c.second().id()).append(')');
+            } else {
+                SledProjection.Outcome.InvalidJob i = (SledProjection.Outcome.InvalidJob) o;
+                b.append("InvalidJob(").append(i.job().request().job()).append(", ").append(i.reason()).append(')');
+            }
+        }
+        return b.append(']').toString();
     }
 
     /**

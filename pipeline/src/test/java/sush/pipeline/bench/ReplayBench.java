@@ -29,6 +29,8 @@ import sush.projections.message.MessageCodec;
  */
 public final class ReplayBench {
     private static final int SLEDS = 32;
+    /** Unmeasured replays after the cold one: the JIT recompiles the read path a few times. */
+    private static final int WARM_UP_RUNS = Integer.getInteger("bench.warmups", 4);
 
     private ReplayBench() {
     }
@@ -44,14 +46,14 @@ public final class ReplayBench {
         write(root.resolve("sealed"), Optional.of(key), records, true);
         write(root.resolve("unchecked"), Optional.empty(), records, false);
         double writeS = (System.nanoTime() - t0) / 1e9;
-        // Warm up on the plain journal, then measure each: three runs, the median counts.
-        Replay.stream(root.resolve("plain"), Optional.empty(), Rack.ME, trust(), Math.min(records, 100_000), s -> { });
+        // Each journal: a first (cold) replay, one more to let the JIT settle, then three
+        // measured runs whose median counts.
         double[] plain = runs(root.resolve("plain"), Optional.empty(), records);
         double[] sealed = runs(root.resolve("sealed"), Optional.of(key), records);
         double[] unchecked = runs(root.resolve("unchecked"), Optional.empty(), records);
         System.out.printf(Locale.ROOT, "replay: %,d records (%d sleds, sessions of 100 jobs on every sled), three journals written in %.1f s%n",
                 records, SLEDS, writeS);
-        System.out.printf(Locale.ROOT, "%-44s %14s %s%n", "", "records/s", "(runs, s)");
+        System.out.printf(Locale.ROOT, "%-44s %14s %s%n", "", "records/s", "(measured runs, s; cold first run, s)");
         row("plain, verdicts recorded (as a sled writes)", records, plain);
         row("sealed (AES-256-GCM), verdicts recorded", records, sealed);
         row("plain, no verdicts: signatures re-checked", records, unchecked);
@@ -63,16 +65,25 @@ public final class ReplayBench {
     }
 
     private static void row(String what, int records, double[] runs) {
-        System.out.printf(Locale.ROOT, "%-44s %,14.0f (%.2f, %.2f, %.2f)%n", what, records / runs[1], runs[0], runs[1], runs[2]);
+        System.out.printf(Locale.ROOT, "%-44s %,14.0f (%.2f, %.2f, %.2f; cold %.2f)%n", what, records / runs[1], runs[0],
+                runs[1], runs[2], runs[3]);
     }
 
-    /** Three replays of {@code dir}; sorted, so the middle one is the median. */
+    /**
+     * Three measured replays of {@code dir} after the unmeasured ones: sorted, so the middle one
+     * is the median; the first (cold) replay's time last.
+     */
     private static double[] runs(Path dir, Optional<byte[]> key, int records) throws Exception {
-        double[] out = new double[3];
-        for (int i = 0; i < out.length; i++) {
+        double cold = time(dir, key, records);
+        for (int i = 0; i < WARM_UP_RUNS; i++) {
+            time(dir, key, records);
+        }
+        double[] out = new double[4];
+        for (int i = 0; i < 3; i++) {
             out[i] = time(dir, key, records);
         }
-        Arrays.sort(out);
+        Arrays.sort(out, 0, 3);
+        out[3] = cold;
         return out;
     }
 

@@ -12,7 +12,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.StringJoiner;
 
 /**
  * Prints ids as BIP-39 English words: the value in big-endian base 2048, one word per 11-bit
@@ -34,18 +33,21 @@ public final class Codephrase {
     /** The words of a big-endian unsigned value of {@code bits} bits (11 bits per word). */
     public static String encode(byte[] value, int bits) {
         int words = (bits + 10) / 11;
-        BigInteger v = new BigInteger(1, value);
-        String[] out = new String[words];
+        // Digit i (from the least significant) is bits 11i..11i+10 of the value: read them
+        // straight from the bytes (ids are printed in every status and timeline line).
+        StringBuilder out = new StringBuilder(words * 9);
         for (int i = words - 1; i >= 0; i--) {
-            BigInteger[] qr = v.divideAndRemainder(BASE);
-            out[i] = LIST.get(qr[1].intValue());
-            v = qr[0];
+            int digit = 0;
+            for (int bit = 11 * i + 10; bit >= 11 * i; bit--) {
+                int at = value.length - 1 - bit / 8;
+                digit = (digit << 1) | (at >= 0 ? (value[at] >> (bit % 8)) & 1 : 0);
+            }
+            if (out.length() > 0) {
+                out.append('-');
+            }
+            out.append(LIST.get(digit));
         }
-        StringJoiner j = new StringJoiner("-");
-        for (String w : out) {
-            j.add(w);
-        }
-        return j.toString();
+        return out.toString();
     }
 
     /** The value of a phrase as {@code bytes} big-endian bytes; at most {@code bits} bits. */

@@ -41,6 +41,27 @@ class CodephraseTest {
         }
     }
 
+    /** Printing reads the digits from the bits; base-2048 division of the value gives the same words. */
+    @Test
+    void printingAgreesWithDivisionInBase2048() throws IdException {
+        java.util.Random r = new java.util.Random(11);
+        java.math.BigInteger base = java.math.BigInteger.valueOf(Codephrase.WORDS);
+        for (int i = 0; i < 2_000; i++) {
+            byte[] value = new byte[Id88.BYTES];
+            r.nextBytes(value);
+            java.math.BigInteger v = new java.math.BigInteger(1, value);
+            String[] words = new String[8];
+            for (int w = 7; w >= 0; w--) {
+                words[w] = Codephrase.words().get(v.mod(base).intValue());
+                v = v.divide(base);
+            }
+            String expected = String.join("-", words);
+            assertEquals(expected, Codephrase.encode(value, Id88.BITS));
+            assertEquals(java.util.HexFormat.of().formatHex(value),
+                    java.util.HexFormat.of().formatHex(Codephrase.decode(expected, Id88.BITS, Id88.BYTES)));
+        }
+    }
+
     @Test
     void theZeroAndLargestIdsAreTheEndsOfTheList() throws IdException {
         assertEquals("abandon-abandon-abandon-abandon-abandon-abandon-abandon-abandon",
