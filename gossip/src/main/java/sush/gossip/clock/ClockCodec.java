@@ -55,7 +55,12 @@ final class ClockCodec {
     }
 
     static Leaves decode(byte[] bytes, boolean isVersion) throws MalformedException {
-        WireReader in = new WireReader(bytes);
+        return decode(bytes, 0, bytes.length, isVersion);
+    }
+
+    /** The tree in {@code length} bytes of {@code bytes} from {@code offset} (and nothing more). */
+    static Leaves decode(byte[] bytes, int offset, int length, boolean isVersion) throws MalformedException {
+        WireReader in = new WireReader(bytes, offset, length);
         int n = in.readVarintAtMost(MAX_LEAVES, "leaf count");
         if (n == 0) {
             throw new MalformedException(INVALID, "a tree has at least one leaf");

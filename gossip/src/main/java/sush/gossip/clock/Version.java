@@ -237,7 +237,15 @@ public final class Version {
     }
 
     public static Version fromBytes(byte[] bytes) throws MalformedException {
-        Leaves leaves = ClockCodec.decode(bytes, true);
+        return fromBytes(bytes, 0, bytes.length);
+    }
+
+    /** As {@link #fromBytes(byte[])}, for the {@code length} bytes at {@code offset}: exactly a version. */
+    public static Version fromBytes(byte[] bytes, int offset, int length) throws MalformedException {
+        if (offset < 0 || length < 0 || offset > bytes.length - length) {
+            throw new IllegalArgumentException("range " + offset + "+" + length + " outside " + bytes.length + " bytes");
+        }
+        Leaves leaves = ClockCodec.decode(bytes, offset, length, true);
         // The decoder's arrays are exactly sized and never written again: no copy.
         return leaves.size == 1 && leaves.value[0] == 0 ? ZERO : new Version(leaves.depth, leaves.value);
     }

@@ -60,9 +60,14 @@ public final class WireReader {
 
     /** Unsigned LEB128 in its shortest form, at most 63 bits. */
     public long readVarint() throws MalformedException {
-        // One byte (a counter delta, a length under 128) is most varints: read it in place.
+        // One or two bytes (counter deltas, lengths) are most varints: read them in place.
         if (position < limit && bytes[position] >= 0) {
             return bytes[position++];
+        }
+        if (position + 1 < limit && bytes[position + 1] > 0) {
+            long v = (bytes[position] & 0x7F) | ((long) bytes[position + 1] << 7);
+            position += 2;
+            return v;
         }
         long result = 0;
         for (int i = 0; i < MAX_VARINT_BYTES; i++) {

@@ -117,15 +117,17 @@ public final class Journal implements AutoCloseable {
                 throw new JournalException(JournalException.Kind.CORRUPT,
                         "excerpt " + n + ": a record is missing or out of order");
             }
-            byte[] body = java.util.Arrays.copyOfRange(raw, HEADER_BYTES, raw.length);
             if (sealed != sealer.isPresent()) {
                 throw new JournalException(JournalException.Kind.KEY_MISMATCH, sealed
                         ? "the journal is encrypted: give its key" : "the journal is not encrypted: give no key");
             }
+            JournalRecord r;
             if (sealed) {
-                body = sealer.get().open(position(seg, count), body);
+                byte[] body = java.util.Arrays.copyOfRange(raw, HEADER_BYTES, raw.length);
+                r = RecordCodec.decode(sealer.get().open(position(seg, count), body));
+            } else {
+                r = RecordCodec.decode(raw, HEADER_BYTES, raw.length - HEADER_BYTES);
             }
-            JournalRecord r = RecordCodec.decode(body);
             expected++;
             n++;
             return r;

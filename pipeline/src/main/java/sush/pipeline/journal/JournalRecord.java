@@ -40,6 +40,11 @@ public sealed interface JournalRecord {
             return payload.clone();
         }
 
+        /** The payload itself, for readers in this package that only read it (replay decodes it). */
+        byte[] payloadView() {
+            return payload;
+        }
+
         @Override
         public boolean equals(Object o) {
             return o instanceof Delivered && version.equals(((Delivered) o).version)

@@ -56,8 +56,13 @@ final class RecordCodec {
     }
 
     static JournalRecord decode(byte[] bytes) throws JournalException {
+        return decode(bytes, 0, bytes.length);
+    }
+
+    /** The record in {@code length} bytes of {@code bytes} from {@code offset}. */
+    static JournalRecord decode(byte[] bytes, int offset, int length) throws JournalException {
         try {
-            WireReader in = new WireReader(bytes);
+            WireReader in = new WireReader(bytes, offset, length);
             long tag = in.readVarint();
             JournalRecord r;
             if (tag == ENTERED) {
@@ -65,7 +70,12 @@ final class RecordCodec {
                 NetworkId n = NetworkId.of(in.readLengthPrefixed(NetworkId.SIZE_BYTES, "network"));
                 r = new JournalRecord.Entered(entry, n, text(in, "cause"));
             } else if (tag == DELIVERED || tag == DELIVERED_CHECKED) {
-                Version v = Version.fromBytes(in.readLengthPrefixed(MAX_FIELD_BYTES, "version"));
+                int versionBytes = in.readVarintAtMost(MAX_FIELD_BYTES, "version length");
+                if (in.remaining() < versionBytes) {
+                    throw new MalformedException(MalformedException.Reason.TRUNCATED, "version cut short");
+                }
+                Version v = Version.fromBytes(bytes, in.position(), versionBytes); // read in place
+                in.skip(versionBytes);
                 byte[] payload = in.readLengthPrefixed(MAX_FIELD_BYTES, "payload");
                 JournalRecord.Signature signature = JournalRecord.Signature.UNCHECKED;
                 if (tag == DELIVERED_CHECKED) {

@@ -283,7 +283,7 @@ public final class Replay {
                 return null;
             }
             try {
-                return MessageCodec.decode(((JournalRecord.Delivered) r).payload());
+                return MessageCodec.decode(((JournalRecord.Delivered) r).payloadView());
             } catch (MessageException e) {
                 return null;
             }
