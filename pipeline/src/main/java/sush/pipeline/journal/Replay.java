@@ -25,8 +25,8 @@ import sush.projections.targets.Sled;
  * a job request's signature gets the verdict the sled recorded for it (the given keys decide
  * only where the journal holds none). Yields the timeline and the state after any step.
  *
- * <p>A reader thread reads, unseals and decodes records ahead of the fold, which runs on the
- * caller's thread in journal order (D-020).
+ * <p>The fold runs on the caller's thread in journal order; a sealed journal is read, unsealed
+ * and decoded ahead of it on a reader thread (D-020).
  */
 public final class Replay {
     /**
@@ -72,11 +72,28 @@ public final class Replay {
     public static Summary stream(Path dir, Optional<byte[]> key, Sled me, Signatures trust, long until,
             Consumer<Step> each) throws JournalException {
         Recorded signatures = new Recorded(trust);
+        SledProjection[] fold = new SledProjection[1];
+        if (key.isEmpty()) {
+            // A plain journal folds on this thread as it is read: reading costs about what
+            // folding does, and handing records across cores cost more than it saved (D-020).
+            long[] n = {0};
+            try {
+                Journal.read(dir, key, r -> {
+                    if (until >= 0 && n[0] > until) {
+                        throw new Reader.Stop();
+                    }
+                    each.accept(new Step(n[0]++, r, apply(new Read(r, Reader.decode(r)), fold, me, signatures)));
+                });
+            } catch (Reader.Stop e) {
+                // read enough
+            }
+            return new Summary(Optional.ofNullable(fold[0]), n[0]);
+        }
+        // A sealed one is read and unsealed on a reader thread while this one folds.
         Reader reader = new Reader(dir, key, until);
         Thread thread = new Thread(reader, "sush-replay-reader");
         thread.setDaemon(true);
         thread.start();
-        SledProjection[] fold = new SledProjection[1];
         long n = 0;
         try {
             while (true) {
@@ -232,8 +249,8 @@ public final class Replay {
             this.until = until;
         }
 
-        /** Stops early (beyond {@code until}, or the fold gave up). */
-        private static final class Stop extends RuntimeException {
+        /** Stops a read early (beyond {@code until}, or the fold gave up). */
+        static final class Stop extends RuntimeException {
             private static final long serialVersionUID = 1L;
 
             Stop() {

@@ -220,34 +220,45 @@ class JournalTest {
         assertFalse(unkeyed.stream().anyMatch(n -> n.contains("AtHead")));
     }
 
-    /** Replay streams: a journal longer than the reader's batches, stopped early and in full. */
+    /**
+     * Replay streams, plain (folded as read) and sealed (read ahead on a thread, a journal longer
+     * than the reader's batches): in order, stopped where asked, in full, and stopped by its
+     * consumer; a wrong key is the reader's error, thrown to the caller.
+     */
     @Test
     void aStreamedReplayStopsWhereAskedAndSeesEveryRecordOtherwise() throws Exception {
         Rack.Stream stream = new Rack.Stream(3);
-        for (int i = 0; i < Replay.BATCH * 3 + 7; i++) {
+        for (int i = 0; i < Replay.BATCH * 2 + 7; i++) {
             stream.add(new Message.Announcement("913-0000019:SLED" + (i % 40), "0.1." + i, i % 32));
         }
-        try (Journal j = Journal.open(dir, Optional.of(KEY), Entropy.seeded(4))) {
-            j.append(new JournalRecord.Entered(1, NetworkId.BOOTSTRAPPING, "START"));
-            stream.deliveries.forEach(d -> j.append(new JournalRecord.Delivered(d.version(), d.payload())));
+        for (Optional<byte[]> key : List.of(Optional.<byte[]>empty(), Optional.of(KEY))) {
+            Path journal = dir.resolve(key.isPresent() ? "sealed" : "plain");
+            try (Journal j = Journal.open(journal, key, Entropy.seeded(4))) {
+                j.append(new JournalRecord.Entered(1, NetworkId.BOOTSTRAPPING, "START"));
+                stream.deliveries.forEach(d -> j.append(new JournalRecord.Delivered(d.version(), d.payload())));
+            }
+            long[] seen = {0};
+            long total = stream.deliveries.size() + 1;
+            assertEquals(total, Replay.stream(journal, key, Rack.ME, Rack.TRUST, -1, step -> {
+                assertEquals(seen[0]++, step.index(), "in order");
+            }).records());
+            assertEquals(total, seen[0]);
+            assertEquals(Replay.BATCH + 1, Replay.stream(journal, key, Rack.ME, Rack.TRUST, Replay.BATCH, step -> { })
+                    .records());
+            RuntimeException stop = new IllegalStateException("the caller gives up");
+            assertEquals(stop, assertThrows(IllegalStateException.class,
+                    () -> Replay.stream(journal, key, Rack.ME, Rack.TRUST, -1, step -> {
+                        if (step.index() == 700) {
+                            throw stop;
+                        }
+                    })));
         }
-        long[] seen = {0};
-        long total = stream.deliveries.size() + 1;
-        assertEquals(total, Replay.stream(dir, Optional.of(KEY), Rack.ME, Rack.TRUST, -1, step -> {
-            assertEquals(seen[0]++, step.index(), "in order");
-        }).records());
-        assertEquals(total, seen[0]);
-        assertEquals(Replay.BATCH + 1, Replay.stream(dir, Optional.of(KEY), Rack.ME, Rack.TRUST, Replay.BATCH, step -> { })
-                .records());
         assertEquals(JournalException.Kind.WRONG_KEY, assertThrows(JournalException.class,
-                () -> Replay.stream(dir, Optional.of(OTHER_KEY), Rack.ME, Rack.TRUST, -1, step -> { })).kind());
-        RuntimeException stop = new IllegalStateException("the caller gives up");
-        assertEquals(stop, assertThrows(IllegalStateException.class,
-                () -> Replay.stream(dir, Optional.of(KEY), Rack.ME, Rack.TRUST, -1, step -> {
-                    if (step.index() == 700) {
-                        throw stop;
-                    }
-                })));
+                () -> Replay.stream(dir.resolve("sealed"), Optional.of(OTHER_KEY), Rack.ME, Rack.TRUST, -1, step -> { }))
+                .kind());
+        assertEquals(JournalException.Kind.KEY_MISMATCH, assertThrows(JournalException.class,
+                () -> Replay.stream(dir.resolve("sealed"), Optional.empty(), Rack.ME, Rack.TRUST, -1, step -> { }))
+                .kind());
     }
 
     private static int indexOf(byte[] hay, byte[] needle) {

@@ -129,7 +129,6 @@ public final class FoldBench {
         if (!inline.digest().equals(fold.digest())) {
             throw new IllegalStateException("checking ahead changed the state:\n" + inline.digest() + "\n" + fold.digest());
         }
-        parts(me, jobs, versions, payloads, messages);
         Map<String, Double> figures = new LinkedHashMap<>();
         figures.put("msgs_per_s", messages / seconds);
         figures.put("alloc_mb_per_s", allocated / seconds / (1024 * 1024));
@@ -145,6 +144,7 @@ public final class FoldBench {
                 runs[0], runs[1], runs[2], messages / seconds, allocated / (double) messages, figures.get("alloc_mb_per_s"));
         System.out.printf(Locale.ROOT, "fold checking every signature inline on one core: %.2f s, %,.0f msgs/s (same state)%n",
                 inlineSeconds, messages / inlineSeconds);
+        parts(me, jobs, versions, payloads, messages);
         System.out.println("state: " + fold.digest());
         StringBuilder json = new StringBuilder("{\"bench\":\"fold\"");
         figures.forEach((k, v) -> json.append(",\"").append(k).append("\":").append(String.format(Locale.ROOT, "%.1f", v)));
