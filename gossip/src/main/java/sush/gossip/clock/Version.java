@@ -150,12 +150,30 @@ public final class Version {
     private static final int WALK_MAX_DEPTH = 62;
 
     static boolean leqWalk(int[] da, long[] va, int[] db, long[] vb) {
+        return walk(da, va, db, vb, null);
+    }
+
+    /** The pointwise maximum over the common refinement, as {@link #leqWalk} walks it. */
+    static Leaves joinWalk(int[] da, long[] va, int[] db, long[] vb) {
+        Leaves out = new Leaves(Math.max(da.length, db.length));
+        walk(da, va, db, vb, out);
+        return out;
+    }
+
+    /**
+     * Walks both leaf sequences over their common refinement. With {@code join} null it answers
+     * leq (false at the first piece where a is above b); otherwise it adds each piece's maximum
+     * to {@code join} and answers true.
+     */
+    private static boolean walk(int[] da, long[] va, int[] db, long[] vb, Leaves join) {
         int i = 0;
         int j = 0;
         long endA = 1L << (WALK_MAX_DEPTH - da[0]);
         long endB = 1L << (WALK_MAX_DEPTH - db[0]);
         while (true) {
-            if (va[i] > vb[j]) {
+            if (join != null) {
+                join.add(Math.max(da[i], db[j]), Math.max(va[i], vb[j]));
+            } else if (va[i] > vb[j]) {
                 return false;
             }
             if (endA == endB) {
@@ -163,33 +181,6 @@ public final class Version {
                 j++;
                 if (i == da.length) {
                     return true;
-                }
-                endA += 1L << (WALK_MAX_DEPTH - da[i]);
-                endB += 1L << (WALK_MAX_DEPTH - db[j]);
-            } else if (endA < endB) {
-                i++;
-                endA += 1L << (WALK_MAX_DEPTH - da[i]);
-            } else {
-                j++;
-                endB += 1L << (WALK_MAX_DEPTH - db[j]);
-            }
-        }
-    }
-
-    /** The pointwise maximum over the common refinement, as {@link #leqWalk} walks it. */
-    static Leaves joinWalk(int[] da, long[] va, int[] db, long[] vb) {
-        Leaves out = new Leaves(Math.max(da.length, db.length));
-        int i = 0;
-        int j = 0;
-        long endA = 1L << (WALK_MAX_DEPTH - da[0]);
-        long endB = 1L << (WALK_MAX_DEPTH - db[0]);
-        while (true) {
-            out.add(Math.max(da[i], db[j]), Math.max(va[i], vb[j]));
-            if (endA == endB) {
-                i++;
-                j++;
-                if (i == da.length) {
-                    return out;
                 }
                 endA += 1L << (WALK_MAX_DEPTH - da[i]);
                 endB += 1L << (WALK_MAX_DEPTH - db[j]);
