@@ -119,11 +119,13 @@ final class DirectReader {
         if (n > RECENT_MAX_CHARS) {
             return new String(b, start, n, StandardCharsets.ISO_8859_1);
         }
-        int h = n;
-        for (int i = start; i < start + n; i++) {
+        // A hash of the length and the last three bytes: texts that repeat differ there (SLED07,
+        // SLED12), and a collision only costs a new string.
+        int h = n * 0x9E3779B1;
+        for (int i = Math.max(start, start + n - 3); i < start + n; i++) {
             h = 31 * h + b[i];
         }
-        int slot = (h ^ (h >>> 11)) & (RECENT.length - 1);
+        int slot = (h ^ (h >>> 15)) & (RECENT.length - 1);
         String seen = RECENT[slot];
         if (seen != null && seen.length() == n) {
             int i = 0;
@@ -221,11 +223,9 @@ final class DirectReader {
             return -1;
         }
 
+        /** From the length and the first and last bytes: the known names differ there enough. */
         private static int slot(byte[] b, int from, int n) {
-            int h = n;
-            for (int i = from; i < from + n; i++) {
-                h = 31 * h + b[i];
-            }
+            int h = n == 0 ? 0 : n * 31 * 31 + b[from] * 31 + b[from + n - 1];
             return (h ^ (h >>> 6)) & (SLOTS - 1);
         }
     }
