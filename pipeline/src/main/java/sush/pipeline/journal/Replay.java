@@ -199,17 +199,22 @@ public final class Replay {
         static final int MAX_VERDICTS = 65_536;
 
         private final Signatures fallback;
-        private final Map<SignedJob, Optional<InvalidJobReason>> verdicts = new LinkedHashMap<>() {
-            private static final long serialVersionUID = 1L;
-
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<SignedJob, Optional<InvalidJobReason>> eldest) {
-                return size() > MAX_VERDICTS;
-            }
-        };
+        private final Map<SignedJob, Optional<InvalidJobReason>> verdicts;
 
         Recorded(Signatures fallback) {
+            this(fallback, MAX_VERDICTS);
+        }
+
+        Recorded(Signatures fallback, int maxVerdicts) {
             this.fallback = fallback;
+            this.verdicts = new LinkedHashMap<>() {
+                private static final long serialVersionUID = 1L;
+
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<SignedJob, Optional<InvalidJobReason>> eldest) {
+                    return size() > maxVerdicts;
+                }
+            };
         }
 
         void record(SignedJob job, JournalRecord.Signature verdict) {

@@ -261,6 +261,23 @@ class JournalTest {
                 .kind());
     }
 
+    /** A recorded verdict outranks the keys; past the bound the oldest are forgotten and the keys decide. */
+    @Test
+    void recordedVerdictsOutrankTheKeysUpToTheirBound() {
+        List<SignedJob> jobs = Rack.jobs(Rack.session(4), 5, "echo", "*");
+        Replay.Recorded recorded = new Replay.Recorded(Rack.TRUST, 3);
+        for (SignedJob j : jobs) {
+            assertEquals(Optional.empty(), recorded.signature(j), "nothing recorded: the keys decide");
+            recorded.record(j, JournalRecord.Signature.BAD_SIGNATURE); // what this journal says the sled saw
+        }
+        for (int i = 0; i < jobs.size(); i++) {
+            assertEquals(i < 2 ? Optional.empty() : Optional.of(sush.projections.job.InvalidJobReason.BAD_SIGNATURE),
+                    recorded.signature(jobs.get(i)), "job " + i);
+        }
+        recorded.record(jobs.get(0), JournalRecord.Signature.UNCHECKED);
+        assertEquals(Optional.empty(), recorded.signature(jobs.get(0)), "no verdict recorded: nothing kept");
+    }
+
     private static int indexOf(byte[] hay, byte[] needle) {
         outer:
         for (int i = 0; i + needle.length <= hay.length; i++) {

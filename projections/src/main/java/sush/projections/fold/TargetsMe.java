@@ -22,6 +22,11 @@ final class TargetsMe {
         this.me = me;
     }
 
+    /** Texts remembered now. */
+    int remembered() {
+        return answers.size();
+    }
+
     boolean test(String target) {
         Boolean known = answers.get(target);
         if (known != null) {

@@ -189,4 +189,19 @@ class ChainProjectionTest {
     private static boolean targetsMe(SignedJob j) {
         return !j.request().target().equals("7");
     }
+
+    /** Target answers are remembered per text up to a bound; past it they stay right. */
+    @Test
+    void targetAnswersStayRightPastTheirMemoryBound() {
+        TargetsMe targets = new TargetsMe(ME);
+        for (int i = 0; i < TargetsMe.MAX_TEXTS * 2 + 5; i++) {
+            String text = (i % 32) + ",913-0000019:OTHER" + i;
+            assertEquals(i % 32 == ME.cubby(), targets.test(text), text);
+            assertEquals(i % 32 == ME.cubby(), targets.test(text), "remembered: " + text);
+            assertTrue(targets.remembered() <= TargetsMe.MAX_TEXTS);
+        }
+        assertTrue(targets.test("*"));
+        assertFalse(targets.test("3,,4"), "unparsable: no one");
+        assertFalse(targets.test("40"), "a cubby out of range: no one");
+    }
 }

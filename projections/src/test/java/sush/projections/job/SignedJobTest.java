@@ -99,4 +99,35 @@ class SignedJobTest {
         pems.add(pems.get(0));
         assertThrows(KeyException.class, () -> TrustStore.of(pems));
     }
+
+    /**
+     * Remembered verdicts are the ones a fresh check gives, a tampered copy of a remembered job
+     * included, and the memory stays within its bound: long commands fill a generation by bytes
+     * (8 MiB) long before its count, and past two generations the oldest verdicts are checked
+     * again, with the same answers.
+     */
+    @Test
+    void rememberedVerdictsStayRightAndBounded() throws KeyException {
+        SignerKey key = SignerKey.generate(SignatureAlgorithm.ED25519, new SecureRandom());
+        TrustStore trust = TrustStore.of(List.of(key.publicPem()));
+        String longCommand = "echo " + "x".repeat(60_000);
+        long perJob = 256L + 2L * (longCommand.length() + 1);
+        int perGeneration = (int) ((TrustStore.VERDICT_BYTES_PER_GENERATION + perJob - 1) / perJob);
+        List<SignedJob> jobs = new java.util.ArrayList<>();
+        for (int i = 0; i < 3 * perGeneration; i++) {
+            JobRequest r = new JobRequest(SESSION, Chain.first(SESSION), longCommand + i, "*", false);
+            jobs.add(key.sign(r));
+        }
+        for (SignedJob j : jobs) {
+            assertTrue(trust.signatureValid(j));
+            assertTrue(trust.remembered() <= 2 * perGeneration, "bounded by bytes: " + trust.remembered());
+            SignedJob tampered = new SignedJob(new JobRequest(SESSION, Chain.first(SESSION), j.request().command() + ";x",
+                    "*", false), j.key(), j.algorithm(), j.signature());
+            assertFalse(trust.signatureValid(tampered), "a remembered signature over other bytes");
+        }
+        assertTrue(trust.remembered() >= perGeneration / 2, "the newer verdicts are kept");
+        for (SignedJob j : jobs) {
+            assertEquals(Optional.empty(), trust.check(j, SESSION), "forgotten or not, the same answer");
+        }
+    }
 }
