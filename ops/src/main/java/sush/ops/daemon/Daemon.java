@@ -60,9 +60,11 @@ public final class Daemon implements AutoCloseable {
     private final DisposableServer http;
     private final Scheduler loop;
     private final Scheduler writer;
+    private final Scheduler ingress;
 
     private Daemon(Settings settings, GossipNode node, Locker locker, ProcessLauncher launcher,
-            Optional<Journal> journal, SledRuntime runtime, DisposableServer http, Scheduler loop, Scheduler writer) {
+            Optional<Journal> journal, SledRuntime runtime, DisposableServer http, Scheduler loop, Scheduler writer,
+            Scheduler ingress) {
         this.settings = settings;
         this.node = node;
         this.locker = locker;
@@ -72,6 +74,7 @@ public final class Daemon implements AutoCloseable {
         this.http = http;
         this.loop = loop;
         this.writer = writer;
+        this.ingress = ingress;
     }
 
     public static Daemon start(Settings s) throws DaemonException {
@@ -107,15 +110,16 @@ public final class Daemon implements AutoCloseable {
         ProcessLauncher launcher = new ProcessLauncher(s.output());
         Optional<Journal> journal = Optional.of(Journal.open(s.output().resolve("journal"), key, Entropy.secure()));
         SledConfig cfg = new SledConfig(new Sled(s.baseboard(), s.cubby()), trust, SOFTWARE, Limits.DEFAULT);
-        // Deliveries are decoded and their signatures checked on the parallel workers, ahead
-        // of the sled's single-threaded state machine (D-019).
-        SledRuntime runtime = new SledRuntime(cfg, Gossip.of(node), locker, launcher, journal, loop, writer,
-                Schedulers.parallel());
+        // Deliveries are decoded and their signatures checked on workers of their own, ahead of
+        // the sled's single-threaded state machine (D-019), so a burst of checks never delays
+        // the gossip node's timers on the shared parallel scheduler.
+        Scheduler ingress = Schedulers.newParallel("sush-ingress", Math.max(1, Runtime.getRuntime().availableProcessors()));
+        SledRuntime runtime = new SledRuntime(cfg, Gossip.of(node), locker, launcher, journal, loop, writer, ingress);
         runtime.start();
         try {
             node.start().block(Duration.ofSeconds(10));
         } catch (RuntimeException e) {
-            closeQuietly(locker, launcher, journal, loop, writer);
+            closeQuietly(locker, launcher, journal, loop, writer, ingress);
             throw new DaemonException("cannot listen for gossip on " + s.gossip() + ": " + rootMessage(e));
         }
         node.setPeers(s.peers());
@@ -126,13 +130,13 @@ public final class Daemon implements AutoCloseable {
                     Integer.parseInt(api[1]));
         } catch (RuntimeException e) {
             node.stop();
-            closeQuietly(locker, launcher, journal, loop, writer);
+            closeQuietly(locker, launcher, journal, loop, writer, ingress);
             throw new DaemonException("cannot serve the API on " + s.api() + ": " + rootMessage(e));
         }
         if (!api[0].equals("127.0.0.1") && !api[0].equals("localhost")) {
             System.err.println("warning: the API listens on " + s.api() + " without operator authentication");
         }
-        return new Daemon(s, node, locker, launcher, journal, runtime, http, loop, writer);
+        return new Daemon(s, node, locker, launcher, journal, runtime, http, loop, writer, ingress);
     }
 
     /** Applies a new peer set at once (SIGHUP, or `sush rack peers`). */
@@ -165,17 +169,18 @@ public final class Daemon implements AutoCloseable {
         runtime.halt();
         http.disposeNow(Duration.ofSeconds(2));
         node.stop();
-        closeQuietly(locker, launcher, journal, loop, writer);
+        closeQuietly(locker, launcher, journal, loop, writer, ingress);
     }
 
     /** Ends abruptly (tests that need a crash use a separate process and kill -9). */
     private static void closeQuietly(Locker locker, ProcessLauncher launcher, Optional<Journal> journal,
-            Scheduler loop, Scheduler writer) {
+            Scheduler... schedulers) {
         locker.close();
         launcher.close();
         journal.ifPresent(Journal::close);
-        loop.dispose();
-        writer.dispose();
+        for (Scheduler s : schedulers) {
+            s.dispose();
+        }
     }
 
     private static TrustStore trust(List<Path> files) throws DaemonException {

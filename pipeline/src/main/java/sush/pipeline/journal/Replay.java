@@ -265,9 +265,11 @@ public final class Replay {
 
         @Override
         public void run() {
-            Object last = List.of();
+            // What ends the stream for the fold: the end (an empty batch) only after a clean
+            // read; any failure, an Error included, is handed over and thrown on its thread.
+            Object last = new IllegalStateException("the journal reader stopped without a reason");
+            List<Read> batch = new ArrayList<>(BATCH);
             try {
-                List<Read> batch = new ArrayList<>(BATCH);
                 long[] n = {0};
                 try {
                     Journal.read(dir, key, r -> {
@@ -284,14 +286,16 @@ public final class Replay {
                 } catch (Stop e) {
                     // read enough
                 }
-                if (!batch.isEmpty()) {
-                    put(batch);
-                }
-            } catch (JournalException | RuntimeException e) {
+                last = List.of();
+            } catch (Throwable e) {
                 last = e;
             } finally {
                 try {
                     if (!stopped) {
+                        // Records read before a failure are folded (and shown) before it.
+                        if (!batch.isEmpty()) {
+                            put(new ArrayList<>(batch));
+                        }
                         put(last);
                     }
                 } catch (Stop e) {
@@ -335,6 +339,12 @@ public final class Replay {
             }
             if (next instanceof RuntimeException) {
                 throw (RuntimeException) next;
+            }
+            if (next instanceof Error) {
+                throw (Error) next;
+            }
+            if (next instanceof Throwable) {
+                throw new IllegalStateException("the journal reader failed", (Throwable) next);
             }
             return (List<Read>) next;
         }

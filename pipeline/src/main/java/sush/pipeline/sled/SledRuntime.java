@@ -315,10 +315,15 @@ public final class SledRuntime {
         if (m.isEmpty() || !(m.get() instanceof Message.JobStart)) {
             return JournalRecord.Signature.UNCHECKED;
         }
-        return cfg.trust().signature(((Message.JobStart) m.get()).job())
-                .map(reason -> reason == sush.projections.job.InvalidJobReason.UNKNOWN_KEY
-                        ? JournalRecord.Signature.UNKNOWN_KEY : JournalRecord.Signature.BAD_SIGNATURE)
-                .orElse(JournalRecord.Signature.GOOD);
+        try {
+            return cfg.trust().signature(((Message.JobStart) m.get()).job())
+                    .map(reason -> reason == sush.projections.job.InvalidJobReason.UNKNOWN_KEY
+                            ? JournalRecord.Signature.UNKNOWN_KEY : JournalRecord.Signature.BAD_SIGNATURE)
+                    .orElse(JournalRecord.Signature.GOOD);
+        } catch (RuntimeException e) {
+            // A check that fails outright is the fold's to count; the journal records no verdict.
+            return JournalRecord.Signature.UNCHECKED;
+        }
     }
 
     private static Optional<Message> decode(Delivery d) {

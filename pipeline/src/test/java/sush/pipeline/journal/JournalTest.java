@@ -261,6 +261,42 @@ class JournalTest {
                 .kind());
     }
 
+    /**
+     * A sealed record altered on disk stops the replay with a clear error there, after every
+     * record before it was folded and shown (the reader hands over what it read first).
+     */
+    @Test
+    void anAlteredSealedRecordStopsTheReplayAfterEveryRecordBeforeIt() throws Exception {
+        Rack.Stream stream = new Rack.Stream(3);
+        for (int i = 0; i < Replay.BATCH + 100; i++) {
+            stream.add(new Message.Announcement("913-0000019:SLED" + (i % 40), "0.1." + i, i % 32));
+        }
+        try (Journal j = Journal.open(dir, Optional.of(KEY), Entropy.seeded(6))) {
+            j.append(new JournalRecord.Entered(1, NetworkId.BOOTSTRAPPING, "START"));
+            stream.deliveries.forEach(d -> j.append(new JournalRecord.Delivered(d.version(), d.payload())));
+        }
+        long bad = Replay.BATCH + 50;
+        byte[] count = java.nio.ByteBuffer.allocate(Long.BYTES).putLong(bad).array();
+        Path file;
+        try (var files = Files.walk(dir)) {
+            file = files.filter(f -> f.toString().endsWith(".cq4")).findFirst().orElseThrow();
+        }
+        byte[] bytes = Files.readAllBytes(file);
+        int at = indexOf(bytes, count);
+        while (at >= 0 && bytes[at - Long.BYTES - 1] != 1) { // the record header: sealed, segment, count
+            int next = indexOf(java.util.Arrays.copyOfRange(bytes, at + 1, bytes.length), count);
+            at = next < 0 ? -1 : at + 1 + next;
+        }
+        assertTrue(at > 0, "record " + bad + " found");
+        bytes[at + Long.BYTES + 12 + 3] ^= 1; // inside its ciphertext, past the nonce
+        Files.write(file, bytes);
+        long[] seen = {0};
+        JournalException e = assertThrows(JournalException.class,
+                () -> Replay.stream(dir, Optional.of(KEY), Rack.ME, Rack.TRUST, -1, step -> seen[0]++));
+        assertEquals(JournalException.Kind.WRONG_KEY, e.kind());
+        assertEquals(bad, seen[0], "every record before the altered one");
+    }
+
     /** A recorded verdict outranks the keys; past the bound the oldest are forgotten and the keys decide. */
     @Test
     void recordedVerdictsOutrankTheKeysUpToTheirBound() {

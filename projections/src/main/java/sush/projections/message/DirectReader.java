@@ -31,6 +31,8 @@ final class DirectReader {
     /** Recently read short texts, by a hash of their bytes (see {@link #recent}). */
     private static final String[] RECENT = new String[1024];
     private static final int RECENT_MAX_CHARS = 64;
+    /** Longest field name read here (with its head); format 1's are under 16 bytes. */
+    static final int MAX_NAME_BYTES = 256;
 
     private final byte[] b;
     private int at;
@@ -66,8 +68,10 @@ final class DirectReader {
         // only names outside the table (rare) by a full check.
         long seen = 0;
         for (int i = 0; i < count; i++) {
+            int nameStart = at;
             String name = text(NAME_TABLE, true);
-            if (name == null) {
+            // Long names go to Jackson, which bounds them (50,000 by default) and must decide.
+            if (name == null || at - nameStart > MAX_NAME_BYTES) {
                 return null;
             }
             int slot = lastSlot;

@@ -81,6 +81,16 @@ class DirectReaderTest {
             assertNull(DirectReader.read(bytes), hex);
             assertSame(bytes);
         }
+        // An extra field with a long name: Jackson bounds names (50,000 by default), so such
+        // names are its to judge, accepted (300) or refused (50,001) alike on both paths.
+        for (int length : new int[] {300, 50_001}) {
+            var body = cbor().createObjectNode().put("baseboard", "a:b").put("software", "x").put("cubby", 3)
+                    .put("n".repeat(length), 1);
+            byte[] bytes = cbor().writeValueAsBytes(cbor().createArrayNode().add(1).add("announcement").add(body));
+            assertNull(DirectReader.read(bytes), "a name of " + length);
+            assertSame(bytes);
+        }
+        assertEquals(length50001IsRefused(), true);
         // Plain forms, read directly: the pins, and 64-bit integers at both ends (out of range for a cubby).
         List<String> plain = new ArrayList<>(Pinned.FORMAT_1.values());
         plain.add(Pinned.FORMAT_1.get("announcement").replace("656375626279" + "07", "6563756262791b7fffffffffffffff"));
@@ -90,6 +100,18 @@ class DirectReaderTest {
             assertNotNull(DirectReader.read(HEX.parseHex(hex)), hex);
             assertSame(HEX.parseHex(hex));
         }
+    }
+
+    private static tools.jackson.dataformat.cbor.CBORMapper cbor() {
+        return tools.jackson.dataformat.cbor.CBORMapper.builder().build();
+    }
+
+    /** The Jackson path refuses a 50,001-character name: the case above is a real difference. */
+    private static boolean length50001IsRefused() {
+        var body = cbor().createObjectNode().put("baseboard", "a:b").put("software", "x").put("cubby", 3)
+                .put("n".repeat(50_001), 1);
+        byte[] bytes = cbor().writeValueAsBytes(cbor().createArrayNode().add(1).add("announcement").add(body));
+        return outcome(() -> MessageCodec.decodeWithJackson(bytes)).startsWith("error");
     }
 
     /** Both decoders give the same message (same kind and bytes) or the same error text. */
