@@ -228,7 +228,8 @@ class JournalTest {
     @Test
     void aStreamedReplayStopsWhereAskedAndSeesEveryRecordOtherwise() throws Exception {
         Rack.Stream stream = new Rack.Stream(3);
-        for (int i = 0; i < Replay.BATCH * 2 + 7; i++) {
+        // More than the reader may hold ahead: it waits on the fold (which starts slowly).
+        for (int i = 0; i < Replay.BATCH * (Replay.BATCHES_AHEAD + 1) + 7; i++) {
             stream.add(new Message.Announcement("913-0000019:SLED" + (i % 40), "0.1." + i, i % 32));
         }
         for (Optional<byte[]> key : List.of(Optional.<byte[]>empty(), Optional.of(KEY))) {
@@ -240,6 +241,9 @@ class JournalTest {
             long[] seen = {0};
             long total = stream.deliveries.size() + 1;
             assertEquals(total, Replay.stream(journal, key, Rack.ME, Rack.TRUST, -1, step -> {
+                if (step.index() == 0) {
+                    pause();
+                }
                 assertEquals(seen[0]++, step.index(), "in order");
             }).records());
             assertEquals(total, seen[0]);
@@ -312,6 +316,14 @@ class JournalTest {
         }
         recorded.record(jobs.get(0), JournalRecord.Signature.UNCHECKED);
         assertEquals(Optional.empty(), recorded.signature(jobs.get(0)), "no verdict recorded: nothing kept");
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(300);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static int indexOf(byte[] hay, byte[] needle) {

@@ -157,25 +157,7 @@ public final class ChainProjection {
      * "ran or may have run" here and is reported {@code AlreadyHandled} instead of hanging queued.
      */
     public boolean precedesHead(JobId job) {
-        if (job.equals(head)) {
-            return false;
-        }
-        if (job.equals(first)) {
-            return true;
-        }
-        JobId at = job;
-        for (int steps = 0; steps <= jobs.size() + burns.size(); steps++) {
-            Known k = jobs.get(at);
-            JobId next = burns.contains(at) ? Chain.afterBurn(at) : k != null ? k.successor : null;
-            if (next == null) {
-                return false;
-            }
-            if (next.equals(head)) {
-                return true;
-            }
-            at = next;
-        }
-        return false;
+        return leadsToHead(job, null);
     }
 
     /**
@@ -198,8 +180,8 @@ public final class ChainProjection {
     }
 
     /**
-     * {@link #precedesHead} for many jobs at once: {@code leads} remembers the answer for every
-     * position on each path followed, so each position is followed once.
+     * {@link #precedesHead}; with {@code leads} (for many jobs at once) it remembers the answer
+     * for every position on each path followed, so each position is followed once.
      */
     private boolean leadsToHead(JobId job, Map<JobId, Boolean> leads) {
         if (job.equals(head)) {
@@ -208,29 +190,29 @@ public final class ChainProjection {
         if (job.equals(first)) {
             return true;
         }
-        java.util.List<JobId> path = new java.util.ArrayList<>();
+        java.util.List<JobId> path = leads == null ? null : new java.util.ArrayList<>();
         JobId at = job;
         Boolean answer = null;
         for (int steps = 0; steps <= jobs.size() + burns.size() && answer == null; steps++) {
-            answer = leads.get(at);
-            if (answer != null) {
-                break;
-            }
-            path.add(at);
-            Known k = jobs.get(at);
-            JobId next = burns.contains(at) ? Chain.afterBurn(at) : k != null ? k.successor : null;
-            if (next == null) {
-                answer = false;
-            } else if (next.equals(head)) {
-                answer = true;
-            } else {
+            answer = leads == null ? null : leads.get(at);
+            if (answer == null) {
+                if (path != null) {
+                    path.add(at);
+                }
+                Known k = jobs.get(at);
+                JobId next = burns.contains(at) ? Chain.afterBurn(at) : k != null ? k.successor : null;
+                if (next == null || next.equals(head)) {
+                    answer = next != null;
+                }
                 at = next;
             }
         }
         boolean result = answer != null && answer;
-        for (JobId p : path) {
-            if (!p.equals(first)) { // the first position precedes the head on its own account
-                leads.put(p, result);
+        if (path != null) {
+            for (JobId p : path) {
+                if (!p.equals(first)) { // the first position precedes the head on its own account
+                    leads.put(p, result);
+                }
             }
         }
         return result;

@@ -130,4 +130,21 @@ class SignedJobTest {
             assertEquals(Optional.empty(), trust.check(j, SESSION), "forgotten or not, the same answer");
         }
     }
+
+    /** A generation also ends at its count: short jobs, one more than a generation holds. */
+    @Test
+    void rememberedVerdictsAreBoundedByCountToo() throws KeyException {
+        SignerKey key = SignerKey.generate(SignatureAlgorithm.ED25519, new SecureRandom());
+        TrustStore trust = TrustStore.of(List.of(key.publicPem()));
+        List<SignedJob> jobs = new java.util.ArrayList<>();
+        for (int i = 0; i <= TrustStore.VERDICTS_PER_GENERATION; i++) {
+            jobs.add(key.sign(new JobRequest(SESSION, Chain.first(SESSION), "echo " + i, "*", false)));
+        }
+        for (SignedJob j : jobs) {
+            assertTrue(trust.signatureValid(j));
+        }
+        assertEquals(TrustStore.VERDICTS_PER_GENERATION + 1, trust.remembered(), "a full generation and a new one");
+        assertTrue(trust.signatureValid(jobs.get(0)), "still remembered, and right");
+        assertEquals(TrustStore.VERDICTS_PER_GENERATION + 1, trust.remembered());
+    }
 }
