@@ -5,14 +5,15 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 # name -> module and main class; benchmarks live in each module's test sources (bench package).
-declare -A MODULE=( [sync]=gossip [itc]=gossip [rack]=gossip [fold]=projections [commit]=locker [modelcheck]=locker [replay]=pipeline [launch]=pipeline [sim]=pipeline [e2e]=ops )
-declare -A CLASS=( [sync]=sush.gossip.bench.SyncBench [itc]=sush.gossip.bench.ItcBench [rack]=sush.gossip.bench.RackBench [fold]=sush.projections.bench.FoldBench [commit]=sush.locker.bench.CommitBench [modelcheck]=sush.locker.model.ModelCheck [replay]=sush.pipeline.bench.ReplayBench [launch]=sush.pipeline.bench.LaunchBench [sim]=sush.pipeline.sim.SimMain [e2e]=sush.ops.bench.E2eBench )
+declare -A MODULE=( [sync]=gossip [itc]=gossip [rack]=gossip [fold]=projections [commit]=locker [modelcheck]=locker [chaincheck]=locker [replay]=pipeline [launch]=pipeline [sim]=pipeline [e2e]=ops )
+declare -A CLASS=( [sync]=sush.gossip.bench.SyncBench [itc]=sush.gossip.bench.ItcBench [rack]=sush.gossip.bench.RackBench [fold]=sush.projections.bench.FoldBench [commit]=sush.locker.bench.CommitBench [modelcheck]=sush.locker.model.ModelCheck [chaincheck]=sush.locker.model.ChainCheck [replay]=sush.pipeline.bench.ReplayBench [launch]=sush.pipeline.bench.LaunchBench [sim]=sush.pipeline.sim.SimMain [e2e]=sush.ops.bench.E2eBench )
 declare -A ABOUT=(
   [sync]="two replicas sharing 10,000 messages, I extra on one side: time per session, bytes per message"
   [itc]="ns per tick, join and leq on versions of a 32-party universe"
   [fold]="one sled's projections folding a 1,000,000-message stream (decoding included)"
   [commit]="a full boundary store to two slot directories next to the bare write/fsync/rename floor; record size"
   [modelcheck]="exhaustive search of one sled's admission, records and locker over a bounded world"
+  [chaincheck]="every delivery order of a session chain (4 jobs, 2 burns, a stop, a re-delivery, a crash): the head never returns over a started job"
   [replay]="a 1,000,000-record journal folded back through the projections, plain and sealed"
   [launch]="one sled: job at the chain head to process running (two-slot commit included), next to the bare commit"
   [sim]="the deterministic rack simulator: --seeds N random schedules (--sleds K, 8 by default), --seed S replays one"

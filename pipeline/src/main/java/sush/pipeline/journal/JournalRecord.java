@@ -79,8 +79,8 @@ public sealed interface JournalRecord {
     record Resumed(SessionId session, JobId committed, JobId successor) implements JournalRecord {
     }
 
-    /** The job at the head was passed: started ({@code ran}) or decided never to run (fed to the fold). */
-    record Passed(JobId job, boolean ran) implements JournalRecord {
+    /** The job at the head was passed as {@code how} says (fed to the fold). */
+    record Passed(JobId job, sush.projections.fold.ChainProjection.Passed how) implements JournalRecord {
     }
 
     /**

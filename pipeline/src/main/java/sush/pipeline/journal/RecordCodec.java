@@ -46,7 +46,7 @@ final class RecordCodec {
                     .writeBytes(x.successor().toBytes());
         } else if (r instanceof JournalRecord.Passed) {
             JournalRecord.Passed x = (JournalRecord.Passed) r;
-            w.writeVarint(PASSED).writeBytes(x.job().toBytes()).writeVarint(x.ran() ? 1 : 0);
+            w.writeVarint(PASSED).writeBytes(x.job().toBytes()).writeVarint(passedCode(x.how()));
         } else {
             JournalRecord.Decision d = (JournalRecord.Decision) r;
             w.writeVarint(DECISION).writeVarint(d.kind().ordinal()).writeLengthPrefixed(utf8(d.subject()))
@@ -94,7 +94,8 @@ final class RecordCodec {
                 r = new JournalRecord.Resumed(new SessionId(in.readBytes(Id88.BYTES)), new JobId(in.readBytes(Id88.BYTES)),
                         new JobId(in.readBytes(Id88.BYTES)));
             } else if (tag == PASSED) {
-                r = new JournalRecord.Passed(new JobId(in.readBytes(Id88.BYTES)), in.readVarintAtMost(1, "ran") == 1);
+                r = new JournalRecord.Passed(new JobId(in.readBytes(Id88.BYTES)),
+                        passed(in.readVarintAtMost(2, "passed")));
             } else {
                 throw new JournalException(JournalException.Kind.CORRUPT, "unknown record tag " + tag);
             }
@@ -111,5 +112,26 @@ final class RecordCodec {
 
     private static String text(WireReader in, String what) throws MalformedException {
         return new String(in.readLengthPrefixed(MAX_FIELD_BYTES, what), StandardCharsets.UTF_8);
+    }
+
+    /**
+     * A pass's code, fixed on the wire (never an ordinal): 0 may have run (what a journal written
+     * before issue 13 meant by "not ran"), 1 ran, 2 never ran.
+     */
+    private static int passedCode(sush.projections.fold.ChainProjection.Passed how) {
+        switch (how) {
+            case RAN:
+                return 1;
+            case NEVER_RAN:
+                return 2;
+            default:
+                return 0;
+        }
+    }
+
+    private static sush.projections.fold.ChainProjection.Passed passed(int code) {
+        return code == 1 ? sush.projections.fold.ChainProjection.Passed.RAN
+                : code == 2 ? sush.projections.fold.ChainProjection.Passed.NEVER_RAN
+                        : sush.projections.fold.ChainProjection.Passed.MAY_HAVE_RUN;
     }
 }

@@ -152,7 +152,7 @@ public final class Replay {
         if (r instanceof JournalRecord.Passed) {
             JournalRecord.Passed x = (JournalRecord.Passed) r;
             try {
-                return note(fold[0].passHead(x.job(), x.ran()));
+                return note(fold[0].passHead(x.job(), x.how()));
             } catch (IllegalStateException e) {
                 // The live sled passes only the job at its head: this journal disagrees with its fold.
                 return "inconsistent: " + e.getMessage();

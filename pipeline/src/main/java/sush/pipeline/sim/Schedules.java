@@ -18,39 +18,55 @@ public final class Schedules {
         while (out.size() < steps) {
             int roll = r.nextInt(100);
             int sled = r.nextInt(sleds);
-            if (roll < 25) {
+            if (roll < 22) {
                 out.add(new Step.Advance(100 + r.nextInt(3_000)));
-            } else if (roll < 45) {
-                out.add(new Step.Submit(sled, target(r, sleds), r.nextInt(5) == 0));
-            } else if (roll < 50) {
+            } else if (roll < 40) {
+                out.add(new Step.Submit(sled, target(r, sleds), r.nextInt(4) == 0));
+            } else if (roll < 44) {
                 out.add(new Step.StartSession(sled));
-            } else if (roll < 58) {
+            } else if (roll < 51) {
                 out.add(new Step.EndJobs());
-            } else if (roll < 64) {
+            } else if (roll < 56) {
                 out.add(new Step.Crash(sled));
-            } else if (roll < 72) {
+            } else if (roll < 63) {
                 out.add(new Step.Restart(sled));
-            } else if (roll < 77) {
+            } else if (roll < 67) {
                 out.add(new Step.Partition(split(r, sleds)));
-            } else if (roll < 81) {
+            } else if (roll < 70) {
                 out.add(new Step.Heal());
-            } else if (roll < 82) {
+            } else if (roll < 71) {
                 out.add(new Step.ColdBoot());
-            } else if (roll < 83) {
+            } else if (roll < 72) {
                 out.add(new Step.SplitBrainColdBoot(split(r, sleds)));
-            } else if (roll < 87) {
+            } else if (roll < 75) {
                 out.add(new Step.Resend(sled, r.nextInt(8)));
-            } else if (roll < 89) {
+            } else if (roll < 77) {
                 out.add(new Step.StopSession(sled));
-            } else if (roll < 90) {
-                out.add(new Step.Skip(sled));
-            } else if (roll < 91) {
+            } else if (roll < 85) {
+                // Burns: the next position, an arbitrary one, or one sent before; half the time a
+                // sled crashes and restarts right after (it replays the burn from a peer).
+                int kind = roll - 77;
+                out.add(kind < 3 ? new Step.Skip(sled) : kind < 6 ? new Step.Burn(sled, r.nextInt(8))
+                        : new Step.ResendBurn(sled, r.nextInt(8)));
+                if (r.nextBoolean()) {
+                    int victim = r.nextInt(sleds);
+                    out.add(new Step.Advance(50 + r.nextInt(500)));
+                    out.add(new Step.Crash(victim));
+                    out.add(new Step.Restart(victim));
+                }
+            } else if (roll < 88) {
+                out.add(new Step.StopJob(sled, r.nextInt(8)));
+            } else if (roll < 89) {
                 out.add(new Step.Wipe(sled));
-            } else if (roll < 95) {
+            } else if (roll < 92) {
                 String[] kinds = {"IO_ERROR", "NO_SPACE", "TORN", "LOST_ON_CRASH", "bit-flip", "READ_ONLY"};
                 out.add(new Step.SlotFault(sled, r.nextInt(2), kinds[r.nextInt(kinds.length)]));
-            } else {
+            } else if (roll < 95) {
                 out.add(new Step.CrashOnWrite(sled));
+            } else if (roll < 98) {
+                out.add(new Step.CrashAfterCommit(sled));
+            } else {
+                out.add(new Step.Advance(100 + r.nextInt(3_000)));
             }
         }
         return out;

@@ -103,6 +103,8 @@ public final class Simulation {
         LedgerLauncher launcher;
         boolean up;
         boolean dying;
+        /** Dies right after its next launch (a commit on both slots, the job started). */
+        boolean crashAfterLaunch;
 
         SimSled(int index) {
             this.index = index;
@@ -126,7 +128,19 @@ public final class Simulation {
         JobId next;
         int sessions;
         int commands;
+        /**
+         * Burns of positions other than the next free one were sent: sleds may have followed
+         * different branches, and those left on another branch end their jobs only when the
+         * session ends (at-most-once.md section 9). The calm tail then stops the session.
+         */
+        boolean strayBurns;
+        /** The first session of the run: its start and the jobs signed for it (what ReplayStart replays). */
+        Message.SessionStart firstStart;
+        final List<SignedJob> firstJobs = new ArrayList<>();
     }
+
+    /** The previous step was a burn: a crash now is a post-burn crash. */
+    private boolean afterBurn;
 
     public Simulation(long seed, int sleds, SignerKey key, TrustStore trust) {
         this.seed = seed;
@@ -214,6 +228,7 @@ public final class Simulation {
         }
         crashes++;
         s.up = false;
+        s.crashAfterLaunch = false;
         s.runtime.halt();
         time.advanceTime();
         s.node.stop();
@@ -226,6 +241,11 @@ public final class Simulation {
     }
 
     private void observe(SimSled s, SledEvent e) {
+        if (e instanceof SledEvent.Launched && s.crashAfterLaunch) {
+            s.crashAfterLaunch = false;
+            s.dying = true;
+            faults.add("crash-after-commit");
+        }
         if (e instanceof SledEvent.FloorRaised) {
             floors++;
             if (((SledEvent.FloorRaised) e).cause() == sush.locker.admission.FloorCause.SESSION_HOP) {
@@ -242,6 +262,11 @@ public final class Simulation {
     }
 
     private void apply(Step step) {
+        boolean burn = step instanceof Step.Skip || step instanceof Step.Burn || step instanceof Step.ResendBurn;
+        if (step instanceof Step.Crash && afterBurn && sleds.get(((Step.Crash) step).sled()).up) {
+            faults.add("post-burn-crash");
+        }
+        afterBurn = burn || (afterBurn && (step instanceof Step.Advance || step instanceof Step.Crash));
         if (step instanceof Step.Advance) {
             advance(((Step.Advance) step).millis());
         } else if (step instanceof Step.Crash) {
@@ -278,6 +303,9 @@ public final class Simulation {
             };
             s.a.beforeWrite(die);
             s.b.beforeWrite(die);
+        } else if (step instanceof Step.CrashAfterCommit) {
+            SimSled s = sleds.get(((Step.CrashAfterCommit) step).sled());
+            s.crashAfterLaunch = s.up;
         } else if (step instanceof Step.EndJobs) {
             endJobs();
         } else if (step instanceof Step.Wipe) {
@@ -358,10 +386,14 @@ public final class Simulation {
             Message.SessionStart start = new Message.SessionStart(id, via.sled.baseboard(), sledNonce, clientNonce,
                     operator.starter);
             if (send(via, start)) {
+                if (operator.firstStart == null) {
+                    operator.firstStart = start;
+                }
                 operator.session = id;
                 operator.start = start;
                 operator.jobs.clear();
                 operator.burns.clear();
+                operator.strayBurns = false;
                 operator.next = sush.projections.id.Chain.first(id);
             }
         } else if (operator.session == null) {
@@ -374,6 +406,9 @@ public final class Simulation {
             if (send(sleds.get(s.via()), new Message.JobStart(job))) {
                 positions.put(r.job(), new int[] {operator.sessions, operator.jobs.size()});
                 operator.jobs.add(job);
+                if (operator.start == operator.firstStart) {
+                    operator.firstJobs.add(job);
+                }
                 allJobs.add(job);
                 operator.next = r.successor();
             }
@@ -388,7 +423,14 @@ public final class Simulation {
             send(sleds.get(((Step.StopSession) step).via()), new Message.SessionStop(operator.session, operator.starter));
         } else if (step instanceof Step.ReplayStart) {
             faults.add("replayed-start (forbidden)");
-            send(sleds.get(((Step.ReplayStart) step).via()), operator.start);
+            // The run's first session comes back: a client that believes it still stands re-sends it.
+            if (operator.firstStart != null) {
+                send(sleds.get(((Step.ReplayStart) step).via()), operator.firstStart);
+                operator.session = operator.firstStart.session();
+                operator.start = operator.firstStart;
+                operator.jobs.clear();
+                operator.jobs.addAll(operator.firstJobs);
+            }
         } else if (step instanceof Step.Skip) {
             faults.add("burn");
             Message.JobSkip burn = new Message.JobSkip(operator.session, operator.next, operator.starter);
@@ -396,6 +438,37 @@ public final class Simulation {
                 operator.burns.add(burn);
                 allBurns.add(burn);
                 operator.next = sush.projections.id.Chain.afterBurn(operator.next);
+            }
+        } else if (step instanceof Step.Burn) {
+            // Any position: the first, or a signed job's (maybe behind some heads, maybe running).
+            Step.Burn b = (Step.Burn) step;
+            int pick = b.pick() % (operator.jobs.size() + 1);
+            JobId position = pick == 0 ? sush.projections.id.Chain.first(operator.session)
+                    : operator.jobs.get(pick - 1).request().job();
+            Message.JobSkip burn = new Message.JobSkip(operator.session, position, operator.starter);
+            faults.add("burn-any");
+            if (send(sleds.get(b.via()), burn)) {
+                operator.burns.add(burn);
+                allBurns.add(burn);
+                operator.strayBurns |= !position.equals(operator.next);
+                if (position.equals(operator.next)) {
+                    operator.next = sush.projections.id.Chain.afterBurn(operator.next);
+                }
+            }
+        } else if (step instanceof Step.ResendBurn) {
+            Step.ResendBurn r = (Step.ResendBurn) step;
+            if (!allBurns.isEmpty()) {
+                faults.add("resent-burn");
+                Message.JobSkip burn = allBurns.get(r.index() % allBurns.size());
+                operator.strayBurns |= burn.session().equals(operator.session);
+                send(sleds.get(r.via()), burn);
+            }
+        } else if (step instanceof Step.StopJob) {
+            Step.StopJob st = (Step.StopJob) step;
+            if (!operator.jobs.isEmpty()) {
+                faults.add("job-stop");
+                JobId job = operator.jobs.get(st.index() % operator.jobs.size()).request().job();
+                send(sleds.get(st.via()), new Message.JobStop(job, operator.starter));
             }
         }
     }
@@ -439,6 +512,13 @@ public final class Simulation {
         for (int round = 0; round < 8; round++) {
             advance(5_000);
             endJobs();
+        }
+        if (via.isPresent() && operator.session != null && operator.strayBurns) {
+            // Sleds on different branches: what an operator does then is end the session, and
+            // every job still queued anywhere must end SessionEnded.
+            trace.add("calm: stray burns were sent; the operator stops the session");
+            send(via.get(), new Message.SessionStop(operator.session, operator.starter));
+            advance(10_000);
         }
         advance(10_000);
     }

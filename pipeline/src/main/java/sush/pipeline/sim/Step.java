@@ -53,6 +53,26 @@ public sealed interface Step {
     record Skip(int via) implements Step {
     }
 
+    /**
+     * An operator burns an arbitrary position of the current session through {@code via}: the
+     * first position, or the position of job {@code pick} (modulo the jobs signed), which may be
+     * behind some sleds' heads, a job for other sleds, or one already running somewhere.
+     */
+    record Burn(int via, int pick) implements Step {
+    }
+
+    /** An operator re-sends burn {@code index} (modulo the burns sent, any session) through {@code via}. */
+    record ResendBurn(int via, int index) implements Step {
+    }
+
+    /** An operator stops job {@code index} (modulo the jobs of the current session): queued or running. */
+    record StopJob(int via, int index) implements Step {
+    }
+
+    /** The sled dies right after its next launch: its commit is on both slots, the job started. */
+    record CrashAfterCommit(int sled) implements Step {
+    }
+
     /** Every running job on every live sled exits 0. */
     record EndJobs() implements Step {
     }
@@ -70,8 +90,8 @@ public sealed interface Step {
     }
 
     /**
-     * Forbidden on purpose: the current session's start message gossiped again through
-     * {@code via}. Session ids are accepted once, in one universe (at-most-once.md section 2); a
+     * Forbidden on purpose: the run's first session's start message gossiped again through
+     * {@code via}, and the operator goes back to that session (its jobs are what Resend sends). Session ids are accepted once, in one universe (at-most-once.md section 2); a
      * replayed start gives an old session a new start version, and the checkers must catch what
      * follows.
      */

@@ -48,4 +48,11 @@ public sealed interface SledEvent {
     /** Something failed that the operator should know (a boundary write, a full queue, a send). */
     record Failed(String what) implements SledEvent {
     }
+
+    /**
+     * A stage of the sled's loop failed unexpectedly: the sled admits nothing more in this life,
+     * and the daemon exits with its own status so that a supervisor restarts it.
+     */
+    record Halted(String stage, String error) implements SledEvent {
+    }
 }

@@ -32,6 +32,7 @@ import sush.pipeline.exec.LaunchRequest;
 import sush.pipeline.exec.Launcher;
 import sush.pipeline.journal.Journal;
 import sush.pipeline.journal.JournalRecord;
+import sush.projections.fold.ChainProjection;
 import sush.projections.fold.JobStatus;
 import sush.projections.fold.SessionProjection;
 import sush.projections.fold.SledProjection;
@@ -102,7 +103,20 @@ public final class SledRuntime {
     private final Set<JobId> skipReported = new HashSet<>();
     /** Jobs this entry passed at its head: screened already, never reported as behind it. */
     private final Set<JobId> passedThisEntry = new HashSet<>();
-    private final Set<JobId> adjudicated = new HashSet<>();
+    /** Committed jobs adjudicated, each with the universe it was announced in. */
+    private final Set<String> adjudicated = new HashSet<>();
+    /** Jobs this entry cancelled (stopped before they started): passed without running at the head. */
+    private final Set<JobId> cancelled = new HashSet<>();
+    /** The chain overflow already reported in this entry (its bounds are explicit, never a silent gap). */
+    private long overflowReported;
+    /**
+     * Set when a stage of the loop threw unexpectedly: no admission from then on (like an
+     * untrusted store), and the daemon exits so its supervisor restarts it (the record makes
+     * the restart safe).
+     */
+    private Optional<String> failed = Optional.empty();
+    /** A test hook at the start of every stage of the loop: tests throw from it (fail closed). */
+    private java.util.function.Consumer<String> probe = stage -> { };
     private int pendingLaunches;
     /** Set by a graceful stop: jobs killed now were killed by the shutdown, not an operator. */
     private boolean shuttingDown;
@@ -138,7 +152,47 @@ public final class SledRuntime {
 
     /** Follows the gossip node's entries from now on. */
     public void start() {
-        entries = gossip.entries().publishOn(loop).subscribe(this::onEntry);
+        entries = gossip.entries().publishOn(loop).subscribe(e -> guarded("entry", () -> onEntry(e)),
+                err -> guarded("entry", () -> failClosed("entry", err)));
+    }
+
+    /** For tests: {@code p} runs at the start of every stage (entry, delivery, commit result, ending). */
+    void probe(java.util.function.Consumer<String> p) {
+        this.probe = p;
+    }
+
+    /** Why the sled stopped admitting (an unexpected failure in its loop), if it did. */
+    public Optional<String> failure() {
+        return failed;
+    }
+
+    /** Runs one stage of the loop; an unexpected exception fails the sled closed instead of killing its stream. */
+    private void guarded(String stage, Runnable r) {
+        try {
+            probe.accept(stage);
+            r.run();
+        } catch (RuntimeException | Error e) {
+            if (e instanceof VirtualMachineError && !(e instanceof StackOverflowError)) {
+                throw e;
+            }
+            failClosed(stage, e);
+        }
+    }
+
+    /**
+     * Fail closed, never silently (issue 13): no admission from now on, one error event naming
+     * the stage and the exception, and the daemon exits with its own status so that a
+     * supervisor restarts it; the boundary record makes the restart safe.
+     */
+    private void failClosed(String stage, Throwable err) {
+        if (failed.isPresent()) {
+            return;
+        }
+        String why = stage + ": " + err;
+        failed = Optional.of(why);
+        journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.ERROR, "", "fail closed: " + why));
+        emit(new SledEvent.Failed("the sled stopped admitting jobs after an unexpected failure in " + why));
+        emit(new SledEvent.Halted(stage, String.valueOf(err)));
     }
 
     /**
@@ -197,8 +251,8 @@ public final class SledRuntime {
         }
         fold = null;
         // Step 1: nothing of the new entry happens before every queued boundary write is done.
-        writer.drain().publishOn(loop).subscribe(null, err -> emit(new SledEvent.Failed("writer: " + err)),
-                () -> enter(e));
+        writer.drain().publishOn(loop).subscribe(null, err -> guarded("entry", () -> failClosed("entry", err)),
+                () -> guarded("entry", () -> enter(e)));
     }
 
     private void enter(Entry e) {
@@ -223,6 +277,8 @@ public final class SledRuntime {
         deferredSkips.clear();
         passedThisEntry.clear();
         skipReported.clear();
+        cancelled.clear();
+        overflowReported = 0;
         waiting = Optional.empty();
         resume();
         journal(new JournalRecord.Entered(e.sequence(), network, e.cause().name()));
@@ -235,7 +291,8 @@ public final class SledRuntime {
         deliveries = replica.deliveries(0)
                 .flatMapSequential(d -> reactor.core.publisher.Mono.fromCallable(() -> read(d)).subscribeOn(ingress),
                         INGRESS_AHEAD, 1)
-                .publishOn(loop, DELIVERY_PREFETCH).subscribe(r -> onDelivery(seq, r));
+                .publishOn(loop, DELIVERY_PREFETCH).subscribe(r -> guarded("delivery", () -> onDelivery(seq, r)),
+                        err -> guarded("delivery", () -> failClosed("delivery", err)));
     }
 
     private void raiseEntryFloor(FloorCause cause) {
@@ -254,12 +311,28 @@ public final class SledRuntime {
         emit(new SledEvent.FloorRaised(cause, floor.get()));
     }
 
-    /** Section 6: the committed session resumes at the stored successor before anything is screened. */
+    /**
+     * Section 6 (amended): the committed session of the snapshot or of any {@code recent} entry,
+     * whatever the current universe, resumes at its stored successor before anything is
+     * screened. A session id exists once, so seeing it anywhere means resuming it; where several
+     * entries name it, the most recent wins (the record's own, else the most recently left).
+     */
     private void resume() {
-        Optional<Committed> c = snapshot.filter(r -> r.network().equals(network)).flatMap(BoundaryRecord::committed);
-        if (c.isPresent()) {
-            fold.resume(new SledProjection.Resumption(c.get().session(), c.get().job(), c.get().successor()));
-            journal(new JournalRecord.Resumed(c.get().session(), c.get().job(), c.get().successor()));
+        if (snapshot.isEmpty()) {
+            return;
+        }
+        List<Committed> named = new ArrayList<>();
+        snapshot.get().committed().ifPresent(named::add);
+        List<sush.locker.record.Left> recent = snapshot.get().recent();
+        for (int i = recent.size() - 1; i >= 0; i--) {
+            recent.get(i).committed().ifPresent(named::add);
+        }
+        Set<SessionId> seen = new HashSet<>();
+        for (Committed c : named) {
+            if (seen.add(c.session())) {
+                fold.resume(new SledProjection.Resumption(c.session(), c.job(), c.successor()));
+                journal(new JournalRecord.Resumed(c.session(), c.job(), c.successor()));
+            }
         }
     }
 
@@ -303,11 +376,24 @@ public final class SledRuntime {
                 .ifPresent(r -> emit(new SledEvent.StatusChanged(r.job(), r.baseboard(), r.entry().status(),
                         r.entry().message())));
         request.ifPresent(this::behindHead);
+        m.filter(x -> x instanceof Message.JobStop).ifPresent(x -> cancel((Message.JobStop) x));
         if (!drained && d.checkpoint() >= replayUntil) {
             drained = true;
             onDrained();
         }
         retryWaiting();
+        reportOverflow();
+    }
+
+    /** The chain's bounds are explicit: what it could not remember is an error event, never a silent gap. */
+    private void reportOverflow() {
+        long overflow = fold.chain().map(ChainProjection::overflow).orElse(0L);
+        if (overflow > overflowReported) {
+            overflowReported = overflow;
+            emit(new SledEvent.Failed("the active session's chain is past its bound of " + ChainProjection.MAX_POSITIONS
+                    + " positions: " + overflow + " jobs, burns or walked positions not remembered (later jobs wait"
+                    + " behind a hole; burns behind the head are ignored); start a new session"));
+        }
     }
 
     /** For a job request, the verdict the fold acts on (the ingress stage checked it already). */
@@ -354,6 +440,9 @@ public final class SledRuntime {
         } else if (m instanceof Message.JobSkipped) {
             job = ((Message.JobSkipped) m).job();
             board = ((Message.JobSkipped) m).baseboard();
+        } else if (m instanceof Message.JobCancelled) {
+            job = ((Message.JobCancelled) m).job();
+            board = ((Message.JobCancelled) m).baseboard();
         } else {
             return Optional.empty();
         }
@@ -376,6 +465,26 @@ public final class SledRuntime {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * Section 2: a stop of a targeted job of the active session that this sled has not started
+     * (ahead of the head, or waiting at it) gives it {@code Cancelled} here; at the head it is then
+     * passed without running, so later jobs still run.
+     */
+    private void cancel(Message.JobStop stop) {
+        JobId id = stop.job();
+        Optional<SignedJob> job = fold.chain().flatMap(c -> c.known(id));
+        if (job.isEmpty() || !targetsMe(job.get()) || fold.chain().get().precedesHead(id) || ownStatus(id).isPresent()
+                || committedThisLife.contains(id) || running.containsKey(id)) {
+            return;
+        }
+        cancelled.add(id);
+        send(new Message.JobCancelled(me, id));
+        if (fold.chain().get().isHead(id)) {
+            waiting = waiting.filter(w -> !w.request().job().equals(id));
+            pass(id, ChainProjection.Passed.NEVER_RAN);
+        }
     }
 
     /**
@@ -434,6 +543,22 @@ public final class SledRuntime {
     // ---- The head (section 6) -------------------------------------------------------------
 
     private void atHead(SignedJob job) {
+        JobId id = job.request().job();
+        Optional<JobStatus> own = ownStatus(id).map(StatusProjection.Entry::status);
+        if (cancelled.contains(id) || own.filter(s -> s == JobStatus.CANCELLED).isPresent()) {
+            // Stopped before it started: passed without running, later jobs still run.
+            pass(id, ChainProjection.Passed.NEVER_RAN);
+            return;
+        }
+        if (own.isPresent() || committedThisLife.contains(id) || launchedThisLife.contains(id)) {
+            // Defence in depth (section 2): this sled has its own status for the job: it ran or
+            // may have run here, whatever the chain says. Never admitted.
+            journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.VERDICT, id.codephrase(),
+                    "AlreadyHandled: own status " + own.map(Enum::name).orElse("(this life's commit)")));
+            skip(id, Message.SkipReason.ALREADY_HANDLED);
+            pass(id, ChainProjection.Passed.MAY_HAVE_RUN);
+            return;
+        }
         if (!fold.mayStart(job)) {
             // Sequential: it waits until the previous job this sled ran has ended here.
             waiting = Optional.of(job);
@@ -443,22 +568,36 @@ public final class SledRuntime {
     }
 
     private void retryWaiting() {
+        if (waiting.isPresent() && fold != null && !atTheHead(waiting.get())) {
+            // A burn moved the head off the waiting job: it is screened only while at the head.
+            waiting = Optional.empty();
+        }
         if (waiting.isPresent() && fold != null && fold.mayStart(waiting.get())) {
             SignedJob j = waiting.get();
             waiting = Optional.empty();
-            screen(j);
+            atHead(j);
         }
+    }
+
+    private boolean atTheHead(SignedJob job) {
+        return fold.chain().map(c -> c.isHead(job.request().job())).orElse(false);
     }
 
     private void screen(SignedJob job) {
         JobId id = job.request().job();
+        if (!atTheHead(job)) {
+            return; // the head moved (a burn) since the job was offered
+        }
         Optional<SessionProjection.Session> active = fold.sessions().active()
                 .filter(s -> s.id().equals(job.request().session()));
         if (active.isEmpty()) {
             return; // the session ended meanwhile; SessionEnded reports it
         }
-        Verdict v = Admission.decide(new Admission.Input(locker.trusted(), floor, snapshot, network, active.get().id(),
-                active.get().start(), id, Admission.Position.AT_HEAD));
+        // After an unexpected failure the sled admits nothing, as with an untrusted store (rule 1).
+        Verdict v = failed.isPresent() ? new Verdict.Refuse("the sled stopped admitting jobs after an unexpected "
+                + "failure (" + failed.get() + "); its daemon restarts")
+                : Admission.decide(new Admission.Input(locker.trusted(), floor, snapshot, network, active.get().id(),
+                        active.get().start(), id, Admission.Position.AT_HEAD));
         journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.VERDICT, id.codephrase(), v.toString()));
         emit(new SledEvent.Screened(id, v));
         if (v instanceof Verdict.Hop) {
@@ -474,14 +613,16 @@ public final class SledRuntime {
             } else if (v instanceof Verdict.Refuse && ownStatus(id).isEmpty()) {
                 send(new Message.JobErrored(me, id, Message.JobError.IO, ((Verdict.Refuse) v).why(), 0));
             }
-            pass(id, false);
+            // Refused: it may have run in an earlier life (that is why rules 2 and 7 refuse), so
+            // no later burn may move the head back over it.
+            pass(id, ChainProjection.Passed.MAY_HAVE_RUN);
         }
     }
 
-    private void pass(JobId job, boolean ran) {
+    private void pass(JobId job, ChainProjection.Passed how) {
         passedThisEntry.add(job);
-        journal(new JournalRecord.Passed(job, ran));
-        handle(fold.passHead(job, ran));
+        journal(new JournalRecord.Passed(job, how));
+        handle(fold.passHead(job, how));
     }
 
     private void commit(SignedJob job, SessionProjection.Session session) {
@@ -489,7 +630,7 @@ public final class SledRuntime {
         if (pendingLaunches >= MAX_PENDING_LAUNCHES) {
             send(new Message.JobErrored(me, id, Message.JobError.IO, "launch queue full (" + MAX_PENDING_LAUNCHES
                     + " commits in flight)", 0));
-            pass(id, false);
+            pass(id, ChainProjection.Passed.MAY_HAVE_RUN);
             return;
         }
         Commit.Input in = new Commit.Input(me, network, session.id(), session.start(), id, job.request().successor(),
@@ -500,16 +641,19 @@ public final class SledRuntime {
         } catch (LockerException | RuntimeException e) {
             send(new Message.JobErrored(me, id, Message.JobError.IO, "recording the execution boundary: "
                     + e.getMessage(), 0));
-            pass(id, false);
+            pass(id, ChainProjection.Passed.MAY_HAVE_RUN);
             return;
         }
         committedAboveFloor = floor.isPresent();
         committedThisLife.add(id);
         pendingLaunches++;
         journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.COMMIT, id.codephrase(), "reserved"));
+        // Records reach the writer in the order they were reserved: this store is submitted
+        // before passing the head can reserve the next job's (a concurrent one commits at once).
+        writer.store(t).publishOn(loop).subscribe(null, err -> guarded("commit result", () -> commitFailed(id, err)),
+                () -> guarded("commit result", () -> launch(job)));
         // The newest record names this job now: the head is past it, as resumption would put it.
-        pass(id, true);
-        writer.store(t).publishOn(loop).subscribe(null, err -> commitFailed(id, err), () -> launch(job));
+        pass(id, ChainProjection.Passed.RAN);
     }
 
     private void commitFailed(JobId job, Throwable err) {
@@ -531,7 +675,8 @@ public final class SledRuntime {
         journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.LAUNCH, id.codephrase(), ""));
         emit(new SledEvent.Launched(id));
         send(new Message.JobStarted(me, id));
-        r.ending().publishOn(loop).subscribe(e -> onEnded(id, e));
+        r.ending().publishOn(loop).subscribe(e -> guarded("ending", () -> onEnded(id, e)),
+                err -> guarded("ending", () -> failClosed("ending", err)));
     }
 
     private void onEnded(JobId job, Ending e) {
@@ -544,8 +689,8 @@ public final class SledRuntime {
         if (locker.trusted() && locker.newest().flatMap(r -> Commit.ended(r, job, o)).isPresent()) {
             try {
                 Locker.Ticket t = locker.reserve(newest -> Commit.ended(newest.orElseThrow(), job, o).orElseThrow());
-                writer.store(t).publishOn(loop).subscribe(null,
-                        err -> emit(new SledEvent.Failed("outcome write for " + job + ": " + err.getMessage())));
+                writer.store(t).publishOn(loop).subscribe(null, err -> guarded("outcome result",
+                        () -> emit(new SledEvent.Failed("outcome write for " + job + ": " + err.getMessage()))));
             } catch (LockerException | RuntimeException ex) {
                 emit(new SledEvent.Failed("outcome write for " + job + ": " + ex.getMessage()));
             }
@@ -583,7 +728,9 @@ public final class SledRuntime {
 
     private void reapZombies() {
         for (JobId z : fold.zombies(birth)) {
-            if (launchedThisLife.contains(z)) {
+            if (adjudicatedFromRecord(z)) {
+                continue;
+            } else if (launchedThisLife.contains(z)) {
                 // A survivor of a migration: still running reports later; ended re-announces.
                 Message ending = endingsThisLife.get(z);
                 if (ending != null) {
@@ -598,17 +745,32 @@ public final class SledRuntime {
 
     /** Once per record: the committed job's fate leaves the sled, from the record if nothing else tells it. */
     private void adjudicate() {
-        Optional<Committed> c = snapshot.filter(r -> r.network().equals(network)).flatMap(BoundaryRecord::committed);
-        if (c.isEmpty() || launchedThisLife.contains(c.get().job()) || !adjudicated.add(c.get().job())) {
+        // Section 6 and 7 (amended): the snapshot's committed job, whatever the current universe.
+        Optional<Committed> c = snapshot.flatMap(BoundaryRecord::committed);
+        // Once per record and universe: an announcement into a universe this sled then left (a
+        // sled that boots alone before it joins the rack) is lost with it.
+        if (c.isEmpty() || launchedThisLife.contains(c.get().job()) || !adjudicated.add(c.get().job() + "@" + network)) {
             return;
         }
         JobId job = c.get().job();
-        if (ownStatus(job).isPresent()) {
-            return;
+        Optional<JobStatus> own = ownStatus(job).map(StatusProjection.Entry::status);
+        boolean recordedEnding = c.get().outcome().isEnded() && c.get().outcome().status() != JobStatus.INTERRUPTED;
+        // The record's ending is announced even when this sled's own Started is in gossip
+        // without a terminal status: the crash lost the Stopped message, not the record's outcome.
+        if (own.isEmpty() || (recordedEnding && !own.get().isTerminal())) {
+            for (Message m : Endings.recorded(me, job, c.get().outcome())) {
+                if (!(m instanceof Message.JobStarted && own.isPresent())) {
+                    send(m);
+                }
+            }
         }
-        for (Message m : Endings.recorded(me, job, c.get().outcome())) {
-            send(m);
-        }
+    }
+
+    /** Section 7: the record's committed job is adjudicated, never reaped, when the record holds its ending. */
+    private boolean adjudicatedFromRecord(JobId job) {
+        return snapshot.flatMap(BoundaryRecord::committed)
+                .filter(c -> c.job().equals(job) && c.outcome().isEnded() && c.outcome().status() != JobStatus.INTERRUPTED)
+                .isPresent() && !launchedThisLife.contains(job);
     }
 
     // ---- Helpers ----------------------------------------------------------------------

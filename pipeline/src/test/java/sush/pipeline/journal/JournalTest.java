@@ -47,7 +47,9 @@ class JournalTest {
         SessionId session = Rack.session(1);
         out.add(new JournalRecord.Resumed(session, sush.projections.id.Chain.first(session),
                 sush.projections.id.Chain.afterBurn(sush.projections.id.Chain.first(session))));
-        out.add(new JournalRecord.Passed(sush.projections.id.Chain.first(session), true));
+        out.add(new JournalRecord.Passed(sush.projections.id.Chain.first(session), sush.projections.fold.ChainProjection.Passed.RAN));
+        out.add(new JournalRecord.Passed(sush.projections.id.Chain.first(session), sush.projections.fold.ChainProjection.Passed.NEVER_RAN));
+        out.add(new JournalRecord.Passed(sush.projections.id.Chain.first(session), sush.projections.fold.ChainProjection.Passed.MAY_HAVE_RUN));
         return out;
     }
 
@@ -124,8 +126,8 @@ class JournalTest {
                     liveDigests.add(live.digest());
                     if (o instanceof SledProjection.Outcome.AtHead) {
                         var job = ((SledProjection.Outcome.AtHead) o).job().request().job();
-                        j.append(new JournalRecord.Passed(job, true));
-                        live.passHead(job, true);
+                        j.append(new JournalRecord.Passed(job, sush.projections.fold.ChainProjection.Passed.RAN));
+                        live.passHead(job, sush.projections.fold.ChainProjection.Passed.RAN);
                     }
                 }
                 liveDigests.add(live.digest());

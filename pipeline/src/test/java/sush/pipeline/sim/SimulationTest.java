@@ -67,9 +67,11 @@ class SimulationTest {
 
     @Test
     void theCheckerCatchesAReplayedSessionStart() {
-        // Forbidden on purpose: after a whole-rack cold boot lost every message, the old start
-        // is gossiped again and a re-sent job of it runs a second time on every sled.
+        // Forbidden on purpose: after a whole-rack cold boot lost every message, an old start
+        // (not the session the records name) is gossiped again and a re-sent job of it runs a
+        // second time on every sled.
         List<Step> steps = List.of(new Step.StartSession(0), new Step.Submit(0, "*", false), new Step.Advance(2_000),
+                new Step.EndJobs(), new Step.StartSession(1), new Step.Submit(1, "*", false), new Step.Advance(2_000),
                 new Step.EndJobs(), new Step.ColdBoot(), new Step.Advance(3_000), new Step.ReplayStart(0),
                 new Step.Resend(0, 0), new Step.Advance(3_000));
         Simulation.Result r = run(3, 4, steps);
@@ -81,7 +83,9 @@ class SimulationTest {
     void aFailingScheduleShrinksToTheStepsThatMatter() {
         List<Step> padded = new ArrayList<>(List.of(new Step.StartSession(0), new Step.Advance(500),
                 new Step.Submit(0, "*", false), new Step.Partition(List.of(java.util.Set.of(0, 1), java.util.Set.of(2, 3))),
-                new Step.Advance(2_000), new Step.Heal(), new Step.EndJobs(), new Step.Advance(700), new Step.ColdBoot(),
+                new Step.Advance(2_000), new Step.Heal(), new Step.EndJobs(), new Step.Advance(700),
+                new Step.StartSession(1), new Step.Submit(1, "*", false), new Step.Advance(2_000), new Step.EndJobs(),
+                new Step.ColdBoot(),
                 new Step.Advance(3_000), new Step.Crash(2), new Step.ReplayStart(0), new Step.Restart(2),
                 new Step.Resend(0, 0), new Step.Advance(3_000)));
         java.util.function.Predicate<List<Step>> fails = steps -> !run(3, 4, steps).ok();

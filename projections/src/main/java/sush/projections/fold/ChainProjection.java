@@ -23,14 +23,30 @@ public final class ChainProjection {
     private final TargetsMe targetsMe;
     private final Map<JobId, Known> jobs = new HashMap<>();
     private final Set<JobId> burns = new HashSet<>();
-    /** Positions this sled passed at its head (started, or decided never to start). */
-    private final Set<JobId> passed = new HashSet<>();
+    /**
+     * Positions the head left in this entry, after resumption, without this sled starting a job
+     * there (jobs for other sleds, burnt positions, jobs passed as never run): the only ones a
+     * burn behind the head may move it back over (at-most-once.md section 2, convergence).
+     */
+    private final Set<JobId> walked = new HashSet<>();
     private final JobId first;
     private JobId head;
     private JobId lastStarted;
     /** The successor of {@link #lastStarted}, known even when its job is not (the committed one). */
     private JobId lastStartedSuccessor;
     private long ignoredBurns;
+    /** Jobs and burns refused because the session's memory is full, and walked positions not remembered. */
+    private long overflow;
+
+    /** How this sled passed the job at its head. */
+    public enum Passed {
+        /** It started the job. */
+        RAN,
+        /** It did not start it now, but it ran or may have run here (an own status, a refusal). */
+        MAY_HAVE_RUN,
+        /** It never ran here and never will (cancelled before it started). */
+        NEVER_RAN
+    }
 
     /** A job at a position, with its parsed target and successor. */
     private record Known(SignedJob job, boolean targetsMe, JobId successor) {
@@ -68,6 +84,7 @@ public final class ChainProjection {
                 return;
             }
         } else if (jobs.size() >= MAX_POSITIONS) {
+            overflow++; // the sled reports it: a hole here holds the rest of the chain
             return;
         }
         jobs.put(job.request().job(), new Known(job, targetsMe.test(job.request().target()), job.request().successor()));
@@ -75,46 +92,77 @@ public final class ChainProjection {
     }
 
     /**
-     * The starter burnt {@code position}. It moves the head only if it is the head, or it is the
-     * last job this sled started and the head is still that job's successor; a burn behind the
-     * head is ignored. A burn must never move the head back over a position this sled already
-     * started, or a resumed chain could run a job twice.
+     * The starter burnt {@code position} (at-most-once.md section 2). It moves the head only if it
+     * is the head; or it is the last job this sled started and the head is still that job's
+     * successor; or every position from it up to the head was walked past in this entry, after
+     * resumption, without being started. Any other burn behind the head is ignored: a burn must
+     * never move the head back over a position this sled started, in this life or an earlier one.
+     * After a restart nothing before the resumed head is known to be unstarted, so a replayed or
+     * re-sent burn behind it is always ignored. A burn is applied once: re-deliveries change nothing.
      */
     public void onBurn(JobId position) {
+        if (burns.contains(position)) {
+            return;
+        }
         if (burns.size() >= MAX_POSITIONS) {
             ignoredBurns++;
+            overflow++;
             return;
         }
         boolean atHead = position.equals(head);
         boolean lastStartedStillNext = position.equals(lastStarted) && head.equals(lastStartedSuccessor);
-        // A burn of a position the head already walked past (a job for other sleds) may still
-        // move it, as long as this sled passed nothing on the way: then the move skips no
-        // position this sled started, and sleds that saw the burn first agree with it.
-        boolean behindButUntouched = !atHead && precedesHead(position) && !passedOnPathFrom(position);
-        if (atHead || lastStartedStillNext || behindButUntouched) {
+        if (atHead) {
+            leave(head);
+        }
+        if (atHead || lastStartedStillNext || walkedUpToHead(position)) {
             burns.add(position);
             head = Chain.afterBurn(position);
             walk();
         } else if (precedesHead(position)) {
             ignoredBurns++;
         } else {
-            // A position the head has not reached: the burn waits there, and the head walks
-            // past it on arrival. It can never move the head backwards.
+            // A position the head has not reached (or not known to be behind it): the burn waits
+            // there, and the head walks past it on arrival. It can never move the head backwards.
             burns.add(position);
         }
     }
 
-    /** Whether any position from {@code from} up to the head was passed by this sled. */
-    private boolean passedOnPathFrom(JobId from) {
+    /**
+     * Convergence: whether every position from {@code from} up to the head, following known jobs
+     * and burns, was walked past in this entry without being started. Then sleds that saw the
+     * burn before the jobs for other sleds, and sleds that saw it after, end on the same head.
+     */
+    private boolean walkedUpToHead(JobId from) {
         JobId at = from;
-        for (int steps = 0; steps <= jobs.size() + burns.size() && !at.equals(head); steps++) {
-            if (passed.contains(at)) {
-                return true;
+        for (int steps = 0; steps <= jobs.size() + burns.size() + 1; steps++) {
+            if (at.equals(head)) {
+                return steps > 0;
+            }
+            if (!walked.contains(at)) {
+                return false;
             }
             Known k = jobs.get(at);
-            at = burns.contains(at) ? Chain.afterBurn(at) : k != null ? k.successor : head;
+            at = burns.contains(at) ? Chain.afterBurn(at) : k != null ? k.successor : null;
+            if (at == null) {
+                return false;
+            }
         }
         return false;
+    }
+
+    /** The head leaves {@code position} without this sled starting a job there. */
+    private void leave(JobId position) {
+        if (walked.size() < MAX_POSITIONS) {
+            walked.add(position);
+        } else {
+            overflow++; // not remembered: a later burn behind it is ignored (the safe direction)
+        }
+    }
+
+    /** The signed job known at {@code position}, if any. */
+    public Optional<SignedJob> known(JobId position) {
+        Known k = jobs.get(position);
+        return k == null ? Optional.empty() : Optional.of(k.job);
     }
 
     /** The job at the head if it targets this sled: the only job this sled may start next. */
@@ -133,22 +181,33 @@ public final class ChainProjection {
     }
 
     /**
-     * This sled started (or will never start) {@code job}, which must still be at the head: the
-     * head moves past it. Naming the job keeps a burn that moved the head meanwhile from making
-     * this sled pass a job it never looked at.
+     * This sled passed {@code job}, which must still be at the head, as {@code how} says: the head
+     * moves past it. Naming the job keeps a burn that moved the head meanwhile from making this
+     * sled pass a job it never looked at. Only a job that never ran counts as walked past.
      */
-    public void passHead(JobId job) {
+    public void passHead(JobId job, Passed how) {
         Known k = jobs.get(head);
         if (k == null || !head.equals(job)) {
             throw new IllegalStateException("job " + job + " is not at the head " + head);
         }
-        lastStarted = head;
-        lastStartedSuccessor = k.successor;
-        if (passed.size() < MAX_POSITIONS) {
-            passed.add(head);
+        if (how == Passed.NEVER_RAN) {
+            leave(head);
+        } else {
+            lastStarted = head;
+            lastStartedSuccessor = k.successor;
         }
         head = k.successor;
         walk();
+    }
+
+    /** Whether {@code job} is the position at the head (a job waiting there is screened only while it is). */
+    public boolean isHead(JobId job) {
+        return head.equals(job);
+    }
+
+    /** Jobs, burns and walked positions this chain could not remember (its bounds): the sled reports them. */
+    public long overflow() {
+        return overflow;
     }
 
     /**
@@ -237,6 +296,17 @@ public final class ChainProjection {
         return at;
     }
 
+    /** The whole state, canonical: equal strings for equal states (the chain check merges by it). */
+    public String fingerprint() {
+        return "head=" + head + ";last=" + lastStarted + ">" + lastStartedSuccessor + ";jobs=" + sorted(jobs.keySet())
+                + ";burns=" + sorted(burns) + ";walked=" + sorted(walked) + ";ignored=" + ignoredBurns + ";overflow="
+                + overflow;
+    }
+
+    private static java.util.List<String> sorted(Set<JobId> ids) {
+        return ids.stream().map(JobId::toString).sorted().toList();
+    }
+
     public long ignoredBurns() {
         return ignoredBurns;
     }
@@ -246,8 +316,10 @@ public final class ChainProjection {
         for (int steps = 0; steps <= MAX_POSITIONS * 2; steps++) {
             Known k = jobs.get(head);
             if (burns.contains(head)) {
+                leave(head);
                 head = Chain.afterBurn(head);
             } else if (k != null && !k.targetsMe) {
+                leave(head);
                 head = k.successor;
             } else {
                 return;

@@ -50,7 +50,8 @@ public final class SledProjection {
     private ChainProjection chain;
     /** The last job this sled ran in the active session: a sequential job waits for its end. */
     private JobId lastRan;
-    private Optional<Resumption> resumption = Optional.empty();
+    /** Where each session named by the boundary snapshot resumes (the first named wins). */
+    private final Map<SessionId, Resumption> resumptions = new HashMap<>();
     private long malformed;
     private long faults;
     private long unknown;
@@ -95,11 +96,14 @@ public final class SledProjection {
     }
 
     /**
-     * Sets where the committed session resumes; before any job of it is screened (at-most-once.md
-     * section 6), once per entry.
+     * Sets where a session named by the boundary snapshot resumes, before any job of it is
+     * screened (at-most-once.md section 6), once per entry; the first resumption given for a
+     * session wins (the caller gives the most recent first).
      */
     public void resume(Resumption at) {
-        resumption = Optional.of(at);
+        if (resumptions.size() < MAX_SLEDS) {
+            resumptions.putIfAbsent(at.session(), at);
+        }
     }
 
     /** Folds one delivered message. */
@@ -269,7 +273,8 @@ public final class SledProjection {
     private void forgetEndedOwnStart(Message m) {
         JobId job = m instanceof Message.JobStopped ? ((Message.JobStopped) m).job()
                 : m instanceof Message.JobErrored ? ((Message.JobErrored) m).job()
-                : m instanceof Message.JobSkipped ? ((Message.JobSkipped) m).job() : null;
+                : m instanceof Message.JobSkipped ? ((Message.JobSkipped) m).job()
+                : m instanceof Message.JobCancelled ? ((Message.JobCancelled) m).job() : null;
         if (job != null && myStarts.containsKey(job)
                 && statuses.status(job, me.baseboard()).map(e -> e.status().isTerminal()).orElse(false)) {
             myStarts.remove(job);
@@ -292,7 +297,7 @@ public final class SledProjection {
     private void onSessionChange(SessionProjection.Change c, List<Outcome> out) {
         if (c instanceof SessionProjection.Change.Activated) {
             SessionProjection.Session s = ((SessionProjection.Change.Activated) c).session();
-            Optional<Resumption> resumed = resumption.filter(r -> r.session().equals(s.id()));
+            Optional<Resumption> resumed = Optional.ofNullable(resumptions.get(s.id()));
             chain = new ChainProjection(targetsMe, s.id(), resumed.map(r -> new JobId[] {r.committed(), r.successor()}));
             // The committed job may still run (a survivor): a sequential job waits for it too.
             lastRan = resumed.map(Resumption::committed).orElse(null);
@@ -313,15 +318,16 @@ public final class SledProjection {
     }
 
     /**
-     * This sled started {@code job}, the job at its head ({@code ran}), or decided it never will:
-     * the head moves on. Refused if the head has moved since the job was offered.
+     * This sled passed {@code job}, the job at its head, as {@code how} says (started it, or
+     * decided it never will): the head moves on. Refused if the head has moved since the job was
+     * offered.
      */
-    public List<Outcome> passHead(JobId job, boolean ran) {
+    public List<Outcome> passHead(JobId job, ChainProjection.Passed how) {
         if (chain == null) {
             throw new IllegalStateException("no active session");
         }
-        chain.passHead(job);
-        if (ran) {
+        chain.passHead(job, how);
+        if (how == ChainProjection.Passed.RAN) {
             lastRan = job;
         }
         List<Outcome> out = new ArrayList<>(1);
@@ -383,6 +389,15 @@ public final class SledProjection {
 
     public long unknown() {
         return unknown;
+    }
+
+    /**
+     * The state that decides what this sled does next with its chain: the chain's whole state,
+     * the job last offered and the last one run. Equal keys, equal futures for the same inputs;
+     * the chain check (locker's {@code ChainCheck}) merges states by it.
+     */
+    public String chainKey() {
+        return (chain == null ? "-" : chain.fingerprint()) + "|offered=" + offered + "|lastRan=" + lastRan;
     }
 
     /**

@@ -53,6 +53,9 @@ public final class StatusProjection {
         } else if (event instanceof Message.JobSkipped) {
             Message.JobSkipped e = (Message.JobSkipped) event;
             return put(e.job(), e.baseboard(), new Entry(JobStatus.SKIPPED, event));
+        } else if (event instanceof Message.JobCancelled) {
+            Message.JobCancelled e = (Message.JobCancelled) event;
+            return put(e.job(), e.baseboard(), new Entry(JobStatus.CANCELLED, event));
         }
         return false;
     }

@@ -19,7 +19,7 @@ import java.util.Arrays;
 final class DirectReader {
     /** Kinds of format 1, as their ASCII bytes. */
     private static final String[] KINDS = {"session-start", "session-stop", "job-skip", "job-start", "job-stop",
-        "announcement", "job-started", "job-stopped", "job-error", "job-skipped", "rack-error"};
+        "announcement", "job-started", "job-stopped", "job-error", "job-skipped", "rack-error", "job-cancelled"};
     /** Field names of format 1; read as these very strings (no allocation, identity compares). */
     private static final String[] NAMES = {"session", "acceptor", "sledNonce", "clientNonce", "starter", "by",
         "position", "job", "command", "target", "concurrent", "key", "algorithm", "signature", "baseboard",

@@ -55,6 +55,13 @@ public sealed interface Message {
     record JobSkipped(String baseboard, JobId job, SkipReason reason) implements Message {
     }
 
+    /**
+     * The job was stopped before this sled started it: it never runs here, and when it reaches
+     * the head it is passed without running (at-most-once.md section 2).
+     */
+    record JobCancelled(String baseboard, JobId job) implements Message {
+    }
+
     /** A rack-level error a sled reports once. */
     record RackError(String baseboard, RackErrorKind kind, SessionId session, String detail) implements Message {
     }

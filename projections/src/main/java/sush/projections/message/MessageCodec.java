@@ -119,7 +119,7 @@ public final class MessageCodec {
         switch (kind) {
             case "session-start": case "session-stop": case "job-skip": case "job-start": case "job-stop":
             case "announcement": case "job-started": case "job-stopped": case "job-error": case "job-skipped":
-            case "rack-error":
+            case "rack-error": case "job-cancelled":
                 return true;
             default:
                 return false;
@@ -147,6 +147,8 @@ public final class MessageCodec {
             return "job-error";
         } else if (m instanceof JobSkipped) {
             return "job-skipped";
+        } else if (m instanceof Message.JobCancelled) {
+            return "job-cancelled";
         }
         return "rack-error";
     }
@@ -195,6 +197,9 @@ public final class MessageCodec {
         } else if (m instanceof JobSkipped) {
             JobSkipped s = (JobSkipped) m;
             b.put("baseboard", s.baseboard()).put("job", s.job().toBytes()).put("reason", wireName(s.reason()));
+        } else if (m instanceof Message.JobCancelled) {
+            Message.JobCancelled c = (Message.JobCancelled) m;
+            b.put("baseboard", c.baseboard()).put("job", c.job().toBytes());
         } else {
             RackError e = (RackError) m;
             b.put("baseboard", e.baseboard()).put("error", wireName(e.kind())).put("session", e.session().toBytes())
@@ -239,6 +244,8 @@ public final class MessageCodec {
             case "job-skipped":
                 return new JobSkipped(f.text("baseboard", name), RecentIds.JOBS.of(f.id("job")),
                         f.choice("reason", Message.SkipReason.class));
+            case "job-cancelled":
+                return new Message.JobCancelled(f.text("baseboard", name), RecentIds.JOBS.of(f.id("job")));
             default:
                 return new RackError(f.text("baseboard", name), f.choice("error", Message.RackErrorKind.class),
                         RecentIds.SESSIONS.of(f.id("session")), f.text("detail", Fields.MAX_DETAIL_CHARS));

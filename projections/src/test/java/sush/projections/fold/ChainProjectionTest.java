@@ -32,7 +32,7 @@ class ChainProjectionTest {
         assertEquals(Optional.empty(), c.atHead(), "a hole holds later jobs");
         c.onJob(jobs[0]);
         assertEquals(Optional.of(jobs[0]), c.atHead());
-        c.passHead(jobs[0].request().job());
+        c.passHead(jobs[0].request().job(), ChainProjection.Passed.RAN);
         assertEquals(Optional.of(jobs[1]), c.atHead());
     }
 
@@ -75,8 +75,8 @@ class ChainProjectionTest {
         for (SignedJob j : jobs) {
             c.onJob(j);
         }
-        c.passHead(jobs[0].request().job());
-        c.passHead(jobs[1].request().job());
+        c.passHead(jobs[0].request().job(), ChainProjection.Passed.RAN);
+        c.passHead(jobs[1].request().job(), ChainProjection.Passed.RAN);
         JobId head = c.head();
         c.onBurn(jobs[0].request().job());
         assertEquals(head, c.head(), "a burn behind the head is ignored");
@@ -114,7 +114,7 @@ class ChainProjectionTest {
         c.onJob(jobs[0]);
         c.onBurn(jobs[0].request().job());
         org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
-                () -> c.passHead(jobs[0].request().job()));
+                () -> c.passHead(jobs[0].request().job(), ChainProjection.Passed.RAN));
     }
 
     @Test
@@ -138,7 +138,7 @@ class ChainProjectionTest {
         for (SignedJob j : jobs) {
             c.onJob(j);
         }
-        c.passHead(jobs[1].request().job());
+        c.passHead(jobs[1].request().job(), ChainProjection.Passed.RAN);
         JobId head = c.head();
         c.onBurn(jobs[0].request().job());
         assertEquals(head, c.head(), "moving would skip back over the job this sled passed");
@@ -172,7 +172,7 @@ class ChainProjectionTest {
                     c.onBurn(jobs[r.nextInt(jobs.length)].request().job());
                 }
                 if (r.nextBoolean() && c.atHead().isPresent()) {
-                    c.passHead(c.atHead().get().request().job());
+                    c.passHead(c.atHead().get().request().job(), ChainProjection.Passed.RAN);
                 }
             }
             java.util.List<SignedJob> expected = new java.util.ArrayList<>();

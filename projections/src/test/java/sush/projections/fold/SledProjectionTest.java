@@ -68,7 +68,7 @@ class SledProjectionTest {
         p.apply(v = v.tick(Id.ONE), MessageCodec.encode(new Message.JobStart(jobs[0])));
         List<SledProjection.Outcome> out = p.apply(v.tick(Id.ONE), MessageCodec.encode(new Message.JobStart(jobs[1])));
         assertEquals(List.of(new SledProjection.Outcome.AtHead(jobs[1])), out);
-        assertEquals(List.of(), p.passHead(jobs[1].request().job(), true), "the next job has not arrived: a hole");
+        assertEquals(List.of(), p.passHead(jobs[1].request().job(), ChainProjection.Passed.RAN), "the next job has not arrived: a hole");
     }
 
     @Test
@@ -157,14 +157,14 @@ class SledProjectionTest {
             s.add(new Message.JobStart(Chains.KEY.sign(r)));
         }
         SledProjection p = s.fold();
-        p.passHead(first.job(), true);
+        p.passHead(first.job(), ChainProjection.Passed.RAN);
         SignedJob atHead = p.chain().orElseThrow().atHead().orElseThrow();
         assertEquals(second.job(), atHead.request().job());
         assertFalse(p.mayStart(atHead), "the first job is still running here");
         p.apply(s.v.tick(Id.ONE), MessageCodec.encode(new Message.JobStopped(ME.baseboard(), first.job(), 0, null, 0,
                 new byte[32], 0, new byte[32])));
         assertTrue(p.mayStart(atHead));
-        p.passHead(second.job(), true);
+        p.passHead(second.job(), ChainProjection.Passed.RAN);
         SignedJob concurrent = p.chain().orElseThrow().atHead().orElseThrow();
         assertTrue(p.mayStart(concurrent), "a concurrent job does not wait for the running one");
     }

@@ -45,6 +45,7 @@ final class Samples {
         m.put("job-stopped", new Message.JobStopped(SLED, job(), 0, null, 12, filled(32, 8), 0, filled(32, 9)));
         m.put("job-error", new Message.JobErrored(SLED, job(), Message.JobError.KILLED, "stopped by operator", 9));
         m.put("job-skipped", new Message.JobSkipped(SLED, job(), Message.SkipReason.BELOW_FLOOR));
+        m.put("job-cancelled", new Message.JobCancelled(SLED, job()));
         m.put("rack-error", new Message.RackError(SLED, Message.RackErrorKind.SESSION_HOP, session(), "hop"));
         return m;
     }

@@ -1,0 +1,268 @@
+package sush.locker.model;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+import sush.projections.fold.ChainProjection;
+import sush.projections.fold.JobStatus;
+import sush.projections.fold.SledProjection;
+import sush.projections.fold.StatusProjection;
+import sush.projections.id.JobId;
+import sush.projections.job.SignedJob;
+import sush.projections.message.Message;
+
+/**
+ * One sled as the chain check sees it: the real {@link SledProjection} of each life, and the
+ * sled runtime's head rules around it (SledRuntime: screen at the head, a sequential job waits
+ * for the previous one, a stopped job that never started is passed as cancelled, a job with an
+ * own status is never started again). Admission always admits: the chain alone must keep
+ * at-most-once for a session the record names (rule 5). The worst case for gossip: this sled's
+ * own reports never leave it, so a restart replays only the operator's messages.
+ */
+final class ChainSled {
+    static final int END = 100;
+    static final int CRASH = 999;
+    /** The crash whose restart replays the history in reverse send order (also a causal order: all are concurrent). */
+    static final int CRASH_REVERSED = 998;
+
+    private final ChainCheck.World world;
+    private SledProjection fold;
+    private final boolean[] delivered;
+    /** Every job this sled started, in any life: the ledger. */
+    private final Set<JobId> ledger = new HashSet<>();
+    private final Set<JobId> startedThisLife = new HashSet<>();
+    private final Set<JobId> running = new TreeSet<>(java.util.Comparator.comparing(JobId::toString));
+    private final Set<JobId> cancelled = new TreeSet<>(java.util.Comparator.comparing(JobId::toString));
+    private SignedJob waiting;
+    /** The boundary record's committed job, its successor and whether its ending is recorded. */
+    private JobId committed;
+    private JobId successor;
+    private boolean committedEnded;
+    boolean crashed;
+    String violation;
+
+    ChainSled(ChainCheck.World world) {
+        this.world = world;
+        this.delivered = new boolean[world.messages().size()];
+        newLife();
+    }
+
+    private void newLife() {
+        fold = new SledProjection(ChainCheck.ME, job -> Optional.empty());
+        if (committed != null) {
+            fold.resume(new SledProjection.Resumption(ChainCheck.S, committed, successor));
+        }
+        startedThisLife.clear();
+        running.clear();
+        cancelled.clear();
+        waiting = null;
+        fold(ChainCheck.START);
+    }
+
+    /** What may happen next: a message delivered, a running job ending, the crash. */
+    List<Integer> actions(boolean crashAllowed) {
+        List<Integer> out = new ArrayList<>();
+        for (int i = 0; i < delivered.length; i++) {
+            if (!delivered[i]) {
+                out.add(i);
+            }
+        }
+        for (JobId j : running) {
+            out.add(END + jobIndex(j));
+        }
+        if (crashAllowed && !crashed) {
+            out.add(CRASH);
+            out.add(CRASH_REVERSED);
+        }
+        return out;
+    }
+
+    void act(int action) {
+        if (violation != null) {
+            return;
+        }
+        try {
+            if (action == CRASH || action == CRASH_REVERSED) {
+                crash(action == CRASH_REVERSED);
+            } else if (action >= END) {
+                end(world.jobs().get(action - END).request().job(), false);
+            } else {
+                delivered[action] = true;
+                deliver(world.messages().get(action));
+            }
+            check();
+        } catch (RuntimeException e) {
+            violation = "the sled failed: " + e;
+        }
+    }
+
+    String describe(int action) {
+        if (action == CRASH || action == CRASH_REVERSED) {
+            return "crash and restart: resume after " + (committed == null ? "nothing" : world.position(committed))
+                    + ", replay what was delivered" + (action == CRASH ? "" : " in reverse order");
+        } else if (action >= END) {
+            return "job " + (action - END) + " ends";
+        }
+        return "deliver m" + action + " (" + world.label(world.messages().get(action)) + ")";
+    }
+
+    private void crash(boolean reversed) {
+        crashed = true;
+        newLife();
+        for (int k = 0; k < delivered.length; k++) {
+            int i = reversed ? delivered.length - 1 - k : k;
+            if (delivered[i]) {
+                deliver(world.messages().get(i));
+            }
+        }
+        // Adjudication (section 7): the record's committed job gets its ending from the record.
+        if (committed != null && ownStatus(committed).isEmpty()) {
+            fold(committedEnded ? stopped(committed) : new Message.JobErrored(ChainCheck.ME.baseboard(), committed,
+                    Message.JobError.INTERRUPTED, "running when an earlier life ended", 0));
+        }
+    }
+
+    private void deliver(Message m) {
+        if (m instanceof Message.JobStop) {
+            JobId job = ((Message.JobStop) m).job();
+            if (running.contains(job)) {
+                end(job, true);
+                return;
+            }
+            boolean behind = fold.chain().map(c -> c.precedesHead(job)).orElse(false);
+            if (!behind && !startedThisLife.contains(job) && ownStatus(job).isEmpty() && targetsMe(job)) {
+                cancelled.add(job);
+            }
+        }
+        fold(m);
+    }
+
+    private void fold(Message m) {
+        handle(fold.apply(ChainCheck.V, m));
+        retryWaiting();
+    }
+
+    private void handle(List<SledProjection.Outcome> outcomes) {
+        for (SledProjection.Outcome o : outcomes) {
+            if (o instanceof SledProjection.Outcome.AtHead) {
+                atHead(((SledProjection.Outcome.AtHead) o).job());
+            }
+        }
+    }
+
+    private void atHead(SignedJob job) {
+        JobId id = job.request().job();
+        if (cancelled.contains(id) || ownStatus(id).map(e -> e.status() == JobStatus.CANCELLED).orElse(false)) {
+            handle(fold.passHead(id, ChainProjection.Passed.NEVER_RAN));
+        } else if (startedThisLife.contains(id) || ownStatus(id).isPresent()) {
+            handle(fold.passHead(id, ChainProjection.Passed.MAY_HAVE_RUN));
+        } else if (!fold.mayStart(job)) {
+            waiting = job;
+        } else {
+            start(job);
+        }
+    }
+
+    private void retryWaiting() {
+        if (waiting != null && !fold.chain().map(c -> c.head().equals(waiting.request().job())).orElse(false)) {
+            waiting = null; // a burn moved the head off it: screened only while it is still at the head
+        }
+        if (waiting != null && fold.mayStart(waiting)) {
+            SignedJob j = waiting;
+            waiting = null;
+            atHead(j);
+        }
+    }
+
+    private void start(SignedJob job) {
+        JobId id = job.request().job();
+        if (!ledger.add(id)) {
+            violation = world.position(id) + " started twice on this sled";
+            return;
+        }
+        startedThisLife.add(id);
+        committed = id;
+        successor = job.request().successor();
+        committedEnded = false;
+        running.add(id);
+        handle(fold.passHead(id, ChainProjection.Passed.RAN));
+        fold(new Message.JobStarted(ChainCheck.ME.baseboard(), id));
+    }
+
+    private void end(JobId job, boolean killed) {
+        running.remove(job);
+        if (job.equals(committed)) {
+            committedEnded = true;
+        }
+        fold(killed ? new Message.JobErrored(ChainCheck.ME.baseboard(), job, Message.JobError.KILLED, "stopped", 15)
+                : stopped(job));
+    }
+
+    private static Message.JobStopped stopped(JobId job) {
+        byte[] none = new byte[32];
+        return new Message.JobStopped(ChainCheck.ME.baseboard(), job, 0, null, 0, none, 0, none);
+    }
+
+    /** The head never stands at or before a position this sled started, in any life. */
+    private void check() {
+        if (violation != null || fold.chain().isEmpty()) {
+            return;
+        }
+        JobId head = fold.chain().get().head();
+        for (JobId started : ledger) {
+            if (world.atOrBefore(head, started)) {
+                violation = "the head stands at " + world.position(head) + ", at or before "
+                        + world.position(started) + ", which this sled started";
+                return;
+            }
+        }
+    }
+
+    private Optional<StatusProjection.Entry> ownStatus(JobId job) {
+        return fold.statuses().status(job, ChainCheck.ME.baseboard()).filter(e -> e.status() != JobStatus.QUEUED);
+    }
+
+    private boolean targetsMe(JobId job) {
+        return world.jobs().stream().anyMatch(j -> j.request().job().equals(job) && j.request().target().equals("0"));
+    }
+
+    private int jobIndex(JobId job) {
+        for (int i = 0; i < world.jobs().size(); i++) {
+            if (world.jobs().get(i).request().job().equals(job)) {
+                return i;
+            }
+        }
+        throw new IllegalStateException("not a job of the world: " + job);
+    }
+
+    String head() {
+        return fold.chain().map(c -> world.position(c.head())).orElse("-");
+    }
+
+    String deliveredSet() {
+        StringBuilder b = new StringBuilder();
+        for (boolean d : delivered) {
+            b.append(d ? '1' : '0');
+        }
+        return b.toString();
+    }
+
+    String startedSet() {
+        return new TreeSet<>(ledger.stream().map(JobId::toString).toList()).toString();
+    }
+
+    /** Everything that decides this sled's future: merged states have equal futures. */
+    String key() {
+        StringBuilder own = new StringBuilder();
+        for (SignedJob j : world.jobs()) {
+            own.append(ownStatus(j.request().job()).map(e -> e.status().name()).orElse("-")).append(',');
+        }
+        return crashed + "|" + deliveredSet() + "|" + startedSet() + "|" + startedThisLife + running + cancelled
+                + "|" + (waiting == null ? "-" : waiting.request().job()) + "|" + committed + committedEnded + "|"
+                + fold.chainKey() + "|" + own;
+    }
+}
