@@ -90,6 +90,9 @@ public final class SimMain {
         System.out.printf(Locale.ROOT, "%d seeds of %d sleds, %d steps each: %d violations, %.0f seeds/min%n", seeds,
                 sleds, STEPS, failures, seeds / minutes);
         System.out.println("  fault kinds (seeds in which each fired, of " + seeds + "): " + kinds);
+        System.out.println("  | fault kind | seeds | share |");
+        System.out.println("  |---|---|---|");
+        kinds.forEach((k, n) -> System.out.printf(Locale.ROOT, "  | %s | %d | %.1f%% |%n", k, n, 100.0 * n / seeds));
         System.out.println("  totals: " + totals);
         return new Figures(failures, seeds / minutes, kinds.size());
     }

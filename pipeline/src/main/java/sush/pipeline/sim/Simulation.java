@@ -134,6 +134,10 @@ public final class Simulation {
          * session ends (at-most-once.md section 9). The calm tail then stops the session.
          */
         boolean strayBurns;
+        /** Stray burns were sent in some session of the run (the operator may have moved on since). */
+        boolean strayBurnsEver;
+        /** Every session the operator started, in order. */
+        final List<SessionId> all = new ArrayList<>();
         /** The first session of the run: its start and the jobs signed for it (what ReplayStart replays). */
         Message.SessionStart firstStart;
         final List<SignedJob> firstJobs = new ArrayList<>();
@@ -390,6 +394,7 @@ public final class Simulation {
                     operator.firstStart = start;
                 }
                 operator.session = id;
+                operator.all.add(id);
                 operator.start = start;
                 operator.jobs.clear();
                 operator.burns.clear();
@@ -451,6 +456,7 @@ public final class Simulation {
                 operator.burns.add(burn);
                 allBurns.add(burn);
                 operator.strayBurns |= !position.equals(operator.next);
+                operator.strayBurnsEver |= operator.strayBurns;
                 if (position.equals(operator.next)) {
                     operator.next = sush.projections.id.Chain.afterBurn(operator.next);
                 }
@@ -461,6 +467,7 @@ public final class Simulation {
                 faults.add("resent-burn");
                 Message.JobSkip burn = allBurns.get(r.index() % allBurns.size());
                 operator.strayBurns |= burn.session().equals(operator.session);
+                operator.strayBurnsEver = true;
                 send(sleds.get(r.via()), burn);
             }
         } else if (step instanceof Step.StopJob) {
@@ -513,11 +520,16 @@ public final class Simulation {
             advance(5_000);
             endJobs();
         }
-        if (via.isPresent() && operator.session != null && operator.strayBurns) {
-            // Sleds on different branches: what an operator does then is end the session, and
-            // every job still queued anywhere must end SessionEnded.
-            trace.add("calm: stray burns were sent; the operator stops the session");
-            send(via.get(), new Message.SessionStop(operator.session, operator.starter));
+        if (via.isPresent() && operator.session != null && (operator.strayBurns || operator.strayBurnsEver)) {
+            // Sleds on different branches: what an operator does then is end the sessions, and
+            // every job still queued anywhere must end SessionEnded. Every session: one the
+            // operator moved on from may still be active where the newer start was lost.
+            trace.add("calm: stray burns were sent; the operator stops its sessions");
+            for (SessionId s : operator.all) {
+                send(via.get(), new Message.SessionStop(s, operator.starter));
+            }
+            advance(10_000);
+            endJobs();
             advance(10_000);
         }
         advance(10_000);

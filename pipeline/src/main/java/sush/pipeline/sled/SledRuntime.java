@@ -506,6 +506,10 @@ public final class SledRuntime {
                 active.get().start(), id, Admission.Position.BEHIND_HEAD));
         if (v instanceof Verdict.Skip) {
             skip(id, ((Verdict.Skip) v).reason());
+        } else if (v instanceof Verdict.Refuse && skipReported.add(id)) {
+            // An untrusted store (rule 1): the job ends with the store's error here instead of
+            // hanging without a status (it is behind the head, so no session end reports it).
+            send(new Message.JobErrored(me, id, Message.JobError.IO, ((Verdict.Refuse) v).why(), 0));
         }
     }
 
@@ -517,6 +521,12 @@ public final class SledRuntime {
                 SledProjection.Outcome.SessionEnded e = (SledProjection.Outcome.SessionEnded) o;
                 waiting = waiting.filter(j -> !j.request().session().equals(e.session()));
                 e.queued().forEach(j -> skip(j.request().job(), Message.SkipReason.SESSION_ENDED));
+            } else if (o instanceof SledProjection.Outcome.Burnt) {
+                JobId id = ((SledProjection.Outcome.Burnt) o).job().request().job();
+                waiting = waiting.filter(j -> !j.request().job().equals(id));
+                if (!committedThisLife.contains(id)) {
+                    skip(id, Message.SkipReason.ALREADY_HANDLED); // section 6: it precedes the head now
+                }
             } else if (o instanceof SledProjection.Outcome.ConcurrentSessions) {
                 concurrent((SledProjection.Outcome.ConcurrentSessions) o);
             } else if (o instanceof SledProjection.Outcome.InvalidJob) {

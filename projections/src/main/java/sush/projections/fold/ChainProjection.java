@@ -35,6 +35,8 @@ public final class ChainProjection {
     /** The successor of {@link #lastStarted}, known even when its job is not (the committed one). */
     private JobId lastStartedSuccessor;
     private long ignoredBurns;
+    /** Jobs for this sled whose burnt positions the head left since the last {@link #drainBurnt()}. */
+    private final java.util.List<SignedJob> burnt = new java.util.ArrayList<>();
     /** Jobs and burns refused because the session's memory is full, and walked positions not remembered. */
     private long overflow;
 
@@ -113,6 +115,7 @@ public final class ChainProjection {
         boolean lastStartedStillNext = position.equals(lastStarted) && head.equals(lastStartedSuccessor);
         if (atHead) {
             leave(head);
+            noteBurnt(head);
         }
         if (atHead || lastStartedStillNext || walkedUpToHead(position)) {
             burns.add(position);
@@ -148,6 +151,27 @@ public final class ChainProjection {
             }
         }
         return false;
+    }
+
+    /** The head left a burnt position: a job there for this sled never runs here. */
+    private void noteBurnt(JobId position) {
+        Known k = jobs.get(position);
+        if (k != null && k.targetsMe) {
+            burnt.add(k.job);
+        }
+    }
+
+    /**
+     * Jobs for this sled the head left behind at burnt positions since the last call: each now
+     * precedes the head and is reported {@code Skipped{AlreadyHandled}} instead of hanging queued.
+     */
+    public java.util.List<SignedJob> drainBurnt() {
+        if (burnt.isEmpty()) {
+            return java.util.List.of();
+        }
+        java.util.List<SignedJob> out = java.util.List.copyOf(burnt);
+        burnt.clear();
+        return out;
     }
 
     /** The head leaves {@code position} without this sled starting a job there. */
@@ -317,6 +341,7 @@ public final class ChainProjection {
             Known k = jobs.get(head);
             if (burns.contains(head)) {
                 leave(head);
+                noteBurnt(head);
                 head = Chain.afterBurn(head);
             } else if (k != null && !k.targetsMe) {
                 leave(head);

@@ -83,6 +83,10 @@ public final class SledProjection {
                 implements Outcome {
         }
 
+        /** The head left this job for this sled behind at a burnt position: it never runs here. */
+        record Burnt(sush.projections.job.SignedJob job) implements Outcome {
+        }
+
         /** A job of the active session that fails its checks: it takes no chain position. */
         record InvalidJob(sush.projections.job.SignedJob job, sush.projections.job.InvalidJobReason reason)
                 implements Outcome {
@@ -286,6 +290,9 @@ public final class SledProjection {
         if (chain == null) {
             offered = null;
             return;
+        }
+        for (sush.projections.job.SignedJob b : chain.drainBurnt()) {
+            out.add(new Outcome.Burnt(b));
         }
         sush.projections.job.SignedJob at = chain.jobAtHead();
         if (at != null && !at.request().job().equals(offered)) {
