@@ -260,7 +260,7 @@ class RackBurnRestartTest {
         assertAll("nothing launched twice on X after its hard restart" + evidence,
                 () -> assertTrue(runs.values().stream().allMatch(c -> c == 1),
                         "a job ran twice on a sled (ledger line -> runs): " + runs),
-                () -> assertEquals(List.of(k2 + " sled00", k3 + " sled00"), lines.stream().sorted().toList(),
+                () -> assertEquals(java.util.stream.Stream.of(k2 + " sled00", k3 + " sled00").sorted().toList(), lines.stream().sorted().toList(),
                         "the ledger holds exactly one line per (sled, job)"),
                 () -> assertEquals(List.of(), newLifeDirs, "X's new life launched jobs (output directories)"),
                 () -> assertEquals(List.of(), newLifeLaunches, "X's new life journaled launches"),

@@ -385,6 +385,9 @@ public final class ApiServer {
             return error(s, 400, e.code(), e.getMessage());
         } catch (Refused e) {
             return error(s, e.status, e.code, e.getMessage());
+        } catch (RuntimeException e) {
+            // A handler bug answers a typed error and changes nothing; it never kills the server.
+            return error(s, 500, "internal", e.toString());
         }
         return m.flatMap(o -> json(s, 200, o).then()).onErrorResume(Refused.class, e -> error(s, e.status, e.code,
                 e.getMessage())).onErrorResume(e -> !(e instanceof Refused), e -> error(s, 500, "internal", e.toString()));

@@ -40,6 +40,9 @@ public final class DaemonCommand implements Callable<Integer> {
     @Option(names = "--journal-key", description = "32-byte key (raw or hex) sealing the journal")
     Path journalKey;
 
+    /** The daemon's exit status after its sled failed closed (EX_SOFTWARE): restart it. */
+    public static final int EXIT_HALTED = 70;
+
     @Override
     public Integer call() {
         Daemon.Settings s;
@@ -59,6 +62,15 @@ public final class DaemonCommand implements Callable<Integer> {
         System.out.println("sled " + s.baseboard() + " (cubby " + s.cubby() + "): API http://" + s.api() + ", gossip "
                 + s.gossip() + ", " + s.peers().size() + " peers");
         CountDownLatch stopped = new CountDownLatch(1);
+        // Fail closed (issue 13): a stage of the sled's loop failed unexpectedly. The sled already
+        // admits nothing; the daemon exits with its own status so that its supervisor restarts
+        // it, and the boundary record makes the restart safe.
+        java.util.concurrent.atomic.AtomicReference<String> halted = new java.util.concurrent.atomic.AtomicReference<>();
+        d.runtime().events().filter(e -> e instanceof sush.pipeline.sled.SledEvent.Halted).next().subscribe(e -> {
+            sush.pipeline.sled.SledEvent.Halted h = (sush.pipeline.sled.SledEvent.Halted) e;
+            halted.set(h.stage() + ": " + h.error());
+            stopped.countDown();
+        }, err -> { });
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             d.close();
             stopped.countDown();
@@ -75,6 +87,11 @@ public final class DaemonCommand implements Callable<Integer> {
             stopped.await();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        if (halted.get() != null) {
+            System.err.println("sush daemon: the sled stopped admitting jobs after an unexpected failure in "
+                    + halted.get() + "; exiting with status " + EXIT_HALTED + " for the supervisor to restart it");
+            return EXIT_HALTED;
         }
         return 0;
     }

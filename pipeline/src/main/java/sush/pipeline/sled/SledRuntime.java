@@ -156,7 +156,10 @@ public final class SledRuntime {
                 err -> guarded("entry", () -> failClosed("entry", err)));
     }
 
-    /** For tests: {@code p} runs at the start of every stage (entry, delivery, commit result, ending). */
+    /**
+     * Fault injection for tests: {@code p} runs at the start of every stage of the loop (entry,
+     * delivery, commit result, ending, outcome result) and may throw.
+     */
     void probe(java.util.function.Consumer<String> p) {
         this.probe = p;
     }

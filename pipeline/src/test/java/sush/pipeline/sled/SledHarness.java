@@ -48,6 +48,8 @@ final class SledHarness {
     reactor.core.scheduler.Scheduler ingress = reactor.core.scheduler.Schedulers.immediate();
     /** The keys the sled trusts. */
     sush.projections.job.TrustStore trust = Rack.TRUST;
+    /** Runs on each new runtime before it starts (tests install fault probes). */
+    java.util.function.Consumer<SledRuntime> beforeStart = sled -> { };
     private Sinks.Many<Entry> entries;
     private long entrySeq;
     private int lives;
@@ -111,6 +113,7 @@ final class SledHarness {
         sled = new SledRuntime(new SledConfig(Rack.ME, trust, "0.1.0", Limits.DEFAULT), gossip, locker, launcher,
                 journal, time, writerTime, ingress);
         sled.events().subscribe(events::add);
+        beforeStart.accept(sled);
         sled.start();
         enter(n, k, Entry.Cause.START);
         return this;
