@@ -150,6 +150,9 @@ public final class ChainCheck {
     public static Report run(Config c) {
         List<List<Op>> scripts = new ArrayList<>();
         scripts(c, new ArrayList<>(), 0, 0, false, scripts);
+        // Shortest scripts first: a counterexample is found with the fewest messages, and a
+        // bounded run (the CI slice) covers every small world before any large one.
+        scripts.sort(java.util.Comparator.comparingInt(List::size));
         long states = 0;
         long terminals = 0;
         long worlds = 0;

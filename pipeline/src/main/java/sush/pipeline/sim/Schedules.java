@@ -202,6 +202,15 @@ public final class Schedules {
                 new Step.StartSession(0), new Step.Submit(0, "*", false), new Step.Advance(1_000), new Step.Wipe(2),
                 new Step.Restart(2), new Step.Heal(), new Step.Advance(5_000), new Step.Submit(0, "*", false),
                 new Step.Advance(5_000))));
+        out.add(new Scenario("issue 13: a burn, jobs after it, a restart (seed 194 shrunk: ran a job twice)",
+                List.of(new Step.StartSession(0), new Step.Skip(3), new Step.Submit(1, "*", false),
+                        new Step.Submit(2, "*", true), new Step.Crash(0), new Step.Restart(0), new Step.Advance(3_000))));
+        out.add(new Scenario("issue 13: a burn behind the heads, a re-sent burn, a stop, crashes after them",
+                List.of(new Step.StartSession(0), new Step.Submit(0, "1", false), new Step.Submit(0, "*", false),
+                        new Step.Advance(1_000), new Step.EndJobs(), new Step.Burn(2, 0), new Step.Submit(1, "*", true),
+                        new Step.StopJob(1, 2), new Step.Advance(500), new Step.Crash(0), new Step.Restart(0),
+                        new Step.ResendBurn(3, 0), new Step.CrashAfterCommit(2), new Step.Submit(3, "*", false),
+                        new Step.Advance(3_000), new Step.Restart(2), new Step.Advance(3_000))));
         return out;
     }
 }
