@@ -104,7 +104,7 @@ public final class SledRuntime {
     /** Jobs this entry passed at its head: screened already, never reported as behind it. */
     private final Set<JobId> passedThisEntry = new HashSet<>();
     /** Committed jobs adjudicated, each with the universe it was announced in. */
-    private final Set<String> adjudicated = new HashSet<>();
+    private final Set<Adjudication> adjudicated = new HashSet<>();
     /** Jobs this entry cancelled (stopped before they started): passed without running at the head. */
     private final Set<JobId> cancelled = new HashSet<>();
     /** The chain overflow already reported in this entry (its bounds are explicit, never a silent gap). */
@@ -121,6 +121,10 @@ public final class SledRuntime {
     /** Set by a graceful stop: jobs killed now were killed by the shutdown, not an operator. */
     private boolean shuttingDown;
     private Disposable entries;
+
+    /** A committed job's fate announced into one universe. */
+    private record Adjudication(JobId job, NetworkId network) {
+    }
 
     /** A skip of a replayed request, reported after local replay only if no status exists then. */
     private record Deferred(JobId job, Message.SkipReason reason) {
@@ -762,7 +766,7 @@ public final class SledRuntime {
         Optional<Committed> c = snapshot.flatMap(BoundaryRecord::committed);
         // Once per record and universe: an announcement into a universe this sled then left (a
         // sled that boots alone before it joins the rack) is lost with it.
-        if (c.isEmpty() || launchedThisLife.contains(c.get().job()) || !adjudicated.add(c.get().job() + "@" + network)) {
+        if (c.isEmpty() || launchedThisLife.contains(c.get().job()) || !adjudicated.add(new Adjudication(c.get().job(), network))) {
             return;
         }
         JobId job = c.get().job();

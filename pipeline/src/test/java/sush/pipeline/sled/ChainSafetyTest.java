@@ -30,6 +30,14 @@ class ChainSafetyTest {
         return j.request().job();
     }
 
+    /** The operator submits {@code job}, the sled syncs, and the job (if launched) exits 0. */
+    private static void runToItsEnd(SledHarness h, SignedJob job) {
+        h.operator(new Message.JobStart(job));
+        h.sync();
+        h.launcher.end(id(job), 0);
+        h.settle();
+    }
+
     private static List<JobId> launched(SledHarness h) {
         return h.ledger.stream().map(l -> l.job()).toList();
     }
@@ -45,14 +53,8 @@ class ChainSafetyTest {
         h.sync();
         h.operator(new Message.JobSkip(S, id(j1), "operator"));
         h.sync();
-        h.operator(new Message.JobStart(k2));
-        h.sync();
-        h.launcher.end(id(k2), 0);
-        h.settle();
-        h.operator(new Message.JobStart(k3));
-        h.sync();
-        h.launcher.end(id(k3), 0);
-        h.settle();
+        runToItsEnd(h, k2);
+        runToItsEnd(h, k3);
         h.sync();
         h.crash();
         h.boot(1);
@@ -69,24 +71,12 @@ class ChainSafetyTest {
         SignedJob k3 = at(Chain.afterBurn(id(j2)), "k3", "*", false);
         SignedJob k4 = at(k3.request().successor(), "k4", "*", false);
         h.operator(Rack.start(1));
-        h.operator(new Message.JobStart(j1));
-        h.sync();
-        h.launcher.end(id(j1), 0);
-        h.settle();
-        h.operator(new Message.JobStart(j2));
-        h.sync();
-        h.launcher.end(id(j2), 0);
-        h.settle();
+        runToItsEnd(h, j1);
+        runToItsEnd(h, j2);
         // J2 is burnt while the head is its successor: the rack's branch goes on after the burn.
         h.operator(new Message.JobSkip(S, id(j2), "operator"));
-        h.operator(new Message.JobStart(k3));
-        h.sync();
-        h.launcher.end(id(k3), 0);
-        h.settle();
-        h.operator(new Message.JobStart(k4));
-        h.sync();
-        h.launcher.end(id(k4), 0);
-        h.settle();
+        runToItsEnd(h, k3);
+        runToItsEnd(h, k4);
         h.sync();
         h.crash();
         h.boot(1);

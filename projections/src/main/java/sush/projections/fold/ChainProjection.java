@@ -113,11 +113,11 @@ public final class ChainProjection {
         }
         boolean atHead = position.equals(head);
         boolean lastStartedStillNext = position.equals(lastStarted) && head.equals(lastStartedSuccessor);
-        if (atHead) {
-            leave(head);
-            noteBurnt(head);
-        }
         if (atHead || lastStartedStillNext || walkedUpToHead(position)) {
+            if (atHead) {
+                leave(head);
+                noteBurnt(head);
+            }
             burns.add(position);
             head = Chain.afterBurn(position);
             walk();

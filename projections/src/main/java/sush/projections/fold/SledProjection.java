@@ -50,6 +50,11 @@ public final class SledProjection {
     private ChainProjection chain;
     /** The last job this sled ran in the active session: a sequential job waits for its end. */
     private JobId lastRan;
+    /**
+     * Bound on the sessions a snapshot can name for resumption: its own committed job and one per
+     * recent universe (the record keeps 16).
+     */
+    public static final int MAX_RESUMPTIONS = 32;
     /** Where each session named by the boundary snapshot resumes (the first named wins). */
     private final Map<SessionId, Resumption> resumptions = new HashMap<>();
     private long malformed;
@@ -105,7 +110,7 @@ public final class SledProjection {
      * session wins (the caller gives the most recent first).
      */
     public void resume(Resumption at) {
-        if (resumptions.size() < MAX_SLEDS) {
+        if (resumptions.size() < MAX_RESUMPTIONS) {
             resumptions.putIfAbsent(at.session(), at);
         }
     }

@@ -263,4 +263,28 @@ class SledProjectionTest {
         }
         assertTrue(p.digest().contains(";early=" + SledProjection.MAX_EARLY_MESSAGES + ";"), p.digest());
     }
+
+    @Test
+    void resumptionsPastTheirBoundAreNotKeptAndTheFirstGivenForASessionWins() {
+        SledProjection p = new SledProjection(ME, Chains.TRUST);
+        sush.projections.id.JobId first = sush.projections.id.Chain.first(S);
+        sush.projections.id.JobId resumeAt = sush.projections.id.Chain.afterBurn(first);
+        for (int i = 0; i < SledProjection.MAX_RESUMPTIONS; i++) {
+            SessionId other = SessionIds.compute("p:a", NONCE, new byte[] {2, (byte) i});
+            p.resume(new SledProjection.Resumption(other, first, resumeAt));
+        }
+        p.resume(new SledProjection.Resumption(S, first, resumeAt)); // one past the bound: not kept
+        p.apply(gossipVersion(), START);
+        assertEquals(first, p.chain().orElseThrow().head(), "no room left: the session starts at its first position");
+
+        SledProjection q = new SledProjection(ME, Chains.TRUST);
+        q.resume(new SledProjection.Resumption(S, first, resumeAt));
+        q.resume(new SledProjection.Resumption(S, first, first));
+        q.apply(gossipVersion(), START);
+        assertEquals(resumeAt, q.chain().orElseThrow().head(), "the most recent (first given) resumption wins");
+    }
+
+    private static sush.gossip.clock.Version gossipVersion() {
+        return sush.gossip.clock.Version.ZERO.tick(sush.gossip.clock.Id.ONE);
+    }
 }
