@@ -1,6 +1,5 @@
 package sush.locker.model;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -48,7 +47,8 @@ public final class ChainCheck {
      * @param maxJobs jobs the operator signs
      * @param maxBurns burns the operator sends (of any position)
      * @param stops whether one stop of a job may be sent
-     * @param redeliver whether one message may be delivered twice
+     * @param redeliver whether one message may be delivered a second time (once per run, any message
+     *     already delivered: the operator's re-send, or gossip's copy from a second universe)
      * @param crash whether the sled may crash once and restart
      * @param maxStates the search stops after this many distinct states (over all worlds)
      */
@@ -144,36 +144,116 @@ public final class ChainCheck {
         }
     }
 
+    /** Whether {@link #run} reports its progress on stderr (the command line's long runs). */
+    static volatile boolean progress;
+    /** Whether every forked state is compared with a replay of its path (the CI slice). */
+    static volatile boolean checkCopies;
+
     private ChainCheck() {
     }
 
     public static Report run(Config c) {
+        return run(c, 1);
+    }
+
+    /**
+     * Searches every world, {@code threads} worlds at a time. Worlds are independent searches;
+     * the report's counts are sums, and of several violations the one of the earliest world (in
+     * the shortest-first order) is reported, so the output does not depend on the thread count.
+     */
+    public static Report run(Config c, int threads) {
+        return run(c, threads, 1);
+    }
+
+    /** As {@link #run(Config, int)}, over every {@code sample}-th world only (an estimate: not exhaustive). */
+    public static Report run(Config c, int threads, int sample) {
+        List<World> every = canonicalWorlds(c);
+        List<World> all = new ArrayList<>();
+        for (int i = 0; i < every.size(); i += Math.max(1, sample)) {
+            all.add(every.get(i));
+        }
+        java.util.concurrent.atomic.AtomicLong states = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicLong terminals = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicLong worlds = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger firstViolation = new java.util.concurrent.atomic.AtomicInteger(
+                Integer.MAX_VALUE);
+        java.util.concurrent.atomic.AtomicBoolean bounded = new java.util.concurrent.atomic.AtomicBoolean();
+        Map<Integer, Search> violations = new java.util.concurrent.ConcurrentHashMap<>();
+        Runnable worker = () -> {
+            for (int i = next.getAndIncrement(); i < all.size(); i = next.getAndIncrement()) {
+                if (i > firstViolation.get() || bounded.get()) {
+                    return;
+                }
+                Search s = new Search(all.get(i), c, c.maxStates() - states.get());
+                s.run();
+                long done = worlds.incrementAndGet();
+                if (progress && done % 10_000 == 0) {
+                    System.err.printf(Locale.ROOT, "  %d of %d worlds, %d states%n", done, all.size(), states.get());
+                }
+                terminals.addAndGet(s.terminals);
+                if (states.addAndGet(s.visited.size()) >= c.maxStates()) {
+                    bounded.set(true);
+                }
+                if (s.violation != null) {
+                    violations.put(i, s);
+                    firstViolation.accumulateAndGet(i, Math::min);
+                }
+            }
+        };
+        List<Thread> pool = new ArrayList<>();
+        for (int t = 0; t < Math.max(1, threads); t++) {
+            Thread th = new Thread(worker, "chaincheck-" + t);
+            th.start();
+            pool.add(th);
+        }
+        for (Thread th : pool) {
+            try {
+                th.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted", e);
+            }
+        }
+        if (!violations.isEmpty()) {
+            int i = firstViolation.get();
+            Search s = violations.get(i);
+            List<String> trace = new ArrayList<>(List.of(all.get(i).describe()));
+            trace.addAll(s.counterexample);
+            return new Report(c, worlds.get(), states.get(), terminals.get(), false, trace, s.violation);
+        }
+        return new Report(c, worlds.get(), states.get(), terminals.get(),
+                !bounded.get() && worlds.get() == every.size(), List.of(), null);
+    }
+
+    /**
+     * Every world of the bounds once. All of a script's messages are concurrent (any delivery
+     * order is causal), so two scripts that send the same messages are one world: only the order
+     * of jobs and of burns of the next free position shapes the chain, a burn of a signed
+     * position or a stop may stand anywhere after it. Worlds are keyed by their message
+     * multiset (the encoded messages, sorted) and kept in shortest-first order: a counterexample
+     * is found with the fewest messages, and a bounded run covers every small world first.
+     */
+    static List<World> canonicalWorlds(Config c) {
         List<List<Op>> scripts = new ArrayList<>();
         scripts(c, new ArrayList<>(), 0, 0, false, scripts);
-        // Shortest scripts first: a counterexample is found with the fewest messages, and a
-        // bounded run (the CI slice) covers every small world before any large one.
         scripts.sort(java.util.Comparator.comparingInt(List::size));
-        long states = 0;
-        long terminals = 0;
-        long worlds = 0;
+        Set<String> seen = new HashSet<>();
+        List<World> out = new ArrayList<>();
         for (List<Op> script : scripts) {
-            for (World w : worlds(script, c.redeliver())) {
-                worlds++;
-                Search s = new Search(w, c, c.maxStates() - states);
-                s.run();
-                states += s.visited.size();
-                terminals += s.terminals;
-                if (s.violation != null) {
-                    List<String> trace = new ArrayList<>(List.of(w.describe()));
-                    trace.addAll(s.counterexample);
-                    return new Report(c, worlds, states, terminals, false, trace, s.violation);
+            for (World w : worlds(script)) {
+                List<String> encoded = new ArrayList<>();
+                for (Message m : w.messages()) {
+                    encoded.add(java.util.HexFormat.of().formatHex(sush.projections.message.MessageCodec.encode(m)));
                 }
-                if (states >= c.maxStates()) {
-                    return new Report(c, worlds, states, terminals, false, List.of(), null);
+                java.util.Collections.sort(encoded);
+                if (seen.add(String.join(",", encoded))) {
+                    out.add(w);
                 }
             }
         }
-        return new Report(c, worlds, states, terminals, true, List.of(), null);
+        out.sort(java.util.Comparator.comparingInt(w -> w.messages().size()));
+        return out;
     }
 
     /** Every script within the bounds that has a job for this sled and ends with a job or a stop. */
@@ -210,8 +290,8 @@ public final class ChainCheck {
         }
     }
 
-    /** The script's world, and with {@code redeliver} one more world per message delivered twice. */
-    private static List<World> worlds(List<Op> script, boolean redeliver) {
+    /** The script's world (none if the script burns one position twice: that is a re-delivery). */
+    private static List<World> worlds(List<Op> script) {
         List<Message> messages = new ArrayList<>();
         List<SignedJob> jobs = new ArrayList<>();
         Map<JobId, JobId> parent = new HashMap<>();
@@ -232,7 +312,7 @@ public final class ChainCheck {
                 JobId p = o instanceof Op.BurnNext ? next : ((Op.Burn) o).at() == 0 ? Chain.first(S)
                         : jobs.get(((Op.Burn) o).at() - 1).request().job();
                 if (!burnt.add(p)) {
-                    return List.of(); // a second burn of one position is a re-delivery
+                    return List.of();
                 }
                 messages.add(new Message.JobSkip(S, p, "operator"));
                 parent.put(Chain.afterBurn(p), p);
@@ -241,16 +321,7 @@ public final class ChainCheck {
                 }
             }
         }
-        List<World> out = new ArrayList<>();
-        out.add(new World(script, List.copyOf(messages), List.copyOf(jobs), parent));
-        if (redeliver) {
-            for (int i = 0; i < messages.size(); i++) {
-                List<Message> twice = new ArrayList<>(messages);
-                twice.add(messages.get(i));
-                out.add(new World(script, List.copyOf(twice), List.copyOf(jobs), parent));
-            }
-        }
-        return out;
+        return List.of(new World(script, List.copyOf(messages), List.copyOf(jobs), parent));
     }
 
     /** Depth-first search of one world, states merged by their keys; each state is rebuilt by replaying its path. */
@@ -272,30 +343,46 @@ public final class ChainCheck {
         }
 
         void run() {
-            ArrayDeque<int[]> stack = new ArrayDeque<>();
-            stack.push(new int[0]);
-            while (!stack.isEmpty() && violation == null && visited.size() < budget) {
-                int[] path = stack.pop();
-                ChainSled sled = new ChainSled(world);
-                for (int a : path) {
-                    sled.act(a);
+            visit(new ChainSled(world), new int[0]);
+        }
+
+        /**
+         * Depth first. Every child but the last acts on a fork of the sled ({@link
+         * SledProjection#copy()}); the last goes on with the parent's sled itself. With {@code
+         * checkCopies} (the CI slice) each fork is also compared with a replay of its path.
+         */
+        private void visit(ChainSled sled, int[] path) {
+            if (violation != null || visited.size() >= budget) {
+                return;
+            }
+            if (sled.violation != null) {
+                fail(sled.violation, path);
+                return;
+            }
+            if (!visited.add(sled.key())) {
+                return;
+            }
+            List<Integer> actions = sled.actions(config.crash(), config.redeliver());
+            if (actions.isEmpty()) {
+                terminal(sled, path);
+            }
+            for (int k = 0; k < actions.size() && violation == null; k++) {
+                int[] longer = java.util.Arrays.copyOf(path, path.length + 1);
+                longer[path.length] = actions.get(k);
+                ChainSled child = k == actions.size() - 1 ? sled : sled.copy();
+                child.act(actions.get(k));
+                if (checkCopies && child != sled) {
+                    ChainSled replayed = new ChainSled(world);
+                    for (int a : longer) {
+                        replayed.act(a);
+                    }
+                    if (!replayed.key().equals(child.key())) {
+                        fail("a forked sled differs from its replay:\n  fork   " + child.key() + "\n  replay "
+                                + replayed.key(), longer);
+                        return;
+                    }
                 }
-                if (sled.violation != null) {
-                    fail(sled.violation, path);
-                    return;
-                }
-                if (!visited.add(sled.key())) {
-                    continue;
-                }
-                List<Integer> actions = sled.actions(config.crash());
-                if (actions.isEmpty()) {
-                    terminal(sled, path);
-                }
-                for (int a : actions) {
-                    int[] longer = java.util.Arrays.copyOf(path, path.length + 1);
-                    longer[path.length] = a;
-                    stack.push(longer);
-                }
+                visit(child, longer);
             }
         }
 
@@ -330,25 +417,31 @@ public final class ChainCheck {
     }
 
     public static void main(String[] args) {
-        long maxStates = 20_000_000;
+        long maxStates = 1_000_000_000;
         int jobs = 4;
+        int threads = Runtime.getRuntime().availableProcessors();
+        int sample = 1;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--states" -> maxStates = Long.parseLong(args[++i]);
                 case "--jobs" -> jobs = Integer.parseInt(args[++i]);
                 case "--quick" -> jobs = 3;
+                case "--threads" -> threads = Integer.parseInt(args[++i]);
+                case "--sample" -> sample = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + " (use --states N, --jobs N, --quick)");
+                        + " (use --states N, --jobs N, --threads N, --sample K, --quick)");
             }
         }
         Config c = new Config(jobs, 2, true, true, true, maxStates);
         long t0 = System.nanoTime();
-        Report r = run(c);
+        progress = true;
+        Report r = run(c, threads, sample);
         double seconds = (System.nanoTime() - t0) / 1e9;
         System.out.printf(Locale.ROOT, "chain check: up to %d jobs, %d burns, a stop, a re-delivery, a crash%n",
                 c.maxJobs(), c.maxBurns());
         System.out.printf(Locale.ROOT, "  worlds %d, states %d, terminal states %d, %s, %.1f s%n", r.worlds(),
-                r.states(), r.terminals(), r.exhaustive() ? "exhaustive" : "stopped at the state bound", seconds);
+                r.states(), r.terminals(), r.exhaustive() ? "exhaustive"
+                : sample > 1 ? "every " + sample + "th world only" : "stopped at the state bound", seconds);
         if (r.violated()) {
             System.out.println("VIOLATION: " + r.violation());
             r.counterexample().forEach(l -> System.out.println("  " + l));

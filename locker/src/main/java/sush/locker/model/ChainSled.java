@@ -25,6 +25,8 @@ import sush.projections.message.Message;
  */
 final class ChainSled {
     static final int END = 100;
+    /** {@code REDELIVER + i}: message i, already delivered, is delivered once more. */
+    static final int REDELIVER = 200;
     static final int CRASH = 999;
     /** The crash whose restart replays the history in reverse send order (also a causal order: all are concurrent). */
     static final int CRASH_REVERSED = 998;
@@ -32,6 +34,8 @@ final class ChainSled {
     private final ChainCheck.World world;
     private SledProjection fold;
     private final boolean[] delivered;
+    /** The message delivered a second time, or -1. */
+    private int redelivered = -1;
     /** Every job this sled started, in any life: the ledger. */
     private final Set<JobId> ledger = new HashSet<>();
     private final Set<JobId> startedThisLife = new HashSet<>();
@@ -51,6 +55,28 @@ final class ChainSled {
         newLife();
     }
 
+    /** A fork: the same state, independent from here on. */
+    private ChainSled(ChainSled o) {
+        this.world = o.world;
+        this.fold = o.fold.copy();
+        this.delivered = o.delivered.clone();
+        this.redelivered = o.redelivered;
+        this.ledger.addAll(o.ledger);
+        this.startedThisLife.addAll(o.startedThisLife);
+        this.running.addAll(o.running);
+        this.cancelled.addAll(o.cancelled);
+        this.waiting = o.waiting;
+        this.committed = o.committed;
+        this.successor = o.successor;
+        this.committedEnded = o.committedEnded;
+        this.crashed = o.crashed;
+        this.violation = o.violation;
+    }
+
+    ChainSled copy() {
+        return new ChainSled(this);
+    }
+
     private void newLife() {
         fold = new SledProjection(ChainCheck.ME, job -> Optional.empty());
         if (committed != null) {
@@ -64,11 +90,13 @@ final class ChainSled {
     }
 
     /** What may happen next: a message delivered, a running job ending, the crash. */
-    List<Integer> actions(boolean crashAllowed) {
+    List<Integer> actions(boolean crashAllowed, boolean redeliverAllowed) {
         List<Integer> out = new ArrayList<>();
         for (int i = 0; i < delivered.length; i++) {
             if (!delivered[i]) {
                 out.add(i);
+            } else if (redeliverAllowed && redelivered < 0) {
+                out.add(REDELIVER + i);
             }
         }
         for (JobId j : running) {
@@ -88,6 +116,9 @@ final class ChainSled {
         try {
             if (action == CRASH || action == CRASH_REVERSED) {
                 crash(action == CRASH_REVERSED);
+            } else if (action >= REDELIVER) {
+                redelivered = action - REDELIVER;
+                deliver(world.messages().get(redelivered));
             } else if (action >= END) {
                 end(world.jobs().get(action - END).request().job(), false);
             } else {
@@ -104,6 +135,9 @@ final class ChainSled {
         if (action == CRASH || action == CRASH_REVERSED) {
             return "crash and restart: resume after " + (committed == null ? "nothing" : world.position(committed))
                     + ", replay what was delivered" + (action == CRASH ? "" : " in reverse order");
+        } else if (action >= REDELIVER) {
+            return "deliver m" + (action - REDELIVER) + " again (" + world.label(world.messages().get(action - REDELIVER))
+                    + ")";
         } else if (action >= END) {
             return "job " + (action - END) + " ends";
         }
@@ -113,11 +147,18 @@ final class ChainSled {
     private void crash(boolean reversed) {
         crashed = true;
         newLife();
+        // The copy was sent after every original: last in send order, first in reverse.
+        if (reversed && redelivered >= 0) {
+            deliver(world.messages().get(redelivered));
+        }
         for (int k = 0; k < delivered.length; k++) {
             int i = reversed ? delivered.length - 1 - k : k;
             if (delivered[i]) {
                 deliver(world.messages().get(i));
             }
+        }
+        if (!reversed && redelivered >= 0) {
+            deliver(world.messages().get(redelivered));
         }
         // Adjudication (section 7): the record's committed job gets its ending from the record.
         if (committed != null && ownStatus(committed).isEmpty()) {
@@ -248,7 +289,7 @@ final class ChainSled {
         for (boolean d : delivered) {
             b.append(d ? '1' : '0');
         }
-        return b.toString();
+        return b.append('+').append(redelivered).toString();
     }
 
     String startedSet() {

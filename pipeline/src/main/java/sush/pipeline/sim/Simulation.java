@@ -520,6 +520,9 @@ public final class Simulation {
             advance(5_000);
             endJobs();
         }
+        // A sled armed to crash on its next write may have gone down in the rounds above: the
+        // operator's client then talks to a sled that is still up.
+        via = sleds.stream().filter(s -> s.up).findFirst();
         if (via.isPresent() && operator.session != null && (operator.strayBurns || operator.strayBurnsEver)) {
             // Sleds on different branches: what an operator does then is end the sessions, and
             // every job still queued anywhere must end SessionEnded. Every session: one the

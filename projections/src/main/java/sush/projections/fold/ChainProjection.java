@@ -74,6 +74,21 @@ public final class ChainProjection {
         walk();
     }
 
+    /** An independent copy with the same state (see {@link SledProjection#copy()}). */
+    ChainProjection(ChainProjection o, TargetsMe targetsMe) {
+        this.targetsMe = targetsMe;
+        this.jobs.putAll(o.jobs);
+        this.burns.addAll(o.burns);
+        this.walked.addAll(o.walked);
+        this.first = o.first;
+        this.head = o.head;
+        this.lastStarted = o.lastStarted;
+        this.lastStartedSuccessor = o.lastStartedSuccessor;
+        this.ignoredBurns = o.ignoredBurns;
+        this.burnt.addAll(o.burnt);
+        this.overflow = o.overflow;
+    }
+
     /** A job of this session arrived; an unparsable target targets no one (the chain advances). */
     public void onJob(SignedJob job) {
         JobId position = job.request().job();

@@ -39,6 +39,20 @@ public final class SessionProjection {
     private long forgedStarts;
     private long ignoredStops;
 
+    public SessionProjection() {
+    }
+
+    /** An independent copy with the same state (see {@link SledProjection#copy()}). */
+    SessionProjection(SessionProjection o) {
+        this.startsJoin = o.startsJoin;
+        this.active = o.active;
+        this.known.putAll(o.known);
+        this.order.addAll(o.order);
+        this.seenIds.addAll(o.seenIds);
+        this.forgedStarts = o.forgedStarts;
+        this.ignoredStops = o.ignoredStops;
+    }
+
     /** A session the fold has seen. */
     public record Session(SessionId id, Version start, String starter, String acceptor) {
     }

@@ -30,8 +30,8 @@ public final class SledProjection {
     private final TargetsMe targetsMe;
     /** Jobs are checked before they may take a chain position (pure: verification computes). */
     private final sush.projections.job.Signatures trust;
-    private final SessionProjection sessions = new SessionProjection();
-    private final StatusProjection statuses = new StatusProjection();
+    private final SessionProjection sessions;
+    private final StatusProjection statuses;
     private final Map<String, Announced> announcements = new LinkedHashMap<>();
     /** Own starts without an own terminal status yet (zombie candidates), oldest first. */
     private final LinkedHashMap<JobId, Version> myStarts = new LinkedHashMap<>();
@@ -102,6 +102,42 @@ public final class SledProjection {
         this.me = me;
         this.targetsMe = new TargetsMe(me);
         this.trust = trust;
+        this.sessions = new SessionProjection();
+        this.statuses = new StatusProjection();
+    }
+
+    private SledProjection(SledProjection o) {
+        this.me = o.me;
+        this.targetsMe = new TargetsMe(o.me);
+        this.trust = o.trust;
+        this.sessions = new SessionProjection(o.sessions);
+        this.statuses = new StatusProjection(o.statuses);
+        this.announcements.putAll(o.announcements);
+        this.myStarts.putAll(o.myStarts);
+        this.offered = o.offered;
+        o.early.forEach((session, held) -> this.early.put(session, new ArrayList<>(held)));
+        this.earlyCount = o.earlyCount;
+        this.droppedEarly = o.droppedEarly;
+        this.ended.putAll(o.ended);
+        this.frontier = o.frontier;
+        this.chain = o.chain == null ? null : new ChainProjection(o.chain, targetsMe);
+        this.lastRan = o.lastRan;
+        this.resumptions.putAll(o.resumptions);
+        this.malformed = o.malformed;
+        this.faults = o.faults;
+        this.unknown = o.unknown;
+        this.applied = o.applied;
+    }
+
+    /**
+     * An independent projection in the same state: folding into one never changes the other. It
+     * is what folding the same messages into a new projection would give, without the replay;
+     * the chain check forks its states with it, and an engineer can try a what-if on a replayed
+     * sled. The copy checks signatures with the same
+     * {@link sush.projections.job.Signatures} (shared, as the original was given it).
+     */
+    public SledProjection copy() {
+        return new SledProjection(this);
     }
 
     /**

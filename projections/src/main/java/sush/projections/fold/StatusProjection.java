@@ -38,6 +38,13 @@ public final class StatusProjection {
         this.maxJobs = maxJobs;
     }
 
+    /** An independent copy with the same state (see {@link SledProjection#copy()}). */
+    StatusProjection(StatusProjection o) {
+        this.maxJobs = o.maxJobs;
+        o.jobs.forEach((job, byReporter) -> this.jobs.put(job, new java.util.HashMap<>(byReporter)));
+        this.untracked = o.untracked;
+    }
+
     /** Applies a job event; returns whether it changed the job's status on its reporter. */
     public boolean apply(Message event) {
         if (event instanceof Message.JobStarted) {

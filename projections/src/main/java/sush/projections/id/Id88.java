@@ -13,6 +13,11 @@ public abstract class Id88 {
     private final byte[] bytes;
     /** Ids key most of the projections' maps: the hash is computed once. */
     private final int hash;
+    /**
+     * The codephrase, made on first use: ids are printed and keyed by it often, and encoding is
+     * not cheap. A racing second encoding gives an equal string (benign).
+     */
+    private String phrase;
 
     protected Id88(byte[] bytes) {
         if (bytes.length != BYTES) {
@@ -33,7 +38,12 @@ public abstract class Id88 {
 
     /** The 8-word codephrase. */
     public final String codephrase() {
-        return Codephrase.encode(bytes, BITS);
+        String p = phrase;
+        if (p == null) {
+            p = Codephrase.encode(bytes, BITS);
+            phrase = p;
+        }
+        return p;
     }
 
     static byte[] parseBytes(String phrase) throws IdException {

@@ -284,6 +284,68 @@ class SledProjectionTest {
         assertEquals(resumeAt, q.chain().orElseThrow().head(), "the most recent (first given) resumption wins");
     }
 
+    /** Folds a message as the runtime does: a job for this sled at the head is started. */
+    private static List<SledProjection.Outcome> drive(SledProjection p, Version v, byte[] payload) {
+        List<SledProjection.Outcome> out = new ArrayList<>(p.apply(v, payload));
+        for (int i = 0; i < out.size(); i++) {
+            if (out.get(i) instanceof SledProjection.Outcome.AtHead) {
+                JobId job = ((SledProjection.Outcome.AtHead) out.get(i)).job().request().job();
+                out.addAll(p.passHead(job, ChainProjection.Passed.RAN));
+                out.addAll(p.apply(v, MessageCodec.encode(new Message.JobStarted(ME.baseboard(), job))));
+            }
+        }
+        return out;
+    }
+
+    private static String state(SledProjection p) {
+        StringBuilder b = new StringBuilder(p.digest()).append('|').append(p.chainKey());
+        for (JobId j : p.statuses().jobs()) {
+            b.append('|').append(j).append('=').append(p.statuses().status(j, ME.baseboard()).map(e -> e.status())
+                    .orElse(null));
+        }
+        return b.toString();
+    }
+
+    @Test
+    void aCopyGoesOnAsAFreshFoldWouldAndNeverMovesItsOriginal() {
+        SignedJob[] jobs = chain("p:me", "7", "*", "3", "p:me");
+        SessionId later = SessionIds.compute("p:b", NONCE, new byte[] {2});
+        Stream st = new Stream().add(new Message.JobStart(Chains.signed(later, "*")[0])) // early: its start comes later
+                .add(START).add(new Message.JobStart(jobs[0])).add(new Message.JobStart(jobs[2]))
+                .add(new Message.JobSkip(S, jobs[1].request().job(), "op")).add(new Message.JobStart(jobs[1]))
+                .add(new Message.JobStopped(ME.baseboard(), jobs[0].request().job(), 0, null, 0, new byte[32], 0,
+                        new byte[32]))
+                .add(new Message.JobStart(jobs[3])).add(new Message.JobStarted("p:o", jobs[3].request().job()))
+                .add(new Message.JobStart(jobs[4])).add(new Message.JobStop(jobs[4].request().job(), "op"))
+                .add(new Message.SessionStart(later, "p:b", NONCE, new byte[] {2}, "op2"));
+        int n = st.versions.size();
+        for (int k = 0; k <= n; k++) {
+            SledProjection original = new SledProjection(ME, Chains.TRUST);
+            SledProjection fresh = new SledProjection(ME, Chains.TRUST);
+            List<SledProjection.Outcome> originalOut = new ArrayList<>();
+            List<SledProjection.Outcome> freshOut = new ArrayList<>();
+            for (int i = 0; i < k; i++) {
+                drive(original, st.versions.get(i), st.payloads.get(i));
+                freshOut.addAll(drive(fresh, st.versions.get(i), st.payloads.get(i)));
+            }
+            String atK = state(original);
+            SledProjection fork = original.copy();
+            assertEquals(atK, state(fork), "a copy starts in its original's state (k=" + k + ")");
+            List<SledProjection.Outcome> forkOut = new ArrayList<>();
+            for (int i = k; i < n; i++) {
+                forkOut.addAll(drive(fork, st.versions.get(i), st.payloads.get(i)));
+            }
+            assertEquals(atK, state(original), "folding into the copy never moves the original (k=" + k + ")");
+            for (int i = k; i < n; i++) {
+                originalOut.addAll(drive(original, st.versions.get(i), st.payloads.get(i)));
+                drive(fresh, st.versions.get(i), st.payloads.get(i));
+            }
+            assertEquals(state(fresh), state(fork), "the copy ends where a fresh fold ends (k=" + k + ")");
+            assertEquals(state(fresh), state(original), "k=" + k);
+            assertEquals(originalOut, forkOut, "the copy says what its original says (k=" + k + ")");
+        }
+    }
+
     private static sush.gossip.clock.Version gossipVersion() {
         return sush.gossip.clock.Version.ZERO.tick(sush.gossip.clock.Id.ONE);
     }
