@@ -101,6 +101,46 @@ class ApiTest {
     }
 
     @Test
+    void aHandlerThatThrowsAnswersATyped500ChangesNothingAndTheSledGoesOn() throws Exception {
+        String before = session();
+        java.util.concurrent.atomic.AtomicBoolean broken = new java.util.concurrent.atomic.AtomicBoolean(true);
+        sush.gossip.Entropy secure = sush.gossip.Entropy.secure();
+        sush.gossip.Entropy faulty = into -> {
+            if (broken.get()) {
+                throw new IllegalStateException("injected: the entropy source failed");
+            }
+            secure.nextBytes(into);
+        };
+        reactor.netty.DisposableServer front = rack.daemons.get(0).serveApi("127.0.0.1", 0, faulty);
+        try {
+            String url = "http://127.0.0.1:" + front.port();
+            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url + "/sessions/start"))
+                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(
+                            "{\"starter\":\"test\"}")).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(500, r.statusCode(), r.body());
+            JsonNode body = Json.MAPPER.readTree(r.body());
+            assertEquals("internal", body.get("error").asString(), r.body());
+            assertTrue(body.get("message").asString().contains("injected"), r.body());
+            // Nothing changed: the same session is active on both sleds, and no sled halted.
+            Thread.sleep(300);
+            for (int k = 0; k < 2; k++) {
+                assertEquals(before, rack.client(k).get("/sessions").get("session_id").asString());
+                assertEquals(java.util.Optional.empty(), rack.daemons.get(k).runtime().failure());
+            }
+            // The same front serves again once its entropy does.
+            assertEquals(200, HTTP.send(HttpRequest.newBuilder(URI.create(url + "/version")).build(),
+                    HttpResponse.BodyHandlers.ofString()).statusCode());
+            broken.set(false);
+            HttpResponse<String> ok = HTTP.send(HttpRequest.newBuilder(URI.create(url + "/sessions/start"))
+                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(
+                            "{\"starter\":\"test\"}")).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, ok.statusCode(), ok.body());
+        } finally {
+            front.disposeNow();
+        }
+    }
+
+    @Test
     void badRequestsGet4xxAndChangeNothing() throws Exception {
         session();
         SignedJob good = next(rack.key, "true", "*");

@@ -58,14 +58,16 @@ public final class Daemon implements AutoCloseable {
     private final Optional<Journal> journal;
     private final SledRuntime runtime;
     private final DisposableServer http;
+    private final SledConfig cfg;
     private final Scheduler loop;
     private final Scheduler writer;
     private final Scheduler ingress;
 
-    private Daemon(Settings settings, GossipNode node, Locker locker, ProcessLauncher launcher,
+    private Daemon(Settings settings, SledConfig cfg, GossipNode node, Locker locker, ProcessLauncher launcher,
             Optional<Journal> journal, SledRuntime runtime, DisposableServer http, Scheduler loop, Scheduler writer,
             Scheduler ingress) {
         this.settings = settings;
+        this.cfg = cfg;
         this.node = node;
         this.locker = locker;
         this.launcher = launcher;
@@ -136,7 +138,16 @@ public final class Daemon implements AutoCloseable {
         if (!api[0].equals("127.0.0.1") && !api[0].equals("localhost")) {
             System.err.println("warning: the API listens on " + s.api() + " without operator authentication");
         }
-        return new Daemon(s, node, locker, launcher, journal, runtime, http, loop, writer, ingress);
+        return new Daemon(s, cfg, node, locker, launcher, journal, runtime, http, loop, writer, ingress);
+    }
+
+    /**
+     * One more API front on this sled's state, on another address, with its own source of
+     * session nonces: the same handlers and refusals. Fault-injection tests give it an entropy
+     * that throws, to see a handler's failure answered as a typed error that changes nothing.
+     */
+    public DisposableServer serveApi(String host, int port, Entropy entropy) {
+        return new ApiServer(cfg, node, runtime, locker, launcher, entropy).bind(host, port);
     }
 
     /** Applies a new peer set at once (SIGHUP, or `sush rack peers`). */
