@@ -104,15 +104,20 @@ class CliTest {
         Path trust = dir.resolve("keys");
         assertEquals(0, run("keygen", "--out", trust.toString()).exit());
         // (A missing slot directory is not fatal: the daemon runs untrusted and refuses every job.)
-        Run one = run("daemon", "--baseboard", "913:X", "--gossip", "127.0.0.1:0", "--m2", a.toString(),
+        Run plain = run("daemon", "--baseboard", "913:X", "--gossip", "127.0.0.1:0", "--m2", a + "," + a,
                 "--output", dir.resolve("out").toString(), "--trust", trust.resolve("signer.pub").toString());
+        assertEquals(2, plain.exit(), plain.err());
+        assertTrue(plain.err().contains("gossip needs --rack-ca, --cert and --key"), plain.err());
+        Run one = run("daemon", "--baseboard", "913:X", "--gossip", "127.0.0.1:0", "--m2", a.toString(),
+                "--output", dir.resolve("out").toString(), "--trust", trust.resolve("signer.pub").toString(),
+                "--insecure-gossip");
         assertEquals(1, one.exit(), one.err());
         assertTrue(one.err().contains("exactly two slot directories"), one.err());
         try (ServerSocket taken = new ServerSocket(0)) {
             Path b = Files.createDirectories(dir.resolve("b"));
             Run port = run("daemon", "--baseboard", "913:X", "--gossip", "127.0.0.1:" + taken.getLocalPort(), "--m2",
                     a + "," + b, "--output", dir.resolve("out").toString(), "--trust",
-                    trust.resolve("signer.pub").toString(), "--api", "127.0.0.1:0");
+                    trust.resolve("signer.pub").toString(), "--api", "127.0.0.1:0", "--insecure-gossip");
             assertEquals(1, port.exit(), port.err());
             assertTrue(port.err().contains("cannot listen for gossip"), port.err());
         }

@@ -29,8 +29,7 @@ final class LocalRack implements AutoCloseable {
     }
 
     Daemon start(RackFile.SledEntry s) throws Daemon.DaemonException {
-        return Daemon.start(new Daemon.Settings(s.baseboard(), s.cubby(), s.gossip(), s.api(), s.m2(), s.output(),
-                rack.trust(), Optional.empty(), rack.peersOf(s.baseboard())));
+        return Daemon.start(rack.settings(s, Optional.empty()));
     }
 
     Client client(int i) {

@@ -135,7 +135,7 @@ class RackBurnRestartTest {
             sleds.add(new RackFile.SledEntry(s.baseboard(), s.cubby(), s.gossip(), s.api(), s.m2(), s.output(),
                     peers.get(i)));
         }
-        new RackFile(sleds, rack.trust()).write(dir.resolve("rack.json"));
+        new RackFile(sleds, rack.trust(), rack.tls()).write(dir.resolve("rack.json"));
     }
 
     /** The subjects of the journal's LAUNCH decisions, in order (the journal of one output directory). */

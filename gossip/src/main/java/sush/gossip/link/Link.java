@@ -20,4 +20,12 @@ public interface Link {
     void poison(String reason);
 
     boolean isOpen();
+
+    /**
+     * The sled the peer proved to be (the name its TLS certificate carries), or empty where the
+     * transport proves nothing (plain TCP, the in-memory links). Known before any frame arrives.
+     */
+    default java.util.Optional<String> peerIdentity() {
+        return java.util.Optional.empty();
+    }
 }

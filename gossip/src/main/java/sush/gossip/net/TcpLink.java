@@ -29,6 +29,9 @@ final class TcpLink implements Link {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Runnable onClose;
     private volatile Connection connection;
+    /** The peer's certificate on a TLS link (set before any byte is read), else null. */
+    private volatile java.security.cert.X509Certificate peerCertificate;
+    private volatile boolean tls;
 
     TcpLink(Runnable onClose) {
         this.onClose = onClose;
@@ -38,13 +41,39 @@ final class TcpLink implements Link {
     Publisher<Void> bind(NettyInbound in, NettyOutbound out) {
         in.withConnection(c -> {
             connection = c;
+            io.netty.handler.ssl.SslHandler ssl = c.channel().pipeline().get(io.netty.handler.ssl.SslHandler.class);
+            if (ssl != null) {
+                tls = true;
+                // The peer's certificate is known once the handshake is done, before any
+                // application byte can be read.
+                ssl.handshakeFuture().addListener(f -> {
+                    if (!f.isSuccess()) {
+                        breakWith("TLS handshake failed: " + f.cause());
+                        return;
+                    }
+                    try {
+                        java.security.cert.Certificate[] chain = ssl.engine().getSession().getPeerCertificates();
+                        if (chain.length > 0 && chain[0] instanceof java.security.cert.X509Certificate) {
+                            peerCertificate = (java.security.cert.X509Certificate) chain[0];
+                        }
+                    } catch (javax.net.ssl.SSLPeerUnverifiedException e) {
+                        breakWith("the peer presented no certificate");
+                    }
+                });
+            }
             c.onDispose(() -> breakWith("connection closed"));
             if (closed.get()) {
                 c.dispose();
             }
         });
         in.receive().asByteArray().subscribe(
-                bytes -> incoming.emitNext(bytes, Sinks.EmitFailureHandler.busyLooping(EMIT_RETRY)),
+                bytes -> {
+                    if (tls && peerCertificate == null) {
+                        breakWith("bytes before the peer's certificate was verified");
+                        return;
+                    }
+                    incoming.emitNext(bytes, Sinks.EmitFailureHandler.busyLooping(EMIT_RETRY));
+                },
                 error -> breakWith("read failed: " + error.getMessage()),
                 () -> breakWith("peer closed the connection"));
         return out.sendByteArray(outgoing.asFlux());
@@ -82,6 +111,17 @@ final class TcpLink implements Link {
     @Override
     public boolean isOpen() {
         return !closed.get();
+    }
+
+    @Override
+    public java.util.Optional<String> peerIdentity() {
+        java.security.cert.X509Certificate c = peerCertificate;
+        return c == null ? java.util.Optional.empty() : GossipTls.identity(c);
+    }
+
+    /** The peer's certificate on a TLS link. */
+    java.util.Optional<java.security.cert.X509Certificate> peerCertificate() {
+        return java.util.Optional.ofNullable(peerCertificate);
     }
 
     private void breakWith(String reason) {

@@ -61,6 +61,12 @@ public final class GossipNode implements MuxHandler {
     private final Traffic traffic = new Traffic();
     private final Sinks.Many<Entry> entries = Sinks.many().replay().latest();
     private final Map<String, Peer> peers = new HashMap<>();
+    /**
+     * The sled each peer name must prove to be on an authenticated link (security.md section 1):
+     * a link whose certificate names another sled, or a sled outside the peer set, is refused.
+     */
+    private Map<String, String> identities = Map.of();
+    private final AtomicLong impostors = new AtomicLong();
     private final Set<LinkMux> anonymous = new HashSet<>();
     private final AtomicLong foreignPushes = new AtomicLong();
     private final AtomicLong gapPushes = new AtomicLong();
@@ -154,6 +160,31 @@ public final class GossipNode implements MuxHandler {
      * Replaces the peer set (name to address). Links to removed peers close; new peers are
      * dialled by whichever side has the lower address; sessions from anyone else are refused.
      */
+    /**
+     * Sets the peers and the sled each must prove to be on an authenticated link ({@code
+     * identities}: peer name to the name in its certificate). Links already admitted under
+     * another identity are closed.
+     */
+    public void setPeers(Map<String, String> newPeers, Map<String, String> newIdentities) {
+        List<LinkMux> toClose = new ArrayList<>();
+        synchronized (this) {
+            identities = Map.copyOf(newIdentities);
+            for (Peer p : peers.values()) {
+                if (p.mux != null && p.mux.peerIdentity().isPresent()
+                        && !p.mux.peerIdentity().get().equals(identities.get(p.name))) {
+                    toClose.add(p.mux);
+                }
+            }
+        }
+        toClose.forEach(m -> m.close("the peer's proven identity no longer matches the peer set"));
+        setPeers(newPeers);
+    }
+
+    /** Authenticated links refused because the name they claimed was not the one they proved. */
+    public long impostors() {
+        return impostors.get();
+    }
+
     public void setPeers(Map<String, String> newPeers) {
         List<LinkMux> toClose = new ArrayList<>();
         synchronized (this) {
@@ -239,6 +270,12 @@ public final class GossipNode implements MuxHandler {
         synchronized (this) {
             Peer p = peers.get(peerName);
             if (p == null || stopped) {
+                return false;
+            }
+            java.util.Optional<String> proven = mux.peerIdentity();
+            if (proven.isPresent() && !proven.get().equals(identities.get(peerName))) {
+                // A valid rack certificate, but the name it claims in PREAMBLE is not its own.
+                impostors.incrementAndGet();
                 return false;
             }
             if (anonymous.remove(mux)) {

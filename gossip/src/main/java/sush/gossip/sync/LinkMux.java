@@ -61,6 +61,11 @@ public final class LinkMux {
         this.idleTimeout = idleTimeout;
     }
 
+    /** The sled the link's transport proved the peer to be (TLS), if it proves one. */
+    public java.util.Optional<String> peerIdentity() {
+        return link.peerIdentity();
+    }
+
     /** Starts reading the link and watching it for silence. */
     public void start() {
         long idleNs = idleTimeout.toNanos();

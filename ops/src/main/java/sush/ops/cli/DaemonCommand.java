@@ -15,7 +15,8 @@ import sush.ops.daemon.Daemon;
 import sush.ops.daemon.RackFile;
 
 /** {@code sush daemon}: one sled, from a rack file or flags, until SIGTERM; SIGHUP re-reads the peers. */
-@Command(name = "daemon", description = "Run one sled's daemon (until SIGTERM; SIGHUP re-reads the rack file's peers).")
+@Command(name = "daemon", description = "Run one sled's daemon (until SIGTERM; SIGHUP re-reads the peers and the "
+        + "revoked certificates).")
 public final class DaemonCommand implements Callable<Integer> {
     @Option(names = "--rack", description = "rack file (JSON)")
     Path rack;
@@ -29,8 +30,19 @@ public final class DaemonCommand implements Callable<Integer> {
     String gossip;
     @Option(names = "--api", defaultValue = "127.0.0.1:7200", description = "host:port")
     String api;
-    @Option(names = "--peers", split = ",", description = "host:port of each peer")
+    @Option(names = "--peers", split = ",", description = "each peer as BASEBOARD=host:port (host:port alone only with "
+            + "--insecure-gossip)")
     List<String> peers = List.of();
+    @Option(names = "--rack-ca", description = "the rack CA certificate (PEM): gossip is mutual TLS")
+    Path rackCa;
+    @Option(names = "--cert", description = "this sled's certificate, issued by the rack CA (PEM)")
+    Path cert;
+    @Option(names = "--key", description = "this sled's private key (PKCS#8 PEM, mode 0600)")
+    Path key;
+    @Option(names = "--revoked", description = "revoked certificate serials, one hex serial a line (re-read on SIGHUP)")
+    Path revoked;
+    @Option(names = "--insecure-gossip", description = "plain TCP gossip, no authentication: tests only")
+    boolean insecureGossip;
     @Option(names = "--m2", split = ",", description = "the two M.2 slot directories")
     List<Path> m2 = List.of();
     @Option(names = "--output", description = "job output and journal directory")
@@ -77,8 +89,11 @@ public final class DaemonCommand implements Callable<Integer> {
         }, "sush-shutdown"));
         onHangup(() -> {
             try {
-                d.setPeers(settings().peers());
-                System.out.println("peers reloaded from " + rack);
+                Daemon.Settings now = settings();
+                d.setPeers(now.peers(), now.identities());
+                int closed = d.reloadRevocations();
+                System.out.println("peers and revoked certificates reloaded" + (closed > 0 ? "; " + closed
+                        + " links of revoked peers closed" : ""));
             } catch (Exception e) {
                 System.err.println("sush daemon: peers not reloaded: " + e.getMessage());
             }
@@ -104,20 +119,48 @@ public final class DaemonCommand implements Callable<Integer> {
             }
             RackFile.SledEntry me = r.sled(sled).orElseThrow(() -> new Daemon.DaemonException("sled " + sled
                     + " is not in " + rack));
-            return new Daemon.Settings(me.baseboard(), me.cubby(), me.gossip(), me.api(), me.m2(), me.output(), r.trust(),
-                    Optional.ofNullable(journalKey), r.peersOf(me.baseboard()));
+            if (r.tls().isEmpty() && !insecureGossip) {
+                throw new Daemon.DaemonException(rack + " names no rack CA (\"tls\"): make one with `sush rack init`, "
+                        + "or pass --insecure-gossip (tests only)");
+            }
+            Daemon.Settings s = r.settings(me, Optional.ofNullable(journalKey));
+            return insecureGossip ? plain(s) : s;
         }
         if (baseboard == null || gossip == null || output == null || m2.isEmpty() || trust == null) {
             throw new Daemon.DaemonException("give --rack and --sled, or --baseboard, --gossip, --m2, --output and --trust");
         }
+        boolean secure = rackCa != null || cert != null || key != null;
+        if (secure && (rackCa == null || cert == null || key == null)) {
+            throw new Daemon.DaemonException("gossip TLS needs all of --rack-ca, --cert and --key");
+        }
+        if (!secure && !insecureGossip) {
+            throw new Daemon.DaemonException("gossip needs --rack-ca, --cert and --key (or --insecure-gossip, tests only)");
+        }
         Map<String, String> p = new LinkedHashMap<>();
-        for (String addr : peers) {
+        Map<String, String> ids = new LinkedHashMap<>();
+        for (String peer : peers) {
+            int eq = peer.indexOf('=');
+            String addr = eq < 0 ? peer : peer.substring(eq + 1);
+            if (eq < 0 && secure) {
+                throw new Daemon.DaemonException("peer " + peer + ": with TLS every peer is BASEBOARD=host:port");
+            }
             p.put(addr, addr);
+            if (eq > 0) {
+                ids.put(addr, peer.substring(0, eq));
+            }
         }
         List<Path> keys = java.nio.file.Files.isDirectory(trust)
                 ? java.nio.file.Files.list(trust).filter(f -> f.toString().endsWith(".pub")).sorted().toList()
                 : List.of(trust);
-        return new Daemon.Settings(baseboard, cubby, gossip, api, m2, output, keys, Optional.ofNullable(journalKey), p);
+        Optional<Daemon.TlsFiles> tls = secure && !insecureGossip
+                ? Optional.of(new Daemon.TlsFiles(rackCa, cert, key, Optional.ofNullable(revoked))) : Optional.empty();
+        return new Daemon.Settings(baseboard, cubby, gossip, api, m2, output, keys, Optional.ofNullable(journalKey), p,
+                tls, ids);
+    }
+
+    private static Daemon.Settings plain(Daemon.Settings s) {
+        return new Daemon.Settings(s.baseboard(), s.cubby(), s.gossip(), s.api(), s.m2(), s.output(), s.trust(),
+                s.journalKey(), s.peers(), Optional.empty(), s.identities());
     }
 
     /**

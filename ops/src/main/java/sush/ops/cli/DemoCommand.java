@@ -96,8 +96,7 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     private Daemon start(RackFile.SledEntry s) throws Daemon.DaemonException {
-        return Daemon.start(new Daemon.Settings(s.baseboard(), s.cubby(), s.gossip(), s.api(), s.m2(), s.output(),
-                rack.trust(), Optional.empty(), rack.peersOf(s.baseboard())));
+        return Daemon.start(rack.settings(s, Optional.empty()));
     }
 
     private Client client(int i) {

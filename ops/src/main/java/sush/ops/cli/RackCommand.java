@@ -19,6 +19,7 @@ import picocli.CommandLine.Parameters;
 import sush.gossip.Entropy;
 import sush.locker.store.DirectorySlot;
 import sush.locker.store.Locker;
+import sush.ops.daemon.RackCa;
 import sush.ops.daemon.RackFile;
 import sush.projections.job.SignatureAlgorithm;
 
@@ -68,6 +69,11 @@ public final class RackCommand implements Callable<Integer> {
         if (!Files.exists(dir.resolve("signer.key"))) {
             KeygenCommand.write(dir, SignatureAlgorithm.ED25519);
         }
+        // The rack CA stays in the rack directory, beside the sleds and outside every one of them.
+        java.security.SecureRandom random = new java.security.SecureRandom();
+        RackCa ca = Files.exists(dir.resolve(RackCa.CA_CERT)) ? RackCa.load(dir, random)
+                : RackCa.create(dir, dir.toAbsolutePath().getFileName().toString(), random);
+        java.util.Map<String, Path> tlsDirs = new java.util.LinkedHashMap<>();
         List<RackFile.SledEntry> sleds = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             Path home = dir.resolve(String.format("sled%02d", i));
@@ -77,10 +83,16 @@ public final class RackCommand implements Callable<Integer> {
             if (!Files.exists(a.resolve("boundary"))) {
                 Locker.provision(board, List.of(new DirectorySlot(a), new DirectorySlot(b)), Entropy.secure());
             }
+            Path tls = home.resolve("tls");
+            if (!Files.exists(tls.resolve(RackCa.SLED_CERT))) {
+                ca.issue(board, tls);
+            }
+            tlsDirs.put(board, tls);
             sleds.add(new RackFile.SledEntry(board, i, "127.0.0.1:" + (basePort + i), "127.0.0.1:" + (basePort + 100 + i),
                     List.of(a, b), home.resolve("output"), Optional.empty()));
         }
-        RackFile r = new RackFile(sleds, List.of(dir.resolve("signer.pub")));
+        RackFile r = new RackFile(sleds, List.of(dir.resolve("signer.pub")), Optional.of(new RackFile.RackTls(
+                dir.resolve(RackCa.CA_CERT), dir.resolve(RackCa.REVOKED), java.util.Map.copyOf(tlsDirs))));
         r.write(dir.resolve("rack.json"));
         return r;
     }
@@ -237,7 +249,7 @@ public final class RackCommand implements Callable<Integer> {
                 sleds.add(!s.baseboard().equals(board) ? s : new RackFile.SledEntry(s.baseboard(), s.cubby(), s.gossip(),
                         s.api(), s.m2(), s.output(), list == null ? Optional.empty() : Optional.of(List.of(list.split(",")))));
             }
-            new RackFile(sleds, r.trust()).write(file);
+            new RackFile(sleds, r.trust(), r.tls()).write(file);
             RackFile.SledEntry s = r.sled(board).orElseThrow(() -> new IllegalArgumentException("no sled " + board));
             Optional<ProcessHandle> p = running(s);
             if (p.isPresent()) {

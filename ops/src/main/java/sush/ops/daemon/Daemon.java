@@ -13,6 +13,7 @@ import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import reactor.netty.DisposableServer;
 import sush.gossip.Entropy;
+import sush.gossip.net.GossipTls;
 import sush.gossip.net.TcpTransport;
 import sush.gossip.node.GossipConfig;
 import sush.gossip.node.GossipNode;
@@ -39,7 +40,15 @@ public final class Daemon implements AutoCloseable {
 
     /** Everything a daemon is started with; {@code peers} maps each peer's gossip address to itself. */
     public record Settings(String baseboard, int cubby, String gossip, String api, List<Path> m2, Path output,
-            List<Path> trust, Optional<Path> journalKey, Map<String, String> peers) {
+            List<Path> trust, Optional<Path> journalKey, Map<String, String> peers, Optional<TlsFiles> tls,
+            Map<String, String> identities) {
+    }
+
+    /**
+     * The rack CA certificate, this sled's certificate and key, and the revoked serials: gossip
+     * is mutual TLS with them. Without them gossip is plain TCP ({@code --insecure-gossip}).
+     */
+    public record TlsFiles(Path ca, Path cert, Path key, Optional<Path> revoked) {
     }
 
     /** A daemon that cannot start, with a one-line reason. */
@@ -59,15 +68,19 @@ public final class Daemon implements AutoCloseable {
     private final SledRuntime runtime;
     private final DisposableServer http;
     private final SledConfig cfg;
+    private final Optional<GossipTls> tls;
+    private final TcpTransport transport;
     private final Scheduler loop;
     private final Scheduler writer;
     private final Scheduler ingress;
 
-    private Daemon(Settings settings, SledConfig cfg, GossipNode node, Locker locker, ProcessLauncher launcher,
+    private Daemon(Settings settings, SledConfig cfg, Optional<GossipTls> tls, TcpTransport transport, GossipNode node, Locker locker, ProcessLauncher launcher,
             Optional<Journal> journal, SledRuntime runtime, DisposableServer http, Scheduler loop, Scheduler writer,
             Scheduler ingress) {
         this.settings = settings;
         this.cfg = cfg;
+        this.tls = tls;
+        this.transport = transport;
         this.node = node;
         this.locker = locker;
         this.launcher = launcher;
@@ -102,10 +115,30 @@ public final class Daemon implements AutoCloseable {
             throw new DaemonException("cannot create output directory " + s.output() + ": " + e.getMessage());
         }
         String[] hostPort = split(s.gossip(), "--gossip");
+        Optional<GossipTls> tls = Optional.empty();
+        if (s.tls().isPresent()) {
+            TlsFiles f = s.tls().get();
+            try {
+                tls = Optional.of(GossipTls.load(f.ca(), f.cert(), f.key(), f.revoked()));
+            } catch (GossipTls.TlsException e) {
+                locker.close();
+                throw new DaemonException("gossip TLS: " + e.getMessage());
+            }
+            if (!tls.get().myIdentity().equals(s.baseboard())) {
+                locker.close();
+                throw new DaemonException("gossip TLS: " + f.cert() + " names sled " + tls.get().myIdentity()
+                        + ", not " + s.baseboard());
+            }
+        } else {
+            System.err.println("warning: gossip is plain TCP (--insecure-gossip): any host that reaches "
+                    + s.gossip() + " can join this rack and inject messages; use it for tests only");
+        }
+        TcpTransport transport = new TcpTransport(hostPort[0], Integer.parseInt(hostPort[1]), Duration.ofSeconds(2),
+                tls);
         // Gossip names a sled by its gossip address: what its peers dial is what they admit.
         GossipNode node = new GossipNode(new GossipConfig(s.gossip(), GossipConfig.DEFAULT_SESSION_TIMEOUT,
                 Duration.ofSeconds(20), Duration.ofSeconds(5), Duration.ofMillis(50), Duration.ofSeconds(2)),
-                new TcpTransport(hostPort[0], Integer.parseInt(hostPort[1]), Duration.ofSeconds(2)), Schedulers.parallel(),
+                transport, Schedulers.parallel(),
                 Entropy.secure());
         Scheduler loop = Schedulers.newSingle("sled-loop");
         Scheduler writer = Schedulers.newSingle("boundary-writer");
@@ -124,7 +157,7 @@ public final class Daemon implements AutoCloseable {
             closeQuietly(locker, launcher, journal, loop, writer, ingress);
             throw new DaemonException("cannot listen for gossip on " + s.gossip() + ": " + rootMessage(e));
         }
-        node.setPeers(s.peers());
+        node.setPeers(s.peers(), s.identities());
         String[] api = split(s.api(), "--api");
         DisposableServer http;
         try {
@@ -138,7 +171,7 @@ public final class Daemon implements AutoCloseable {
         if (!api[0].equals("127.0.0.1") && !api[0].equals("localhost")) {
             System.err.println("warning: the API listens on " + s.api() + " without operator authentication");
         }
-        return new Daemon(s, cfg, node, locker, launcher, journal, runtime, http, loop, writer, ingress);
+        return new Daemon(s, cfg, tls, transport, node, locker, launcher, journal, runtime, http, loop, writer, ingress);
     }
 
     /**
@@ -151,8 +184,29 @@ public final class Daemon implements AutoCloseable {
     }
 
     /** Applies a new peer set at once (SIGHUP, or `sush rack peers`). */
-    public void setPeers(Map<String, String> peers) {
-        node.setPeers(peers);
+    public void setPeers(Map<String, String> peers, Map<String, String> identities) {
+        node.setPeers(peers, identities);
+    }
+
+    /**
+     * Re-reads the revoked serials (SIGHUP) and closes the links of peers whose certificates are
+     * no longer trusted; returns how many links closed.
+     */
+    public int reloadRevocations() throws GossipTls.TlsException {
+        if (tls.isEmpty()) {
+            return 0;
+        }
+        tls.get().reloadRevocations();
+        return transport.closeUntrusted();
+    }
+
+    /** Gossip handshakes refused by the rack trust, and links refused for claiming another sled's name. */
+    public long refusedHandshakes() {
+        return tls.map(GossipTls::refusals).orElse(0L);
+    }
+
+    public long impostors() {
+        return node.impostors();
     }
 
     public Settings settings() {

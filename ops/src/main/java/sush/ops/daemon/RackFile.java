@@ -17,7 +17,19 @@ import tools.jackson.databind.JsonNode;
  * The rack file (interfaces.md): every sled's baseboard, cubby, gossip and API addresses, M.2
  * slot directories, output directory and optional peer list; the trusted signer keys.
  */
-public record RackFile(List<SledEntry> sleds, List<Path> trust) {
+public record RackFile(List<SledEntry> sleds, List<Path> trust, Optional<RackTls> tls) {
+    /**
+     * The rack's gossip identity (security.md section 1): the CA certificate, the revoked serials,
+     * and each sled's TLS directory ({@link RackCa#SLED_CERT}, {@link RackCa#SLED_KEY}).
+     */
+    public record RackTls(Path ca, Path revoked, Map<String, Path> sledDirs) {
+    }
+
+    /** A rack without TLS (plain gossip: tests and {@code --insecure-gossip} only). */
+    public RackFile(List<SledEntry> sleds, List<Path> trust) {
+        this(sleds, trust, Optional.empty());
+    }
+
     /** One sled of the rack. {@code peers} empty means every other sled. */
     public record SledEntry(String baseboard, int cubby, String gossip, String api, List<Path> m2, Path output,
             Optional<List<String>> peers) {
@@ -55,7 +67,24 @@ public record RackFile(List<SledEntry> sleds, List<Path> trust) {
                 trust.add(dir.resolve(t.asString()));
             }
         }
-        return new RackFile(List.copyOf(sleds), List.copyOf(trust));
+        Optional<RackTls> tls = Optional.empty();
+        if (root.has("tls")) {
+            JsonNode t = root.get("tls");
+            if (!t.has("ca") || !t.has("revoked")) {
+                throw new RackFileException("rack file " + file + ": \"tls\" needs \"ca\" and \"revoked\"");
+            }
+            Map<String, Path> dirs = new LinkedHashMap<>();
+            for (JsonNode x : root.get("sleds")) {
+                if (!x.has("tls")) {
+                    throw new RackFileException("rack file " + file + ": sled " + x.get("baseboard").asString()
+                            + " has no \"tls\" directory, and the rack has a CA");
+                }
+                dirs.put(x.get("baseboard").asString(), dir.resolve(x.get("tls").asString()));
+            }
+            tls = Optional.of(new RackTls(dir.resolve(t.get("ca").asString()), dir.resolve(t.get("revoked").asString()),
+                    Map.copyOf(dirs)));
+        }
+        return new RackFile(List.copyOf(sleds), List.copyOf(trust), tls);
     }
 
     private static SledEntry sled(JsonNode s, Path dir, Path file) throws RackFileException {
@@ -92,6 +121,30 @@ public record RackFile(List<SledEntry> sleds, List<Path> trust) {
         return out;
     }
 
+    /** The sled each gossip peer of {@code baseboard} must prove to be: peer name (address) to baseboard. */
+    public Map<String, String> identitiesOf(String baseboard) {
+        Map<String, String> out = new LinkedHashMap<>();
+        Map<String, String> peers = peersOf(baseboard);
+        for (SledEntry s : sleds) {
+            if (peers.containsKey(s.gossip())) {
+                out.put(s.gossip(), s.baseboard());
+            }
+        }
+        return out;
+    }
+
+    /** This sled's TLS files, when the rack has a CA. */
+    public Optional<Daemon.TlsFiles> tlsOf(String baseboard) {
+        return tls.map(t -> new Daemon.TlsFiles(t.ca(), t.sledDirs().get(baseboard).resolve(RackCa.SLED_CERT),
+                t.sledDirs().get(baseboard).resolve(RackCa.SLED_KEY), Optional.of(t.revoked())));
+    }
+
+    /** The daemon settings of sled {@code baseboard} of this rack. */
+    public Daemon.Settings settings(SledEntry s, Optional<Path> journalKey) {
+        return new Daemon.Settings(s.baseboard(), s.cubby(), s.gossip(), s.api(), s.m2(), s.output(), trust, journalKey,
+                peersOf(s.baseboard()), tlsOf(s.baseboard()), identitiesOf(s.baseboard()));
+    }
+
     public void write(Path file) throws IOException {
         Map<String, Object> root = new LinkedHashMap<>();
         List<Object> list = new ArrayList<>();
@@ -105,10 +158,13 @@ public record RackFile(List<SledEntry> sleds, List<Path> trust) {
             m.put("m2", s.m2().stream().map(p -> dir.relativize(p.toAbsolutePath()).toString()).toList());
             m.put("output", dir.relativize(s.output().toAbsolutePath()).toString());
             s.peers().ifPresent(p -> m.put("peers", p));
+            tls.ifPresent(t -> m.put("tls", dir.relativize(t.sledDirs().get(s.baseboard()).toAbsolutePath()).toString()));
             list.add(m);
         }
         root.put("sleds", list);
         root.put("trust", trust.stream().map(p -> dir.relativize(p.toAbsolutePath()).toString()).toList());
+        tls.ifPresent(t -> root.put("tls", Map.of("ca", dir.relativize(t.ca().toAbsolutePath()).toString(), "revoked",
+                dir.relativize(t.revoked().toAbsolutePath()).toString())));
         Path temp = file.resolveSibling(file.getFileName() + ".tmp");
         Files.writeString(temp, Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n");
         Files.move(temp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);

@@ -1,0 +1,323 @@
+package sush.gossip.net;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
+import java.security.KeyStore;
+import java.security.PrivateKey;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.security.spec.PKCS8EncodedKeySpec;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+
+import javax.net.ssl.SSLException;
+import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509TrustManager;
+
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+
+/**
+ * The rack's identity on gossip links (security.md section 1): mutual TLS 1.3 where both ends
+ * present a certificate issued by the rack CA that names a sled ({@code sush:sled:<baseboard>} as
+ * a SAN URI). A certificate from another CA, expired, not yet valid, without a sled name, or
+ * with a revoked serial fails the handshake; the name a valid one proves is the link's
+ * {@link sush.gossip.link.Link#peerIdentity()}, which the gossip node matches against the peer
+ * set and the PREAMBLE. Revoked serials are re-read with {@link #reloadRevocations()} (SIGHUP).
+ */
+public final class GossipTls {
+    /** The SAN URI prefix naming a sled. */
+    public static final String SLED_URI = "sush:sled:";
+    /** A handshake not done by then loses its connection (a peer that sends nothing, or garbage). */
+    public static final java.time.Duration HANDSHAKE_TIMEOUT = java.time.Duration.ofSeconds(5);
+
+    private final X509Certificate ca;
+    private final X509Certificate cert;
+    private final PrivateKey key;
+    private final Optional<Path> revokedFile;
+    private volatile Set<BigInteger> revoked;
+    private final X509TrustManager trust;
+    private final SslContext server;
+    private final SslContext client;
+    private final AtomicLong refusals = new AtomicLong();
+    private volatile String lastRefusal = "";
+
+    /** Why TLS material could not be used. */
+    public static final class TlsException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        public TlsException(String message) {
+            super(message);
+        }
+    }
+
+    private GossipTls(X509Certificate ca, X509Certificate cert, PrivateKey key, Optional<Path> revokedFile)
+            throws TlsException {
+        this.ca = ca;
+        this.cert = cert;
+        this.key = key;
+        this.revokedFile = revokedFile;
+        this.revoked = readRevoked(revokedFile);
+        this.trust = new RackTrust(pkix(ca));
+        try {
+            this.server = SslContextBuilder.forServer(key, cert).sslProvider(SslProvider.JDK).protocols("TLSv1.3")
+                    .clientAuth(ClientAuth.REQUIRE).trustManager(trust).build();
+            this.client = SslContextBuilder.forClient().sslProvider(SslProvider.JDK).protocols("TLSv1.3")
+                    .keyManager(key, cert).trustManager(trust).build();
+        } catch (SSLException | RuntimeException e) {
+            throw new TlsException("cannot build a TLS 1.3 context from " + cert.getSubjectX500Principal() + ": " + e);
+        }
+        if (identity(cert).isEmpty()) {
+            throw new TlsException("the sled certificate names no sled (a SAN URI " + SLED_URI + "<baseboard>)");
+        }
+    }
+
+    /**
+     * Loads the rack CA certificate, this sled's certificate and its PKCS#8 private key (PEM),
+     * and the revoked serials (one hexadecimal serial per line, {@code #} comments), if any.
+     */
+    public static GossipTls load(Path caCert, Path sledCert, Path sledKey, Optional<Path> revokedSerials)
+            throws TlsException {
+        X509Certificate ca = readCertificate(caCert);
+        X509Certificate cert = readCertificate(sledCert);
+        PrivateKey key = readKey(sledKey);
+        try {
+            cert.verify(ca.getPublicKey());
+        } catch (GeneralSecurityException e) {
+            throw new TlsException(sledCert + " was not issued by the rack CA in " + caCert);
+        }
+        return new GossipTls(ca, cert, key, revokedSerials);
+    }
+
+    /** The sled this sled's own certificate names. */
+    public String myIdentity() {
+        return identity(cert).orElseThrow();
+    }
+
+    public X509Certificate certificate() {
+        return cert;
+    }
+
+    SslContext serverContext() {
+        return server;
+    }
+
+    SslContext clientContext() {
+        return client;
+    }
+
+    /** Re-reads the revoked serials; the transport then closes links whose peer is revoked. */
+    public void reloadRevocations() throws TlsException {
+        revoked = readRevoked(revokedFile);
+    }
+
+    /** Whether a peer's certificate is still acceptable (issued, valid now, not revoked). */
+    public boolean stillTrusted(X509Certificate peer) {
+        try {
+            trust.checkClientTrusted(new X509Certificate[] {peer}, "UNKNOWN");
+            return true;
+        } catch (CertificateException e) {
+            return false;
+        }
+    }
+
+    /** Handshakes refused by the trust check since start, and the last reason. */
+    public long refusals() {
+        return refusals.get();
+    }
+
+    public String lastRefusal() {
+        return lastRefusal;
+    }
+
+    /** The sled a certificate names: its SAN URI {@code sush:sled:<baseboard>}. */
+    public static Optional<String> identity(X509Certificate c) {
+        try {
+            Collection<List<?>> names = c.getSubjectAlternativeNames();
+            if (names == null) {
+                return Optional.empty();
+            }
+            for (List<?> n : names) {
+                // Type 6 is a uniformResourceIdentifier (RFC 5280 GeneralName).
+                if (n.size() >= 2 && Integer.valueOf(6).equals(n.get(0)) && n.get(1) instanceof String
+                        && ((String) n.get(1)).startsWith(SLED_URI) && ((String) n.get(1)).length() > SLED_URI.length()) {
+                    return Optional.of(((String) n.get(1)).substring(SLED_URI.length()));
+                }
+            }
+            return Optional.empty();
+        } catch (java.security.cert.CertificateParsingException e) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * PKIX over the rack CA, then the rack's own rules: a sled name, not revoked. Extended so that
+     * the JDK does not wrap it with a host name check: sleds are named by certificate, not by
+     * address, and the gossip node checks the name.
+     */
+    private final class RackTrust extends javax.net.ssl.X509ExtendedTrustManager {
+        private final X509TrustManager pkix;
+
+        RackTrust(X509TrustManager pkix) {
+            this.pkix = pkix;
+        }
+
+        @Override
+        public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+            check(chain, authType, true);
+        }
+
+        @Override
+        public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+            check(chain, authType, false);
+        }
+
+        private void check(X509Certificate[] chain, String authType, boolean client) throws CertificateException {
+            try {
+                if (chain == null || chain.length == 0) {
+                    throw new CertificateException("no certificate");
+                }
+                if (client) {
+                    pkix.checkClientTrusted(chain, authType);
+                } else {
+                    pkix.checkServerTrusted(chain, authType);
+                }
+                X509Certificate leaf = chain[0];
+                if (identity(leaf).isEmpty()) {
+                    throw new CertificateException("the certificate names no sled");
+                }
+                if (revoked.contains(leaf.getSerialNumber())) {
+                    throw new CertificateException("certificate " + leaf.getSerialNumber().toString(16) + " of "
+                            + identity(leaf).get() + " is revoked");
+                }
+            } catch (CertificateException e) {
+                refusals.incrementAndGet();
+                lastRefusal = e.getMessage() == null ? e.toString() : e.getMessage();
+                throw e;
+            }
+        }
+
+        @Override
+        public void checkClientTrusted(X509Certificate[] chain, String authType, java.net.Socket socket)
+                throws CertificateException {
+            check(chain, authType, true);
+        }
+
+        @Override
+        public void checkServerTrusted(X509Certificate[] chain, String authType, java.net.Socket socket)
+                throws CertificateException {
+            check(chain, authType, false);
+        }
+
+        @Override
+        public void checkClientTrusted(X509Certificate[] chain, String authType, javax.net.ssl.SSLEngine engine)
+                throws CertificateException {
+            check(chain, authType, true);
+        }
+
+        @Override
+        public void checkServerTrusted(X509Certificate[] chain, String authType, javax.net.ssl.SSLEngine engine)
+                throws CertificateException {
+            check(chain, authType, false);
+        }
+
+        @Override
+        public X509Certificate[] getAcceptedIssuers() {
+            return new X509Certificate[] {ca};
+        }
+    }
+
+    private static X509TrustManager pkix(X509Certificate ca) throws TlsException {
+        try {
+            KeyStore ks = KeyStore.getInstance(KeyStore.getDefaultType());
+            ks.load(null, null);
+            ks.setCertificateEntry("rack-ca", ca);
+            TrustManagerFactory f = TrustManagerFactory.getInstance("PKIX");
+            f.init(ks);
+            for (javax.net.ssl.TrustManager t : f.getTrustManagers()) {
+                if (t instanceof X509TrustManager) {
+                    return (X509TrustManager) t;
+                }
+            }
+            throw new TlsException("no X.509 trust manager");
+        } catch (GeneralSecurityException | IOException e) {
+            throw new TlsException("cannot trust the rack CA: " + e);
+        }
+    }
+
+    public static X509Certificate readCertificate(Path file) throws TlsException {
+        try (InputStream in = Files.newInputStream(file)) {
+            return (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
+        } catch (IOException | CertificateException | ClassCastException e) {
+            throw new TlsException("cannot read a certificate from " + file + ": " + e.getMessage());
+        }
+    }
+
+    /** A PKCS#8 PEM private key (EC or Ed25519). */
+    public static PrivateKey readKey(Path file) throws TlsException {
+        String pem;
+        try {
+            pem = Files.readString(file, StandardCharsets.US_ASCII);
+        } catch (IOException e) {
+            throw new TlsException("cannot read the key " + file + ": " + e.getMessage());
+        }
+        int begin = pem.indexOf("-----BEGIN PRIVATE KEY-----");
+        int end = pem.indexOf("-----END PRIVATE KEY-----");
+        if (begin < 0 || end < begin) {
+            throw new TlsException(file + " is not a PKCS#8 PEM private key (BEGIN PRIVATE KEY)");
+        }
+        byte[] der;
+        try {
+            der = Base64.getMimeDecoder().decode(pem.substring(begin + 27, end));
+        } catch (IllegalArgumentException e) {
+            throw new TlsException(file + ": bad base64 in the key");
+        }
+        for (String alg : new String[] {"EC", "Ed25519"}) {
+            try {
+                return KeyFactory.getInstance(alg).generatePrivate(new PKCS8EncodedKeySpec(der));
+            } catch (GeneralSecurityException e) {
+                // try the next kind
+            }
+        }
+        throw new TlsException(file + " holds neither an EC nor an Ed25519 key");
+    }
+
+    private static Set<BigInteger> readRevoked(Optional<Path> file) throws TlsException {
+        if (file.isEmpty() || !Files.exists(file.get())) {
+            return Set.of();
+        }
+        List<BigInteger> out = new ArrayList<>();
+        try {
+            int n = 0;
+            for (String line : Files.readAllLines(file.get(), StandardCharsets.US_ASCII)) {
+                n++;
+                String t = line.strip();
+                if (t.isEmpty() || t.startsWith("#")) {
+                    continue;
+                }
+                try {
+                    out.add(new BigInteger(t.replace(":", ""), 16));
+                } catch (NumberFormatException e) {
+                    throw new TlsException(file.get() + " line " + n + ": not a hexadecimal serial: " + t);
+                }
+            }
+        } catch (IOException e) {
+            throw new TlsException("cannot read revoked serials from " + file.get() + ": " + e.getMessage());
+        }
+        return Set.copyOf(out);
+    }
+}
