@@ -88,7 +88,7 @@ public final class GossipTls {
 
     /**
      * Loads the rack CA certificate, this sled's certificate and its PKCS#8 private key (PEM),
-     * and the revoked serials (one hexadecimal serial per line, {@code #} comments), if any.
+     * and the revoked serials (one hexadecimal serial per line; {@code #} starts a comment), if any.
      */
     public static GossipTls load(Path caCert, Path sledCert, Path sledKey, Optional<Path> revokedSerials)
             throws TlsException {
@@ -305,8 +305,9 @@ public final class GossipTls {
             int n = 0;
             for (String line : Files.readAllLines(file.get(), StandardCharsets.US_ASCII)) {
                 n++;
-                String t = line.strip();
-                if (t.isEmpty() || t.startsWith("#")) {
+                int hash = line.indexOf('#');
+                String t = (hash < 0 ? line : line.substring(0, hash)).strip();
+                if (t.isEmpty()) {
                     continue;
                 }
                 try {

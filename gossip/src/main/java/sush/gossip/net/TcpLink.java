@@ -33,8 +33,12 @@ final class TcpLink implements Link {
     private volatile java.security.cert.X509Certificate peerCertificate;
     private volatile boolean tls;
 
-    TcpLink(Runnable onClose) {
+    /** What a TLS peer's certificate must pass after every handshake (null on plain links). */
+    private final java.util.function.Predicate<java.security.cert.X509Certificate> trust;
+
+    TcpLink(Runnable onClose, java.util.function.Predicate<java.security.cert.X509Certificate> trust) {
         this.onClose = onClose;
+        this.trust = trust;
     }
 
     /** The connection handler: pumps the socket into {@link #receive()} and {@link #send} into the socket. */
@@ -54,7 +58,14 @@ final class TcpLink implements Link {
                     try {
                         java.security.cert.Certificate[] chain = ssl.engine().getSession().getPeerCertificates();
                         if (chain.length > 0 && chain[0] instanceof java.security.cert.X509Certificate) {
-                            peerCertificate = (java.security.cert.X509Certificate) chain[0];
+                            java.security.cert.X509Certificate peer = (java.security.cert.X509Certificate) chain[0];
+                            // Checked again here: a resumed TLS session skips the trust manager, and
+                            // the peer may have been revoked since the session was made.
+                            if (trust != null && !trust.test(peer)) {
+                                breakWith("the peer's certificate is no longer trusted");
+                                return;
+                            }
+                            peerCertificate = peer;
                         }
                     } catch (javax.net.ssl.SSLPeerUnverifiedException e) {
                         breakWith("the peer presented no certificate");

@@ -124,7 +124,8 @@ public final class TcpTransport implements Transport {
 
     private TcpLink track() {
         TcpLink[] holder = new TcpLink[1];
-        holder[0] = new TcpLink(() -> links.remove(holder[0]));
+        holder[0] = new TcpLink(() -> links.remove(holder[0]), tls.<java.util.function.Predicate<
+                java.security.cert.X509Certificate>>map(t -> t::stillTrusted).orElse(null));
         links.add(holder[0]);
         return holder[0];
     }

@@ -62,6 +62,15 @@ public final class RackBench {
         figures.put("p99_ms", ours.p99());
         figures.put("max_ms", ours.max());
 
+        // The same rack over mutual TLS, in the same run: what authentication costs.
+        Rack secure = Rack.boot(SLEDS, Duration.ZERO, true);
+        figures.put("tls_cold_boot_ms", secure.coldBootMs);
+        Spread tls = secure.disseminate(new Random(1));
+        secure.stop();
+        figures.put("tls_p50_ms", tls.p50());
+        figures.put("tls_p99_ms", tls.p99());
+        figures.put("tls_over_plain_p99", tls.p99() / ours.p99());
+
         Spread slow = Rack.spread(SLEDS, HOP_DELAY, 2);
         figures.put("delayed_p50_ms", slow.p50());
         figures.put("delayed_max_ms", slow.max());
@@ -90,12 +99,15 @@ public final class RackBench {
         System.out.printf(Locale.ROOT, "%-28s %9s %9s %9s %12s %12s%n", "run", "p50 ms", "p99 ms", "max ms",
                 "frames/msg", "bytes/msg");
         row("sush", ours);
+        row("sush, mutual TLS 1.3", tls);
         row("sush, 100 ms per hop", slow);
         row("sush, 25 sleds, 100 ms/hop", slow25);
         row("scalecube, gossip 20 ms", cube);
         if (cubeDefault != null) {
             row("scalecube, gossip default", cubeDefault);
         }
+        System.out.printf(Locale.ROOT, "TLS/plain p99 %.2f (bar: within 1.5); TLS cold boot %.1f ms (bar: < 2000 ms)%n",
+                tls.p99() / ours.p99(), secure.coldBootMs);
         System.out.println("gossip glomers bars (25 nodes, 100 ms): median < 400 ms, max < 600 ms, < 30 msgs/op");
         System.out.printf(Locale.ROOT, "ours/theirs (ScaleCube's better run) p50 %.3f, p99 %.3f; peak heap %.0f MB%n",
                 ours.p50() / theirs.p50(), ours.p99() / theirs.p99(), heap.peakMb());
@@ -209,13 +221,43 @@ public final class RackBench {
         }
 
         static Rack boot(int sleds, Duration delay) throws InterruptedException {
+            return boot(sleds, delay, false);
+        }
+
+        /** With {@code tls}, a rack CA is made and every link is mutual TLS 1.3 (security.md section 1). */
+        static Rack boot(int sleds, Duration delay, boolean tls) throws InterruptedException {
             Rack rack = new Rack();
+            java.nio.file.Path certs = null;
+            sush.gossip.net.RackCa ca = null;
+            if (tls) {
+                try {
+                    certs = java.nio.file.Files.createTempDirectory("rack-ca");
+                    ca = sush.gossip.net.RackCa.create(certs, "bench", new java.security.SecureRandom());
+                } catch (java.io.IOException | sush.gossip.net.RackCa.CaException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+            Map<String, String> identities = new HashMap<>();
             for (int i = 0; i < sleds; i++) {
-                Transport t = new TcpTransport("127.0.0.1", 0, Duration.ofSeconds(2));
+                String name = String.format("sled-%02d", i);
+                java.util.Optional<sush.gossip.net.GossipTls> secure = java.util.Optional.empty();
+                if (tls) {
+                    try {
+                        java.nio.file.Path d = certs.resolve(name);
+                        ca.issue(name, d);
+                        secure = java.util.Optional.of(sush.gossip.net.GossipTls.load(certs.resolve(
+                                sush.gossip.net.RackCa.CA_CERT), d.resolve(sush.gossip.net.RackCa.SLED_CERT),
+                                d.resolve(sush.gossip.net.RackCa.SLED_KEY), java.util.Optional.empty()));
+                    } catch (sush.gossip.net.RackCa.CaException | sush.gossip.net.GossipTls.TlsException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+                Transport t = new TcpTransport("127.0.0.1", 0, Duration.ofSeconds(2), secure);
                 if (!delay.isZero()) {
                     t = new DelayedTransport(t, delay, rack.scheduler);
                 }
-                GossipNode node = new GossipNode(GossipConfig.defaults(String.format("sled-%02d", i)), t,
+                identities.put(name, name);
+                GossipNode node = new GossipNode(GossipConfig.defaults(name), t,
                         rack.scheduler, Entropy.seeded(1000 + i));
                 node.start().block(Duration.ofSeconds(5));
                 rack.nodes.add(node);
@@ -225,7 +267,7 @@ public final class RackBench {
                 peers.put(n.name(), n.address());
             }
             long start = System.nanoTime();
-            rack.nodes.forEach(n -> n.setPeers(peers));
+            rack.nodes.forEach(n -> n.setPeers(peers, identities));
             long deadline = start + DEADLINE.toNanos();
             long report = System.nanoTime();
             while (System.nanoTime() < deadline && !rack.converged()) {

@@ -11,7 +11,7 @@ class TcpLinkTest {
     @Test
     void aPeerThatStopsReadingLosesTheLinkAtTheQueueBound() {
         AtomicBoolean closed = new AtomicBoolean();
-        TcpLink link = new TcpLink(() -> closed.set(true));
+        TcpLink link = new TcpLink(() -> closed.set(true), null);
         for (int i = 0; i < TcpLink.MAX_QUEUED_CHUNKS; i++) {
             link.send(new byte[] {1});
         }

@@ -19,13 +19,17 @@ import picocli.CommandLine.Parameters;
 import sush.gossip.Entropy;
 import sush.locker.store.DirectorySlot;
 import sush.locker.store.Locker;
-import sush.ops.daemon.RackCa;
+import sush.gossip.net.RackCa;
 import sush.ops.daemon.RackFile;
 import sush.projections.job.SignatureAlgorithm;
 
-/** {@code sush rack up|down|status|restart|peers}: a local rack of daemons on loopback. */
-@Command(name = "rack", description = "A local rack of daemons on loopback.", subcommands = {RackCommand.Up.class,
-        RackCommand.Down.class, RackCommand.Status.class, RackCommand.Restart.class, RackCommand.Peers.class})
+/**
+ * {@code sush rack init|up|down|status|restart|peers|issue|revoke}: a local rack of daemons on
+ * loopback, and the rack's certificate authority.
+ */
+@Command(name = "rack", description = "A local rack of daemons on loopback, and the rack's certificate authority.",
+        subcommands = {RackCommand.Init.class, RackCommand.Up.class, RackCommand.Down.class, RackCommand.Status.class,
+            RackCommand.Restart.class, RackCommand.Peers.class, RackCommand.Issue.class, RackCommand.Revoke.class})
 public final class RackCommand implements Callable<Integer> {
     /** The JVM flags Chronicle Queue needs on every JVM that touches the journal (dependencies.md). */
     public static final List<String> JVM_FLAGS = List.of("--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED",
@@ -148,6 +152,93 @@ public final class RackCommand implements Callable<Integer> {
             }
             h.onExit().orTimeout(20, java.util.concurrent.TimeUnit.SECONDS).exceptionally(e -> h).join();
         });
+    }
+
+    @Command(name = "init", description = "Write rack.json, the signer key, the rack CA and every sled's certificate "
+            + "into DIR, and provision the slots; start nothing.")
+    static final class Init implements Callable<Integer> {
+        @Option(names = "--sleds", defaultValue = "4")
+        int sleds;
+        @Option(names = "--dir", defaultValue = "rack")
+        Path dir;
+
+        @Override
+        public Integer call() throws Exception {
+            if (Files.exists(dir.resolve("rack.json"))) {
+                System.err.println("sush rack init: " + dir.resolve("rack.json") + " exists; nothing written");
+                return 2;
+            }
+            RackFile r = create(dir, sleds, freePorts(sleds));
+            System.out.println("rack of " + r.sleds().size() + " sleds in " + dir + "; CA " + dir.resolve(RackCa.CA_CERT)
+                    + " (its key " + dir.resolve(RackCa.CA_KEY) + " stays off the sleds)");
+            return 0;
+        }
+    }
+
+    @Command(name = "issue", description = "Issue a sled certificate from the rack CA in DIR (a new or replaced sled).")
+    static final class Issue implements Callable<Integer> {
+        @Option(names = "--dir", defaultValue = "rack")
+        Path dir;
+        @Option(names = "--out", description = "where to write sled.crt and sled.key (default: the sled's tls directory)")
+        Path out;
+        @Option(names = "--days", defaultValue = "365")
+        int days;
+        @Parameters(paramLabel = "BASEBOARD")
+        String board;
+
+        @Override
+        public Integer call() throws Exception {
+            RackCa ca;
+            try {
+                ca = RackCa.load(dir, new java.security.SecureRandom());
+            } catch (RackCa.CaException e) {
+                System.err.println("sush rack issue: " + e.getMessage());
+                return 2;
+            }
+            Path where = out;
+            if (where == null) {
+                Optional<RackFile> r = Files.exists(dir.resolve("rack.json")) ? Optional.of(RackFile.read(
+                        dir.resolve("rack.json"))) : Optional.empty();
+                where = r.flatMap(RackFile::tls).map(t -> t.sledDirs().get(board)).orElse(null);
+                if (where == null) {
+                    System.err.println("sush rack issue: " + board + " is not a sled of " + dir + "; give --out DIR");
+                    return 2;
+                }
+            }
+            java.security.cert.X509Certificate c = ca.issue(board, where, java.time.Instant.now()
+                    .minus(Duration.ofMinutes(5)), Duration.ofDays(days));
+            System.out.println("issued " + board + " serial " + c.getSerialNumber().toString(16) + " until "
+                    + c.getNotAfter().toInstant() + " -> " + where);
+            return 0;
+        }
+    }
+
+    @Command(name = "revoke", description = "Revoke a sled's certificate: its serial goes to DIR's revocation list; "
+            + "SIGHUP (or `rack peers`) makes every daemon re-read it and close the sled's links.")
+    static final class Revoke implements Callable<Integer> {
+        @Option(names = "--dir", defaultValue = "rack")
+        Path dir;
+        @Parameters(paramLabel = "BASEBOARD")
+        String board;
+
+        @Override
+        public Integer call() throws Exception {
+            RackFile r = RackFile.read(dir.resolve("rack.json"));
+            Path certDir = r.tls().map(t -> t.sledDirs().get(board)).orElse(null);
+            if (certDir == null) {
+                System.err.println("sush rack revoke: " + board + " has no certificate in " + dir);
+                return 2;
+            }
+            java.math.BigInteger serial = RackCa.revoke(dir, certDir.resolve(RackCa.SLED_CERT));
+            System.out.println("revoked " + board + " serial " + serial.toString(16));
+            for (RackFile.SledEntry s : r.sleds()) {
+                Optional<ProcessHandle> p = running(s);
+                if (p.isPresent()) {
+                    new ProcessBuilder("kill", "-HUP", Long.toString(p.get().pid())).inheritIO().start().waitFor();
+                }
+            }
+            return 0;
+        }
     }
 
     @Command(name = "up", description = "Write rack.json and keys into DIR (once), provision, start every daemon.")

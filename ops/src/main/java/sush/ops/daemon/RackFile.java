@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import sush.gossip.net.RackCa;
 import sush.ops.Json;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;

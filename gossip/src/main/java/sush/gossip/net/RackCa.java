@@ -1,4 +1,4 @@
-package sush.ops.daemon;
+package sush.gossip.net;
 
 import java.io.IOException;
 import java.math.BigInteger;
@@ -35,7 +35,6 @@ import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
 import org.bouncycastle.operator.OperatorCreationException;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
-import sush.gossip.net.GossipTls;
 
 /**
  * The rack's certificate authority (security.md section 1): an ECDSA P-256 key and a self-signed
