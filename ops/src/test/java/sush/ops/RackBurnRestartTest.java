@@ -199,7 +199,7 @@ class RackBurnRestartTest {
         }
         for (int i = 0; i < 3; i++) {
             Path log = rack.sleds().get(i).output().getParent().resolve("daemon.log");
-            await("sled " + i + " reloaded its peers", () -> logContains(log, "peers reloaded"));
+            await("sled " + i + " reloaded its peers", () -> logContains(log, "peers and revoked certificates reloaded"));
         }
 
         // A session; J1 for Y only, which Y never hears of; the starter burns J1's position.

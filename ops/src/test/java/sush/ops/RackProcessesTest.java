@@ -154,7 +154,7 @@ class RackProcessesTest {
         Path log1 = rack.sleds().get(1).output().getParent().resolve("daemon.log");
         await("peers reloaded", () -> {
             try {
-                return Files.readString(log1).contains("peers reloaded");
+                return Files.readString(log1).contains("peers and revoked certificates reloaded");
             } catch (java.io.IOException e) {
                 return false;
             }
