@@ -53,7 +53,7 @@ class ApiTest {
     }
 
     static String session() throws Exception {
-        String id = rack.client(0).post("/sessions/start", Map.of("starter", "test")).get("session_id").asString();
+        String id = rack.client(0).post("/sessions/start", Map.of()).get("session_id").asString();
         for (int i = 0; i < 100; i++) {
             try {
                 if (id.equals(rack.client(0).get("/sessions").get("session_id").asString())) {
@@ -67,8 +67,7 @@ class ApiTest {
     }
 
     static HttpResponse<String> post(String path, String body) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(rack.url(0) + path)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        return rack.client(0).raw("POST", path, body.getBytes(java.nio.charset.StandardCharsets.UTF_8), Map.of());
     }
 
     @Test
@@ -94,8 +93,8 @@ class ApiTest {
         byte[] out = sush.ops.cli.JobCommandAccess.verifiedOutput(rack.client(1), id,
                 rack.rack.sleds().get(1).baseboard(), false);
         assertEquals("hello", new String(out));
-        HttpResponse<String> part = HTTP.send(HttpRequest.newBuilder(URI.create(rack.url(1) + "/jobs/" + id
-                + "/output/stdout")).header("Range", "bytes=1-2").build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> part = rack.client(1).raw("GET", "/jobs/" + id + "/output/stdout", new byte[0],
+                Map.of("Range", "bytes=1-2"));
         assertEquals(206, part.statusCode());
         assertEquals("el", part.body());
     }
@@ -113,10 +112,9 @@ class ApiTest {
         };
         reactor.netty.DisposableServer front = rack.daemons.get(0).serveApi("127.0.0.1", 0, faulty);
         try {
-            String url = "http://127.0.0.1:" + front.port();
-            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url + "/sessions/start"))
-                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(
-                            "{\"starter\":\"test\"}")).build(), HttpResponse.BodyHandlers.ofString());
+            Client frontClient = LocalRack.clientOf(dir, "http://127.0.0.1:" + front.port());
+            byte[] start = "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            HttpResponse<String> r = frontClient.raw("POST", "/sessions/start", start, Map.of());
             assertEquals(500, r.statusCode(), r.body());
             JsonNode body = Json.MAPPER.readTree(r.body());
             assertEquals("internal", body.get("error").asString(), r.body());
@@ -128,12 +126,9 @@ class ApiTest {
                 assertEquals(java.util.Optional.empty(), rack.daemons.get(k).runtime().failure());
             }
             // The same front serves again once its entropy does.
-            assertEquals(200, HTTP.send(HttpRequest.newBuilder(URI.create(url + "/version")).build(),
-                    HttpResponse.BodyHandlers.ofString()).statusCode());
+            assertEquals(200, frontClient.raw("GET", "/version", new byte[0], Map.of()).statusCode());
             broken.set(false);
-            HttpResponse<String> ok = HTTP.send(HttpRequest.newBuilder(URI.create(url + "/sessions/start"))
-                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(
-                            "{\"starter\":\"test\"}")).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> ok = frontClient.raw("POST", "/sessions/start", start, Map.of());
             assertEquals(200, ok.statusCode(), ok.body());
         } finally {
             front.disposeNow();
@@ -186,8 +181,8 @@ class ApiTest {
                     && ev.path("status").asString().equals("stopped");
         });
         assertTrue(ids.size() >= 2, ids.toString());
-        HttpResponse<java.io.InputStream> r = HTTP.send(HttpRequest.newBuilder(URI.create(rack.url(0) + "/events"))
-                .header("Last-Event-ID", "1").build(), HttpResponse.BodyHandlers.ofInputStream());
+        HttpResponse<java.io.InputStream> r = rack.client(0).raw("GET", "/events", new byte[0], Map.of("Last-Event-ID",
+                "1"), HttpResponse.BodyHandlers.ofInputStream());
         try (var in = new java.io.BufferedReader(new java.io.InputStreamReader(r.body()))) {
             String first = in.readLine();
             assertEquals("id: 2", first, "resumes right after the last id seen");

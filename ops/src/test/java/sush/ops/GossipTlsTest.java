@@ -125,9 +125,7 @@ class GossipTlsTest {
     private static void assertServing() throws Exception {
         rack.converge();
         for (int i = 0; i < 2; i++) {
-            assertEquals(200, java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
-                    java.net.URI.create(rack.url(i) + "/version")).build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofString()).statusCode());
+            assertEquals(200, rack.client(i).raw("GET", "/version", new byte[0], Map.of()).statusCode());
         }
     }
 
@@ -197,7 +195,8 @@ class GossipTlsTest {
         java.util.List<Path> m2 = java.util.List.of(Files.createDirectories(dir.resolve("x/a")),
                 Files.createDirectories(dir.resolve("x/b")));
         sush.ops.daemon.Daemon.Settings swapped = new sush.ops.daemon.Daemon.Settings(board(0), s.cubby(), "127.0.0.1:0",
-                "127.0.0.1:0", m2, dir.resolve("x/out"), mine.trust(), Optional.empty(), Map.of(), mine.tls(), Map.of());
+                "127.0.0.1:0", m2, dir.resolve("x/out"), mine.trust(), Optional.empty(), Map.of(), mine.tls(), Map.of(),
+                mine.operators());
         sush.ops.daemon.Daemon.DaemonException e = org.junit.jupiter.api.Assertions.assertThrows(
                 sush.ops.daemon.Daemon.DaemonException.class, () -> sush.ops.daemon.Daemon.start(swapped));
         assertTrue(e.getMessage().contains("names sled " + board(1)), e.getMessage());

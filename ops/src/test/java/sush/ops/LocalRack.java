@@ -32,8 +32,16 @@ final class LocalRack implements AutoCloseable {
         return Daemon.start(rack.settings(s, Optional.empty()));
     }
 
+    private final java.util.Map<Integer, Client> clients = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** A client of sled {@code i}, logged in with the rack's operator key on its first request. */
     Client client(int i) {
-        return new Client("http://" + rack.sleds().get(i).api());
+        return clients.computeIfAbsent(i, k -> clientOf(dir, "http://" + rack.sleds().get(k).api()));
+    }
+
+    /** A client with the operator key of the rack written in {@code dir}. */
+    static Client clientOf(Path dir, String url) {
+        return RackCommand.operatorClient(dir, url);
     }
 
     String url(int i) {

@@ -66,8 +66,10 @@ class RackBurnRestartTest {
         processes.forEach(Process::destroyForcibly);
     }
 
+    private final java.util.Map<Integer, Client> clients = new java.util.HashMap<>();
+
     private Client client(int i) {
-        return new Client("http://" + rack.sleds().get(i).api());
+        return clients.computeIfAbsent(i, k -> RackCommand.operatorClient(dir, "http://" + rack.sleds().get(k).api()));
     }
 
     private String board(int i) {
@@ -135,7 +137,7 @@ class RackBurnRestartTest {
             sleds.add(new RackFile.SledEntry(s.baseboard(), s.cubby(), s.gossip(), s.api(), s.m2(), s.output(),
                     peers.get(i)));
         }
-        new RackFile(sleds, rack.trust(), rack.tls()).write(dir.resolve("rack.json"));
+        rack.withSleds(sleds).write(dir.resolve("rack.json"));
     }
 
     /** The subjects of the journal's LAUNCH decisions, in order (the journal of one output directory). */

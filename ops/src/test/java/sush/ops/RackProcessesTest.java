@@ -44,8 +44,10 @@ class RackProcessesTest {
         processes.forEach(Process::destroyForcibly);
     }
 
+    private final java.util.Map<Integer, Client> clients = new java.util.HashMap<>();
+
     private Client client(int i) {
-        return new Client("http://" + rack.sleds().get(i).api());
+        return clients.computeIfAbsent(i, k -> RackCommand.operatorClient(dir, "http://" + rack.sleds().get(k).api()));
     }
 
     private void start(int i) throws Exception {
@@ -137,7 +139,7 @@ class RackProcessesTest {
         RackFile.SledEntry s1 = sleds.get(1);
         sleds.set(1, new RackFile.SledEntry(s1.baseboard(), s1.cubby(), s1.gossip(), s1.api(), s1.m2(), s1.output(),
                 Optional.of(List.of(rack.sleds().get(0).baseboard()))));
-        new RackFile(sleds, rack.trust(), rack.tls()).write(dir.resolve("rack.json"));
+        rack.withSleds(sleds).write(dir.resolve("rack.json"));
         start(1);
         await("the interrupted job reads Interrupted on every sled", () -> {
             for (int i = 0; i < 3; i++) {
@@ -148,7 +150,7 @@ class RackProcessesTest {
             return true;
         });
         // Its peers change back live: SIGHUP re-reads the rack file, and the daemon lives on.
-        new RackFile(rack.sleds(), rack.trust(), rack.tls()).write(dir.resolve("rack.json"));
+        rack.write(dir.resolve("rack.json"));
         long pid1 = RackAccess.running(rack.sleds().get(1)).orElseThrow().pid();
         new ProcessBuilder("kill", "-HUP", Long.toString(pid1)).start().waitFor();
         Path log1 = rack.sleds().get(1).output().getParent().resolve("daemon.log");

@@ -29,6 +29,7 @@ import sush.locker.store.Locker;
 import sush.ops.Json;
 import sush.ops.SignedRequests;
 import sush.ops.SignedRequests.BadRequest;
+import sush.ops.auth.Authority;
 import sush.pipeline.exec.ProcessLauncher;
 import sush.pipeline.sled.SledConfig;
 import sush.pipeline.sled.SledEvent;
@@ -60,6 +61,8 @@ public final class ApiServer {
     private final Locker locker;
     private final ProcessLauncher launcher;
     private final Entropy entropy;
+    /** Who may ask (security.md section 2): every request but the login's carries an identity. */
+    private final Authority authority;
     private final Sinks.Many<Numbered> events = Sinks.many().replay().limit(EVENT_HISTORY);
     private final AtomicLong nextEvent = new AtomicLong(1);
 
@@ -68,7 +71,8 @@ public final class ApiServer {
     }
 
     public ApiServer(SledConfig cfg, GossipNode node, SledRuntime runtime, Locker locker, ProcessLauncher launcher,
-            Entropy entropy) {
+            Entropy entropy, Authority authority) {
+        this.authority = authority;
         this.cfg = cfg;
         this.node = node;
         this.runtime = runtime;
@@ -76,23 +80,163 @@ public final class ApiServer {
         this.launcher = launcher;
         this.entropy = entropy;
         runtime.events().subscribe(this::number);
+        runtime.events().filter(e -> e instanceof SledEvent.Operator).subscribe(e -> onOperatorMessage(
+                ((SledEvent.Operator) e).message()));
     }
 
     public DisposableServer bind(String host, int port) {
-        return HttpServer.create().host(host).port(port).route(r -> r
-                .get("/version", (q, s) -> json(s, 200, version()))
-                .get("/versions", (q, s) -> query(s, v -> versions(v)))
-                .get("/sessions", (q, s) -> activeSession(s))
-                .post("/sessions/start", (q, s) -> handle(s, () -> startSession(q)))
-                .post("/sessions/{sid}/stop", (q, s) -> handle(s, () -> stopSession(q)))
-                .post("/sessions/{sid}/skip/{jid}", (q, s) -> handle(s, () -> skip(q)))
-                .post("/jobs/{jid}/start", (q, s) -> handle(s, () -> startJob(q)))
-                .post("/jobs/{jid}/stop", (q, s) -> handle(s, () -> stopJob(q)))
-                .get("/jobs/{jid}/status", (q, s) -> handle(s, () -> status(q)))
-                .get("/jobs/{jid}/output/{stream}", this::output)
-                .get("/jobs", (q, s) -> query(s, this::jobs))
-                .get("/boundary", (q, s) -> query(s, this::boundary))
-                .get("/events", this::events)).bindNow();
+        return bind(HttpServer.create().host(host).port(port));
+    }
+
+    /** Serves on {@code server} (HTTPS when the caller made it secure). */
+    public DisposableServer bind(HttpServer server) {
+        return server.route(r -> r
+                .post("/login/challenge", (q, s) -> challenge(s))
+                .post("/login", (q, s) -> login(q, s))
+                .get("/version", (q, s) -> guard(q, s, (b, who) -> json(s, 200, version())))
+                .get("/versions", (q, s) -> guard(q, s, (b, who) -> query(s, v -> versions(v))))
+                .get("/sessions", (q, s) -> guard(q, s, (b, who) -> activeSession(s)))
+                .post("/sessions/start", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> startSession(b, who))))
+                .post("/sessions/{sid}/stop", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> stopSession(q, who))))
+                .post("/sessions/{sid}/skip/{jid}", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> skip(q, who))))
+                .post("/jobs/{jid}/start", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> startJob(q, b))))
+                .post("/jobs/{jid}/stop", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> stopJob(q, who))))
+                .get("/jobs/{jid}/status", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> status(q))))
+                .get("/jobs/{jid}/output/{stream}", (q, s) -> guard(q, s, (b, who) -> output(q, s)))
+                .get("/jobs", (q, s) -> guard(q, s, (b, who) -> query(s, this::jobs)))
+                .get("/boundary", (q, s) -> guard(q, s, (b, who) -> query(s, this::boundary)))
+                .get("/iam", (q, s) -> guard(q, s, (b, who) -> json(s, 200, iam())))
+                .post("/iam/revoke/{kid}", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> revoke(q, who))))
+                .get("/events", (q, s) -> guard(q, s, (b, who) -> events(q, s)))).bindNow();
+    }
+
+    // ---- Who may ask ----------------------------------------------------------------------
+
+    /** A handler that runs once the request's body is read and its identity checked. */
+    @FunctionalInterface
+    private interface Guarded {
+        Publisher<Void> run(byte[] body, Authority.Identity who);
+    }
+
+    /**
+     * Reads the body, checks the request's signature and sequence number against the identity
+     * it names; a refusal answers 401 with {@code WWW-Authenticate} and changes nothing.
+     */
+    private Publisher<Void> guard(HttpServerRequest q, HttpServerResponse s, Guarded then) {
+        return body(q).flatMap(b -> {
+            Authority.Identity who;
+            try {
+                who = authority.authenticate(q.requestHeaders().get("Authorization"), q.method().name(), q.uri(), b);
+            } catch (Authority.Refusal e) {
+                return Mono.from(unauthorized(s, e));
+            }
+            return Mono.from(then.run(b, who));
+        }).onErrorResume(Refused.class, e -> error(s, e.status, e.code, e.getMessage()));
+    }
+
+    private Publisher<Void> unauthorized(HttpServerResponse s, Authority.Refusal e) {
+        String nonce = Base64.getEncoder().encodeToString(authority.challenge());
+        return s.header("WWW-Authenticate", "Sush nonce=\"" + nonce + "\"").status(e.status())
+                .header("Content-Type", "application/json").sendString(Mono.just(Json.MAPPER.writeValueAsString(
+                        Map.of("error", e.code(), "message", e.getMessage())) + "\n")).then();
+    }
+
+    private Publisher<Void> challenge(HttpServerResponse s) {
+        return json(s, 200, Map.of("nonce", Base64.getEncoder().encodeToString(authority.challenge()), "expires_in_s",
+                Authority.CHALLENGE_MILLIS / 1000));
+    }
+
+    private Publisher<Void> login(HttpServerRequest q, HttpServerResponse s) {
+        return body(q).flatMap(b -> {
+            JsonNode n = parse(b);
+            byte[][] f = new byte[5][];
+            String[] names = {"key", "nonce", "client_nonce", "ephemeral", "signature"};
+            for (int i = 0; i < names.length; i++) {
+                if (!n.has(names[i]) || !n.get(names[i]).isString()) {
+                    return error(s, 400, "malformed-body", "a login needs " + String.join(", ", names)
+                            + " (base64 strings)");
+                }
+                try {
+                    f[i] = Base64.getDecoder().decode(n.get(names[i]).asString());
+                } catch (IllegalArgumentException e) {
+                    return error(s, 400, "malformed-body", names[i] + " is not base64");
+                }
+            }
+            if (f[1].length != Authority.NONCE_BYTES || f[2].length > 64 || f[3].length != 32
+                    || f[0].length > sush.ops.auth.SshKey.MAX_BLOB || f[4].length > sush.ops.auth.SshKey.MAX_BLOB) {
+                return error(s, 400, "malformed-body", "nonce is 16 bytes, client_nonce at most 64, ephemeral 32");
+            }
+            Message.OperatorLogin m;
+            try {
+                m = authority.login(cfg.me().baseboard(), f[0], f[1], f[2], f[3], f[4]);
+            } catch (Authority.Refusal e) {
+                return Mono.from(unauthorized(s, e));
+            }
+            // Gossiped with its evidence: every sled checks it against its own operators file.
+            send(new Message.OperatorLogin(m.acceptor(), m.key(), m.nonce(), m.clientNonce(), m.ephemeral(),
+                    m.signature(), m.expires()));
+            Map<String, Object> out = new LinkedHashMap<>();
+            out.put("key_id", keyOf(m).codephrase());
+            out.put("expires", m.expires());
+            out.put("acceptor", m.acceptor());
+            return json(s, 200, out);
+        }).onErrorResume(Refused.class, e -> error(s, e.status, e.code, e.getMessage()));
+    }
+
+    private static sush.projections.id.KeyId keyOf(Message.OperatorLogin m) {
+        try {
+            return sush.ops.auth.SshKey.fromBlob(m.key()).id();
+        } catch (sush.ops.auth.SshKey.KeyException e) {
+            throw new IllegalStateException("a login the authority accepted has a readable key", e);
+        }
+    }
+
+    private Object iam() {
+        List<Object> out = new ArrayList<>();
+        for (Authority.Identity i : authority.identities()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("key_id", i.key().codephrase());
+            m.put("comment", i.comment());
+            m.put("acceptor", i.acceptor());
+            m.put("expires", i.expires());
+            m.put("last_used", i.lastUsed());
+            out.add(m);
+        }
+        List<Object> ops = new ArrayList<>();
+        authority.operators().forEach((id, op) -> {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("key_id", id.codephrase());
+            m.put("type", op.key().type());
+            m.put("comment", op.comment());
+            m.put("revoked", authority.isRevoked(id));
+            ops.add(m);
+        });
+        return Map.of("identities", out, "operators", ops);
+    }
+
+    private Mono<Object> revoke(HttpServerRequest q, Authority.Identity who) throws BadRequest {
+        sush.projections.id.KeyId key;
+        try {
+            key = sush.projections.id.KeyId.parse(q.param("kid"));
+        } catch (IdException e) {
+            throw new BadRequest("bad-codephrase", "key id: " + e.getMessage());
+        }
+        send(new Message.OperatorRevoked(key, who.key().codephrase()));
+        int ended = authority.revoke(key);
+        return Mono.just(Map.of("key_id", key.codephrase(), "revoked", true, "identities_ended_here", ended));
+    }
+
+    /** Logins and revocations other sleds gossip (this sled's own were applied when made). */
+    private void onOperatorMessage(Message m) {
+        if (m instanceof Message.OperatorLogin) {
+            try {
+                authority.accept((Message.OperatorLogin) m);
+            } catch (Authority.Refusal e) {
+                // Not an operator here (or revoked): this sled does not honour it.
+            }
+        } else if (m instanceof Message.OperatorRevoked) {
+            authority.revoke(((Message.OperatorRevoked) m).key());
+        }
     }
 
     // ---- Queries --------------------------------------------------------------------------
@@ -230,14 +374,15 @@ public final class ApiServer {
 
     // ---- Requests -------------------------------------------------------------------------
 
-    private Mono<Object> startSession(HttpServerRequest q) {
-        return body(q).map(b -> {
+    private Mono<Object> startSession(byte[] body, Authority.Identity who) {
+        return Mono.just(body).map(b -> {
             JsonNode n = b.length == 0 ? Json.MAPPER.createObjectNode() : parse(b);
             byte[] client = n.has("client_nonce") ? Base64.getDecoder().decode(n.get("client_nonce").asString())
                     : new byte[0];
-            String starter = n.has("starter") ? n.get("starter").asString() : "operator";
-            if (client.length > 256 || starter.isEmpty() || starter.length() > 128) {
-                throw new Refused(400, "malformed-body", "client_nonce is at most 256 bytes, starter 1..128 characters");
+            // The starter is the authenticated operator key, never a name the client asserts.
+            String starter = who.key().codephrase();
+            if (client.length > 256) {
+                throw new Refused(400, "malformed-body", "client_nonce is at most 256 bytes");
             }
             // Section 2: a nonce drawn fresh at every acceptance: the id exists once, in one universe.
             byte[] sledNonce = new byte[SessionIds.NONCE_BYTES];
@@ -248,34 +393,58 @@ public final class ApiServer {
         });
     }
 
-    private Mono<Object> stopSession(HttpServerRequest q) throws BadRequest {
+    private Mono<Object> stopSession(HttpServerRequest q, Authority.Identity who) throws BadRequest {
         SessionId id = sessionId(q.param("sid"));
-        return body(q).map(b -> {
-            send(new Message.SessionStop(id, by(b)));
+        return starterOnly(id, who).map(ok -> {
+            send(new Message.SessionStop(id, who.key().codephrase()));
             return Map.of("session_id", id.codephrase(), "stopping", true);
         });
     }
 
-    private Mono<Object> skip(HttpServerRequest q) throws BadRequest {
+    /**
+     * Only the session's starter may stop or skip in it (security.md section 2): 403 otherwise.
+     * Every sled's fold checks it again for what arrives by gossip.
+     */
+    private Mono<Boolean> starterOnly(SessionId id, Authority.Identity who) {
+        return runtime.query(v -> Optional.ofNullable(v.fold()).flatMap(f -> f.sessions().session(id))
+                .map(SessionProjection.Session::starter)).flatMap(starter -> {
+                    if (starter.isEmpty()) {
+                        return Mono.error(new Refused(404, "unknown-session", "no session " + id.codephrase()
+                                + " here"));
+                    }
+                    if (!starter.get().equals(who.key().codephrase())) {
+                        return Mono.error(new Refused(403, "not-starter", "only the session's starter "
+                                + starter.get() + " may do this"));
+                    }
+                    return Mono.just(true);
+                });
+    }
+
+    private Mono<Object> skip(HttpServerRequest q, Authority.Identity who) throws BadRequest {
         SessionId id = sessionId(q.param("sid"));
         JobId position = jobId(q.param("jid"));
-        return body(q).map(b -> {
-            send(new Message.JobSkip(id, position, by(b)));
+        return starterOnly(id, who).map(ok -> {
+            send(new Message.JobSkip(id, position, who.key().codephrase()));
             return Map.of("session_id", id.codephrase(), "burnt", position.codephrase());
         });
     }
 
-    private Mono<Object> stopJob(HttpServerRequest q) throws BadRequest {
+    private Mono<Object> stopJob(HttpServerRequest q, Authority.Identity who) throws BadRequest {
         JobId job = jobId(q.param("jid"));
-        return body(q).map(b -> {
-            send(new Message.JobStop(job, by(b)));
+        return runtime.query(v -> Optional.ofNullable(v.fold()).flatMap(f -> f.sessionOf(job))).flatMap(session -> {
+            if (session.isEmpty()) {
+                return Mono.error(new Refused(404, "unknown-job", "no request for job " + job.codephrase() + " here"));
+            }
+            return starterOnly(session.get(), who);
+        }).map(ok -> {
+            send(new Message.JobStop(job, who.key().codephrase()));
             return Map.of("job_id", job.codephrase(), "stopping", true);
         });
     }
 
-    private Mono<Object> startJob(HttpServerRequest q) throws BadRequest {
+    private Mono<Object> startJob(HttpServerRequest q, byte[] body) throws BadRequest {
         JobId path = jobId(q.param("jid"));
-        return body(q).flatMap(b -> {
+        return Mono.just(body).flatMap(b -> {
             SignedJob job;
             try {
                 job = SignedRequests.fromJson(parse(b));
@@ -436,14 +605,6 @@ public final class ApiServer {
         } catch (JacksonException e) {
             throw new Refused(400, "malformed-body", "the body is not JSON: " + e.getOriginalMessage());
         }
-    }
-
-    private static String by(byte[] body) {
-        if (body.length == 0) {
-            return "operator";
-        }
-        JsonNode n = parse(body);
-        return n.has("by") ? n.get("by").asString() : "operator";
     }
 
     private static JobId jobId(String phrase) throws BadRequest {

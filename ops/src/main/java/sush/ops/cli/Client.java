@@ -9,18 +9,157 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.function.Predicate;
 
 import sush.ops.Json;
+import sush.ops.auth.Authority;
+import sush.ops.auth.Credentials;
+import sush.ops.auth.OperatorSigner;
+import sush.ops.auth.SshKey;
+import sush.projections.id.KeyId;
 import tools.jackson.databind.JsonNode;
 
-/** The CLI's side of the HTTP API: JSON requests, typed failures, and the event stream. */
+/**
+ * The CLI's side of the HTTP API: JSON requests, typed failures, and the event stream. Every
+ * request but the login's is signed with the operator identity of its {@link Credentials}; the
+ * client logs in on demand (and once more when a sled refuses the identity it has).
+ */
 public final class Client {
     private final String base;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+    private final HttpClient http;
+    private final Credentials credentials;
 
+    /** A client with the operator key the environment names (SUSH_OPERATOR_KEY, or the SSH agent). */
     public Client(String url) {
+        this(url, new Credentials(Credentials.fromEnvironment(null), java.util.Optional.empty()));
+    }
+
+    public Client(String url, Credentials credentials) {
+        this(url, credentials, HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build());
+    }
+
+    /** With an HTTP client of the caller's (HTTPS: one that trusts the rack CA). */
+    public Client(String url, Credentials credentials, HttpClient http) {
         this.base = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+        this.credentials = credentials;
+        this.http = http;
+    }
+
+    public Credentials credentials() {
+        return credentials;
+    }
+
+    /**
+     * Logs in at this sled: a challenge, a fresh ephemeral key, the operator key's signature over
+     * both (security.md section 2). Returns the sled's answer (key id, expiry, acceptor).
+     */
+    public JsonNode login() throws Failure {
+        OperatorSigner signer;
+        try {
+            signer = credentials.signer();
+        } catch (SshKey.KeyException e) {
+            throw new Failure(2, "no-operator-key", e.getMessage());
+        }
+        JsonNode challenge = plain("POST", "/login/challenge", new byte[0]);
+        byte[] nonce = Base64.getDecoder().decode(challenge.get("nonce").asString());
+        java.security.SecureRandom random = new java.security.SecureRandom();
+        byte[] clientNonce = new byte[16];
+        random.nextBytes(clientNonce);
+        byte[][] eph = Credentials.ephemeral(random);
+        byte[] signature;
+        try {
+            signature = signer.sign(Authority.loginBytes(nonce, clientNonce, eph[1]));
+        } catch (SshKey.KeyException e) {
+            throw new Failure(2, "no-operator-key", e.getMessage());
+        }
+        Base64.Encoder b64 = Base64.getEncoder();
+        java.util.Map<String, Object> body = new java.util.LinkedHashMap<>();
+        body.put("key", b64.encodeToString(signer.publicKey().blob()));
+        body.put("nonce", b64.encodeToString(nonce));
+        body.put("client_nonce", b64.encodeToString(clientNonce));
+        body.put("ephemeral", b64.encodeToString(eph[1]));
+        body.put("signature", b64.encodeToString(signature));
+        JsonNode answer = plain("POST", "/login", Json.MAPPER.writeValueAsString(body).getBytes(StandardCharsets.UTF_8));
+        try {
+            credentials.loggedIn(new Credentials.Identity(KeyId.parse(answer.get("key_id").asString()), nonce, eph[0],
+                    answer.get("expires").asLong(), answer.get("acceptor").asString()));
+        } catch (sush.projections.id.IdException e) {
+            throw new Failure(2, "bad-answer", "the sled answered an unreadable key id");
+        }
+        return answer;
+    }
+
+    /**
+     * A signed request as it is, answered as it is (tests and tools that look at statuses and
+     * headers themselves); {@code headers} are added to it.
+     */
+    public HttpResponse<String> raw(String method, String path, byte[] body, java.util.Map<String, String> headers)
+            throws Failure {
+        return raw(method, path, body, headers, HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** As {@link #raw(String, String, byte[], java.util.Map)}, with the caller's body handler (a stream). */
+    public <T> HttpResponse<T> raw(String method, String path, byte[] body, java.util.Map<String, String> headers,
+            HttpResponse.BodyHandler<T> handler) throws Failure {
+        try {
+            return signed(method, path, body, handler, b -> headers.forEach(b::header), null);
+        } catch (IOException e) {
+            throw unreachable(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Failure(130, "interrupted", "interrupted");
+        }
+    }
+
+    /** An unsigned request (the login's two). */
+    private JsonNode plain(String method, String path, byte[] body) throws Failure {
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri(path)).header("Content-Type", "application/json")
+                .method(method, HttpRequest.BodyPublishers.ofByteArray(body));
+        try {
+            HttpResponse<String> r = http.send(b.timeout(Duration.ofSeconds(30)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() >= 400) {
+                throw refusal(r.statusCode(), r.body());
+            }
+            return Json.MAPPER.readTree(r.body());
+        } catch (IOException e) {
+            throw unreachable(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Failure(130, "interrupted", "interrupted");
+        }
+    }
+
+    /**
+     * Sends a signed request: logs in first when there is no identity, and once more if the sled
+     * refuses the identity (expired, unknown here, replayed).
+     */
+    private <T> HttpResponse<T> signed(String method, String path, byte[] body, HttpResponse.BodyHandler<T> handler,
+            java.util.function.Consumer<HttpRequest.Builder> extra, Duration timeout)
+            throws Failure, IOException, InterruptedException {
+        for (int attempt = 0;; attempt++) {
+            if (credentials.identity().isEmpty()) {
+                login();
+            }
+            HttpRequest.Builder b = HttpRequest.newBuilder(uri(path)).method(method,
+                    body.length == 0 && method.equals("GET") ? HttpRequest.BodyPublishers.noBody()
+                            : HttpRequest.BodyPublishers.ofByteArray(body));
+            if (!method.equals("GET")) {
+                b.header("Content-Type", "application/json");
+            }
+            credentials.authorize(method, path, body).ifPresent(h -> b.header("Authorization", h));
+            extra.accept(b);
+            if (timeout != null) {
+                b.timeout(timeout);
+            }
+            HttpResponse<T> r = http.send(b.build(), handler);
+            if (r.statusCode() == 401 && attempt == 0) {
+                credentials.forget();
+                continue;
+            }
+            return r;
+        }
     }
 
     public String url() {
@@ -49,19 +188,18 @@ public final class Client {
     }
 
     public JsonNode get(String path) throws Failure {
-        return send(HttpRequest.newBuilder(uri(path)).GET());
+        return send("GET", path, new byte[0]);
     }
 
     public JsonNode post(String path, Object body) throws Failure {
         String json = body == null ? "" : Json.MAPPER.writeValueAsString(body);
-        return send(HttpRequest.newBuilder(uri(path)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(json)));
+        return send("POST", path, json.getBytes(StandardCharsets.UTF_8));
     }
 
     public byte[] bytes(String path) throws Failure {
         try {
-            HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(uri(path)).GET().build(),
-                    HttpResponse.BodyHandlers.ofByteArray());
+            HttpResponse<byte[]> r = signed("GET", path, new byte[0], HttpResponse.BodyHandlers.ofByteArray(), b -> { },
+                    null);
             if (r.statusCode() >= 400) {
                 throw refusal(r.statusCode(), new String(r.body(), StandardCharsets.UTF_8));
             }
@@ -81,12 +219,17 @@ public final class Client {
     public void follow(Predicate<JsonNode> until) throws Failure {
         String last = null;
         for (int attempt = 0; attempt < 100; attempt++) {
-            HttpRequest.Builder b = HttpRequest.newBuilder(uri("/events")).GET();
-            if (last != null) {
-                b.header("Last-Event-ID", last);
-            }
+            String lastId = last;
             try {
-                HttpResponse<java.io.InputStream> r = http.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
+                HttpResponse<java.io.InputStream> r = signed("GET", "/events", new byte[0],
+                        HttpResponse.BodyHandlers.ofInputStream(), b -> {
+                            if (lastId != null) {
+                                b.header("Last-Event-ID", lastId);
+                            }
+                        }, null);
+                if (r.statusCode() >= 400) {
+                    throw refusal(r.statusCode(), new String(r.body().readAllBytes(), StandardCharsets.UTF_8));
+                }
                 try (BufferedReader in = new BufferedReader(new InputStreamReader(r.body(), StandardCharsets.UTF_8))) {
                     String line;
                     String data = null;
@@ -113,10 +256,10 @@ public final class Client {
         throw new Failure(3, "unreachable", "lost the event stream of " + base);
     }
 
-    private JsonNode send(HttpRequest.Builder b) throws Failure {
+    private JsonNode send(String method, String path, byte[] body) throws Failure {
         try {
-            HttpResponse<String> r = http.send(b.timeout(Duration.ofSeconds(30)).build(),
-                    HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = signed(method, path, body, HttpResponse.BodyHandlers.ofString(), b -> { },
+                    Duration.ofSeconds(30));
             if (r.statusCode() >= 400) {
                 throw refusal(r.statusCode(), r.body());
             }

@@ -43,6 +43,9 @@ public final class DaemonCommand implements Callable<Integer> {
     Path revoked;
     @Option(names = "--insecure-gossip", description = "plain TCP gossip, no authentication: tests only")
     boolean insecureGossip;
+    @Option(names = "--operators", description = "the operators who may log in: OpenSSH authorized_keys (re-read on "
+            + "SIGHUP)")
+    Path operators;
     @Option(names = "--m2", split = ",", description = "the two M.2 slot directories")
     List<Path> m2 = List.of();
     @Option(names = "--output", description = "job output and journal directory")
@@ -92,6 +95,7 @@ public final class DaemonCommand implements Callable<Integer> {
                 Daemon.Settings now = settings();
                 d.setPeers(now.peers(), now.identities());
                 int closed = d.reloadRevocations();
+                d.authority().reload();
                 System.out.println("peers and revoked certificates reloaded" + (closed > 0 ? "; " + closed
                         + " links of revoked peers closed" : ""));
             } catch (Exception e) {
@@ -126,8 +130,10 @@ public final class DaemonCommand implements Callable<Integer> {
             Daemon.Settings s = r.settings(me, Optional.ofNullable(journalKey));
             return insecureGossip ? plain(s) : s;
         }
-        if (baseboard == null || gossip == null || output == null || m2.isEmpty() || trust == null) {
-            throw new Daemon.DaemonException("give --rack and --sled, or --baseboard, --gossip, --m2, --output and --trust");
+        if (baseboard == null || gossip == null || output == null || m2.isEmpty() || trust == null
+                || operators == null) {
+            throw new Daemon.DaemonException("give --rack and --sled, or --baseboard, --gossip, --m2, --output, --trust "
+                    + "and --operators");
         }
         boolean secure = rackCa != null || cert != null || key != null;
         if (secure && (rackCa == null || cert == null || key == null)) {
@@ -155,12 +161,12 @@ public final class DaemonCommand implements Callable<Integer> {
         Optional<Daemon.TlsFiles> tls = secure && !insecureGossip
                 ? Optional.of(new Daemon.TlsFiles(rackCa, cert, key, Optional.ofNullable(revoked))) : Optional.empty();
         return new Daemon.Settings(baseboard, cubby, gossip, api, m2, output, keys, Optional.ofNullable(journalKey), p,
-                tls, ids);
+                tls, ids, operators);
     }
 
     private static Daemon.Settings plain(Daemon.Settings s) {
         return new Daemon.Settings(s.baseboard(), s.cubby(), s.gossip(), s.api(), s.m2(), s.output(), s.trust(),
-                s.journalKey(), s.peers(), Optional.empty(), s.identities());
+                s.journalKey(), s.peers(), Optional.empty(), s.identities(), s.operators());
     }
 
     /**

@@ -45,6 +45,7 @@ public final class DemoCommand implements Callable<Integer> {
         say("sush demo: four sleds on loopback under " + home);
         say("Each sled runs a daemon: gossip over TCP, a boundary record on two 'M.2' directories, an HTTP API.");
         rack = RackCommand.create(home, 4, RackCommand.freePorts(4));
+        rackDir = home;
         key = SignerKey.fromPem(Files.readString(home.resolve("signer.key")));
         try {
             for (RackFile.SledEntry s : rack.sleds()) {
@@ -52,7 +53,11 @@ public final class DemoCommand implements Callable<Integer> {
             }
             awaitOneUniverse();
             Client c = client(0);
-            String session = c.post("/sessions/start", Map.of("starter", "demo")).get("session_id").asString();
+            tools.jackson.databind.JsonNode who = c.login();
+            say("Gossip is mutual TLS with the rack CA's certificates; the operator logs in with an SSH key:");
+            say("   logged in as " + who.get("key_id").asString() + " (" + home.resolve(RackCommand.OPERATOR_KEY)
+                    + ") at " + who.get("acceptor").asString());
+            String session = c.post("/sessions/start", Map.of()).get("session_id").asString();
             say("\n1. A session, accepted by " + rack.sleds().get(0).baseboard() + ": " + session);
             awaitActive(session);
             String cmd = "echo \"$SUSH_JOB_ID $(basename $(dirname $(dirname $(dirname $SUSH_JOB_OUTPUT_DIR))))\" >> "
@@ -99,8 +104,13 @@ public final class DemoCommand implements Callable<Integer> {
         return Daemon.start(rack.settings(s, Optional.empty()));
     }
 
+    private final java.util.Map<Integer, Client> clients = new java.util.HashMap<>();
+
+    /** Sled {@code i}'s client, logged in with the demo rack's operator key on first use. */
+    private Path rackDir;
+
     private Client client(int i) {
-        return new Client("http://" + rack.sleds().get(i).api());
+        return clients.computeIfAbsent(i, k -> RackCommand.operatorClient(rackDir, "http://" + rack.sleds().get(k).api()));
     }
 
     /** Signs and submits the next job, then waits for every targeted sled to end it. */

@@ -21,9 +21,27 @@ public final class Global {
     @Option(names = "--key", description = "signer private key (env SUSH_SIGNER_KEY)")
     Path key;
 
+    @Option(names = "--operator-key", description = "your OpenSSH private key for logging in (env SUSH_OPERATOR_KEY; "
+            + "default: the SSH agent)")
+    Path operatorKey;
+
+    /**
+     * A client of the sled, logged in on demand with the operator key; the identity is cached in
+     * the user's cache directory (mode 0600) so that consecutive commands share one login.
+     */
     public Client client() {
         String u = url != null ? url : Optional.ofNullable(System.getenv("SUSH_URL")).orElse("http://127.0.0.1:7200");
-        return new Client(u);
+        return new Client(u, new sush.ops.auth.Credentials(sush.ops.auth.Credentials.fromEnvironment(operatorKey),
+                Optional.of(identityCache(u))));
+    }
+
+    /** {@code $XDG_CACHE_HOME/sush} (or {@code ~/.cache/sush}), one identity file per sled URL. */
+    static Path identityCache(String url) {
+        String base = Optional.ofNullable(System.getenv("XDG_CACHE_HOME")).filter(s -> !s.isEmpty())
+                .orElse(System.getProperty("user.home") + "/.cache");
+        String name = java.util.HexFormat.of().formatHex(sush.ops.auth.Authority.sha3(url.getBytes(
+                java.nio.charset.StandardCharsets.UTF_8))).substring(0, 16);
+        return Path.of(base, "sush", "identity-" + name + ".json");
     }
 
     SignerKey signer() throws Client.Failure {

@@ -20,6 +20,7 @@ import sush.gossip.Entropy;
 import sush.locker.store.DirectorySlot;
 import sush.locker.store.Locker;
 import sush.gossip.net.RackCa;
+import sush.ops.auth.OperatorSigner;
 import sush.ops.daemon.RackFile;
 import sush.projections.job.SignatureAlgorithm;
 
@@ -44,6 +45,15 @@ public final class RackCommand implements Callable<Integer> {
     public Integer call() {
         picocli.CommandLine.usage(this, System.out);
         return 0;
+    }
+
+    /** The local rack's operator key (OpenSSH, 0600) in the rack directory; its public half is {@code operator.key.pub}. */
+    public static final String OPERATOR_KEY = "operator.key";
+
+    /** A client of {@code url} that logs in with the operator key of the rack written in {@code dir}. */
+    public static Client operatorClient(Path dir, String url) {
+        return new Client(url, new sush.ops.auth.Credentials(() -> OperatorSigner.fromFile(dir.resolve(OPERATOR_KEY)),
+                Optional.empty()));
     }
 
     /** A base port such that base+i and base+100+i (i < sleds) are free on loopback now. */
@@ -95,8 +105,18 @@ public final class RackCommand implements Callable<Integer> {
             sleds.add(new RackFile.SledEntry(board, i, "127.0.0.1:" + (basePort + i), "127.0.0.1:" + (basePort + 100 + i),
                     List.of(a, b), home.resolve("output"), Optional.empty()));
         }
+        // The operator's SSH key (who may ask; security.md section 2), listed in the operators file.
+        Path operatorKey = dir.resolve(OPERATOR_KEY);
+        if (!Files.exists(operatorKey)) {
+            OperatorSigner.generate(operatorKey, "operator@" + dir.toAbsolutePath().getFileName(), random);
+        }
+        Path operators = dir.resolve(RackFile.OPERATORS);
+        if (!Files.exists(operators)) {
+            Files.writeString(operators, "# operators of this rack (OpenSSH authorized_keys format)\n"
+                    + Files.readString(dir.resolve(OPERATOR_KEY + ".pub")));
+        }
         RackFile r = new RackFile(sleds, List.of(dir.resolve("signer.pub")), Optional.of(new RackFile.RackTls(
-                dir.resolve(RackCa.CA_CERT), dir.resolve(RackCa.REVOKED), java.util.Map.copyOf(tlsDirs))));
+                dir.resolve(RackCa.CA_CERT), dir.resolve(RackCa.REVOKED), java.util.Map.copyOf(tlsDirs))), operators);
         r.write(dir.resolve("rack.json"));
         return r;
     }
@@ -120,7 +140,9 @@ public final class RackCommand implements Callable<Integer> {
         long deadline = System.nanoTime() + within.toNanos();
         while (System.nanoTime() < deadline) {
             try {
-                if (c.send(HttpRequest.newBuilder(URI.create("http://" + api + "/version")).build(),
+                // The one request that needs no identity: the API answers it once it serves.
+                if (c.send(HttpRequest.newBuilder(URI.create("http://" + api + "/login/challenge"))
+                        .POST(HttpRequest.BodyPublishers.noBody()).build(),
                         HttpResponse.BodyHandlers.ofString()).statusCode() == 200) {
                     return true;
                 }
@@ -340,7 +362,7 @@ public final class RackCommand implements Callable<Integer> {
                 sleds.add(!s.baseboard().equals(board) ? s : new RackFile.SledEntry(s.baseboard(), s.cubby(), s.gossip(),
                         s.api(), s.m2(), s.output(), list == null ? Optional.empty() : Optional.of(List.of(list.split(",")))));
             }
-            new RackFile(sleds, r.trust(), r.tls()).write(file);
+            r.withSleds(sleds).write(file);
             RackFile.SledEntry s = r.sled(board).orElseThrow(() -> new IllegalArgumentException("no sled " + board));
             Optional<ProcessHandle> p = running(s);
             if (p.isPresent()) {

@@ -14,6 +14,7 @@ import reactor.core.scheduler.Schedulers;
 import reactor.netty.DisposableServer;
 import sush.gossip.Entropy;
 import sush.gossip.net.GossipTls;
+import sush.ops.auth.Authority;
 import sush.gossip.net.TcpTransport;
 import sush.gossip.node.GossipConfig;
 import sush.gossip.node.GossipNode;
@@ -41,7 +42,7 @@ public final class Daemon implements AutoCloseable {
     /** Everything a daemon is started with; {@code peers} maps each peer's gossip address to itself. */
     public record Settings(String baseboard, int cubby, String gossip, String api, List<Path> m2, Path output,
             List<Path> trust, Optional<Path> journalKey, Map<String, String> peers, Optional<TlsFiles> tls,
-            Map<String, String> identities) {
+            Map<String, String> identities, Path operators) {
     }
 
     /**
@@ -70,15 +71,17 @@ public final class Daemon implements AutoCloseable {
     private final SledConfig cfg;
     private final Optional<GossipTls> tls;
     private final TcpTransport transport;
+    private final Authority authority;
     private final Scheduler loop;
     private final Scheduler writer;
     private final Scheduler ingress;
 
-    private Daemon(Settings settings, SledConfig cfg, Optional<GossipTls> tls, TcpTransport transport, GossipNode node, Locker locker, ProcessLauncher launcher,
+    private Daemon(Settings settings, SledConfig cfg, Authority authority, Optional<GossipTls> tls, TcpTransport transport, GossipNode node, Locker locker, ProcessLauncher launcher,
             Optional<Journal> journal, SledRuntime runtime, DisposableServer http, Scheduler loop, Scheduler writer,
             Scheduler ingress) {
         this.settings = settings;
         this.cfg = cfg;
+        this.authority = authority;
         this.tls = tls;
         this.transport = transport;
         this.node = node;
@@ -150,6 +153,15 @@ public final class Daemon implements AutoCloseable {
         // the gossip node's timers on the shared parallel scheduler.
         Scheduler ingress = Schedulers.newParallel("sush-ingress", Math.max(1, Runtime.getRuntime().availableProcessors()));
         SledRuntime runtime = new SledRuntime(cfg, Gossip.of(node), locker, launcher, journal, loop, writer, ingress);
+        Authority authority;
+        try {
+            authority = new Authority(s.operators(), System::currentTimeMillis, Entropy.secure());
+        } catch (IOException e) {
+            closeQuietly(locker, launcher, journal, loop, writer, ingress);
+            throw new DaemonException("operators file: " + e.getMessage());
+        }
+        // The API's authority listens before the sled starts: logins in the replayed history count.
+        ApiServer api = new ApiServer(cfg, node, runtime, locker, launcher, Entropy.secure(), authority);
         runtime.start();
         try {
             node.start().block(Duration.ofSeconds(10));
@@ -158,20 +170,20 @@ public final class Daemon implements AutoCloseable {
             throw new DaemonException("cannot listen for gossip on " + s.gossip() + ": " + rootMessage(e));
         }
         node.setPeers(s.peers(), s.identities());
-        String[] api = split(s.api(), "--api");
+        String[] apiAt = split(s.api(), "--api");
         DisposableServer http;
         try {
-            http = new ApiServer(cfg, node, runtime, locker, launcher, Entropy.secure()).bind(api[0],
-                    Integer.parseInt(api[1]));
+            http = api.bind(apiAt[0], Integer.parseInt(apiAt[1]));
         } catch (RuntimeException e) {
             node.stop();
             closeQuietly(locker, launcher, journal, loop, writer, ingress);
             throw new DaemonException("cannot serve the API on " + s.api() + ": " + rootMessage(e));
         }
-        if (!api[0].equals("127.0.0.1") && !api[0].equals("localhost")) {
-            System.err.println("warning: the API listens on " + s.api() + " without operator authentication");
+        if (!apiAt[0].equals("127.0.0.1") && !apiAt[0].equals("localhost")) {
+            System.err.println("warning: the API listens on " + s.api() + " over plain HTTP: operator requests are "
+                    + "signed, but their bodies and answers are readable on the network");
         }
-        return new Daemon(s, cfg, tls, transport, node, locker, launcher, journal, runtime, http, loop, writer, ingress);
+        return new Daemon(s, cfg, authority, tls, transport, node, locker, launcher, journal, runtime, http, loop, writer, ingress);
     }
 
     /**
@@ -180,7 +192,7 @@ public final class Daemon implements AutoCloseable {
      * that throws, to see a handler's failure answered as a typed error that changes nothing.
      */
     public DisposableServer serveApi(String host, int port, Entropy entropy) {
-        return new ApiServer(cfg, node, runtime, locker, launcher, entropy).bind(host, port);
+        return new ApiServer(cfg, node, runtime, locker, launcher, entropy, authority).bind(host, port);
     }
 
     /** Applies a new peer set at once (SIGHUP, or `sush rack peers`). */
@@ -207,6 +219,11 @@ public final class Daemon implements AutoCloseable {
 
     public long impostors() {
         return node.impostors();
+    }
+
+    /** Who may ask this sled (the operators file, logins, revocations). */
+    public Authority authority() {
+        return authority;
     }
 
     public Settings settings() {

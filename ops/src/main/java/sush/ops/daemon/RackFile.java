@@ -18,7 +18,7 @@ import tools.jackson.databind.JsonNode;
  * The rack file (interfaces.md): every sled's baseboard, cubby, gossip and API addresses, M.2
  * slot directories, output directory and optional peer list; the trusted signer keys.
  */
-public record RackFile(List<SledEntry> sleds, List<Path> trust, Optional<RackTls> tls) {
+public record RackFile(List<SledEntry> sleds, List<Path> trust, Optional<RackTls> tls, Path operators) {
     /**
      * The rack's gossip identity (security.md section 1): the CA certificate, the revoked serials,
      * and each sled's TLS directory ({@link RackCa#SLED_CERT}, {@link RackCa#SLED_KEY}).
@@ -26,10 +26,13 @@ public record RackFile(List<SledEntry> sleds, List<Path> trust, Optional<RackTls
     public record RackTls(Path ca, Path revoked, Map<String, Path> sledDirs) {
     }
 
-    /** A rack without TLS (plain gossip: tests and {@code --insecure-gossip} only). */
-    public RackFile(List<SledEntry> sleds, List<Path> trust) {
-        this(sleds, trust, Optional.empty());
+    /** The same rack with another sled list (a changed peer list, say). */
+    public RackFile withSleds(List<SledEntry> newSleds) {
+        return new RackFile(List.copyOf(newSleds), trust, tls, operators);
     }
+
+    /** The operators file's default name, beside the rack file. */
+    public static final String OPERATORS = "operators";
 
     /** One sled of the rack. {@code peers} empty means every other sled. */
     public record SledEntry(String baseboard, int cubby, String gossip, String api, List<Path> m2, Path output,
@@ -85,7 +88,8 @@ public record RackFile(List<SledEntry> sleds, List<Path> trust, Optional<RackTls
             tls = Optional.of(new RackTls(dir.resolve(t.get("ca").asString()), dir.resolve(t.get("revoked").asString()),
                     Map.copyOf(dirs)));
         }
-        return new RackFile(List.copyOf(sleds), List.copyOf(trust), tls);
+        Path operators = dir.resolve(root.has("operators") ? root.get("operators").asString() : OPERATORS);
+        return new RackFile(List.copyOf(sleds), List.copyOf(trust), tls, operators);
     }
 
     private static SledEntry sled(JsonNode s, Path dir, Path file) throws RackFileException {
@@ -143,7 +147,7 @@ public record RackFile(List<SledEntry> sleds, List<Path> trust, Optional<RackTls
     /** The daemon settings of sled {@code baseboard} of this rack. */
     public Daemon.Settings settings(SledEntry s, Optional<Path> journalKey) {
         return new Daemon.Settings(s.baseboard(), s.cubby(), s.gossip(), s.api(), s.m2(), s.output(), trust, journalKey,
-                peersOf(s.baseboard()), tlsOf(s.baseboard()), identitiesOf(s.baseboard()));
+                peersOf(s.baseboard()), tlsOf(s.baseboard()), identitiesOf(s.baseboard()), operators);
     }
 
     public void write(Path file) throws IOException {
@@ -164,6 +168,7 @@ public record RackFile(List<SledEntry> sleds, List<Path> trust, Optional<RackTls
         }
         root.put("sleds", list);
         root.put("trust", trust.stream().map(p -> dir.relativize(p.toAbsolutePath()).toString()).toList());
+        root.put("operators", dir.relativize(operators.toAbsolutePath()).toString());
         tls.ifPresent(t -> root.put("tls", Map.of("ca", dir.relativize(t.ca().toAbsolutePath()).toString(), "revoked",
                 dir.relativize(t.revoked().toAbsolutePath()).toString())));
         Path temp = file.resolveSibling(file.getFileName() + ".tmp");

@@ -44,7 +44,29 @@ public final class E2eBench {
             for (RackFile.SledEntry s : rack.sleds()) {
                 RackAccess.awaitApi(s.api());
             }
-            Client c = new Client("http://" + rack.sleds().get(0).api());
+            Client c = RackCommand.operatorClient(dir, "http://" + rack.sleds().get(0).api());
+            // Authentication's costs (security.md section 2): a login (challenge, SSH signature,
+            // check, gossip), a signed request next to the unsigned challenge round trip.
+            int logins = quick ? 10 : 30;
+            long l0 = System.nanoTime();
+            for (int i = 0; i < logins; i++) {
+                c.login();
+            }
+            double loginMs = (System.nanoTime() - l0) / 1e6 / logins;
+            int requests = quick ? 100 : 400;
+            java.net.http.HttpClient bare = java.net.http.HttpClient.newHttpClient();
+            java.net.URI challenge = java.net.URI.create("http://" + rack.sleds().get(0).api() + "/login/challenge");
+            long r0 = System.nanoTime();
+            for (int i = 0; i < requests; i++) {
+                bare.send(java.net.http.HttpRequest.newBuilder(challenge).POST(java.net.http.HttpRequest.BodyPublishers
+                        .noBody()).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            }
+            double plainMs = (System.nanoTime() - r0) / 1e6 / requests;
+            long s0 = System.nanoTime();
+            for (int i = 0; i < requests; i++) {
+                c.get("/version");
+            }
+            double signedMs = (System.nanoTime() - s0) / 1e6 / requests;
             Thread.sleep(3000);
             String session = c.post("/sessions/start", Map.of("starter", "bench")).get("session_id").asString();
             while (!session.equals(active(c))) {
@@ -82,8 +104,12 @@ public final class E2eBench {
             System.out.printf(Locale.ROOT, "job start to every sled stopped: p50 %.1f ms, p99 %.1f ms%n", p50, p99);
             System.out.printf(Locale.ROOT, "through one session: %.1f jobs/s (each on 4 sleds)%n", jobs / seconds);
             System.out.printf(Locale.ROOT, "resident memory per daemon: idle %.0f MB, under load %.0f MB%n", rssIdle, rssLoad);
+            System.out.printf(Locale.ROOT, "operator login: %.2f ms; signed request (GET /version): %.2f ms, next to "
+                    + "an unsigned round trip (POST /login/challenge): %.2f ms%n", loginMs, signedMs, plainMs);
             System.out.printf(Locale.ROOT, "{\"bench\":\"e2e\",\"p50_ms\":%.1f,\"p99_ms\":%.1f,\"jobs_per_s\":%.1f,"
-                    + "\"rss_idle_mb\":%.0f,\"rss_load_mb\":%.0f}%n", p50, p99, jobs / seconds, rssIdle, rssLoad);
+                    + "\"rss_idle_mb\":%.0f,\"rss_load_mb\":%.0f,\"login_ms\":%.2f,\"signed_request_ms\":%.2f,"
+                    + "\"unsigned_request_ms\":%.2f}%n", p50, p99, jobs / seconds, rssIdle, rssLoad, loginMs, signedMs,
+                    plainMs);
         } finally {
             procs.forEach(Process::destroy);
             for (Process p : procs) {

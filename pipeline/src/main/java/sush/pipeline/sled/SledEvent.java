@@ -24,6 +24,10 @@ public sealed interface SledEvent {
     record Drained(long sequence) implements SledEvent {
     }
 
+    /** An operator's login or revocation arrived (the API's authority honours it). */
+    record Operator(Message message) implements SledEvent {
+    }
+
     /** The sled gossiped this message. */
     record Gossiped(Message message) implements SledEvent {
     }

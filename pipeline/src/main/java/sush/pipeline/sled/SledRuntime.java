@@ -467,9 +467,11 @@ public final class SledRuntime {
             return Optional.of(job);
         } else if (m instanceof Message.JobStop) {
             Launcher.Running r = running.get(((Message.JobStop) m).job());
-            if (r != null) {
+            if (r != null && fold.mayStop((Message.JobStop) m)) {
                 r.stop();
             }
+        } else if (m instanceof Message.OperatorLogin || m instanceof Message.OperatorRevoked) {
+            emit(new SledEvent.Operator(m));
         }
         return Optional.empty();
     }
@@ -482,7 +484,7 @@ public final class SledRuntime {
     private void cancel(Message.JobStop stop) {
         JobId id = stop.job();
         Optional<SignedJob> job = fold.chain().flatMap(c -> c.known(id));
-        if (job.isEmpty() || !targetsMe(job.get()) || fold.chain().get().precedesHead(id) || ownStatus(id).isPresent()
+        if (job.isEmpty() || !fold.mayStop(stop) || !targetsMe(job.get()) || fold.chain().get().precedesHead(id) || ownStatus(id).isPresent()
                 || committedThisLife.contains(id) || running.containsKey(id)) {
             return;
         }

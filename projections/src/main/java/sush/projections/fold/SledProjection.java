@@ -57,6 +57,10 @@ public final class SledProjection {
     public static final int MAX_RESUMPTIONS = 32;
     /** Where each session named by the boundary snapshot resumes (the first named wins). */
     private final Map<SessionId, Resumption> resumptions = new HashMap<>();
+    /** Bound on {@link #jobSessions}: past it the oldest request is forgotten (its stop then refused). */
+    public static final int MAX_JOB_SESSIONS = 65_536;
+    /** The session of every job request folded: who may stop the job (its session's starter). */
+    private final LinkedHashMap<JobId, SessionId> jobSessions = new LinkedHashMap<>();
     private long malformed;
     private long faults;
     private long unknown;
@@ -123,6 +127,7 @@ public final class SledProjection {
         this.chain = o.chain == null ? null : new ChainProjection(o.chain, targetsMe);
         this.lastRan = o.lastRan;
         this.resumptions.putAll(o.resumptions);
+        this.jobSessions.putAll(o.jobSessions);
         this.malformed = o.malformed;
         this.faults = o.faults;
         this.unknown = o.unknown;
@@ -214,7 +219,12 @@ public final class SledProjection {
                 onSessionChange(c, out);
             }
         } else if (m instanceof Message.JobStart) {
-            onJobStart(((Message.JobStart) m).job(), m, out);
+            sush.projections.job.SignedJob job = ((Message.JobStart) m).job();
+            if (jobSessions.putIfAbsent(job.request().job(), job.request().session()) == null
+                    && jobSessions.size() > MAX_JOB_SESSIONS) {
+                jobSessions.remove(jobSessions.keySet().iterator().next());
+            }
+            onJobStart(job, m, out);
         } else if (m instanceof Message.JobSkip) {
             Message.JobSkip skip = (Message.JobSkip) m;
             var active = sessions.active();
@@ -231,6 +241,8 @@ public final class SledProjection {
             }
         } else if (m instanceof Message.Unknown) {
             unknown++;
+        } else if (m instanceof Message.OperatorLogin || m instanceof Message.OperatorRevoked) {
+            // Who may ask: the API's concern (ops), not the chain's.
         } else {
             if (m instanceof Message.JobStarted && ((Message.JobStarted) m).baseboard().equals(me.baseboard())) {
                 myStarts.put(((Message.JobStarted) m).job(), version);
@@ -444,6 +456,19 @@ public final class SledProjection {
      * the job last offered and the last one run. Equal keys, equal futures for the same inputs;
      * the chain check (locker's {@code ChainCheck}) merges states by it.
      */
+    public Optional<SessionId> sessionOf(JobId job) {
+        return Optional.ofNullable(jobSessions.get(job));
+    }
+
+    /**
+     * Whether a stop of a job comes from its session's starter (security.md section 2): only the
+     * starter stops jobs, as only the starter stops or skips in the session. A stop of a job whose
+     * request this sled has not folded is not honoured.
+     */
+    public boolean mayStop(Message.JobStop stop) {
+        return sessionOf(stop.job()).flatMap(sessions::session).map(s -> s.starter().equals(stop.by())).orElse(false);
+    }
+
     public String chainKey() {
         return (chain == null ? "-" : chain.fingerprint()) + "|offered=" + offered + "|lastRan=" + lastRan;
     }

@@ -1,6 +1,7 @@
 package sush.projections.message;
 
 import sush.projections.id.JobId;
+import sush.projections.id.KeyId;
 import sush.projections.id.SessionId;
 import sush.projections.job.SignedJob;
 
@@ -60,6 +61,21 @@ public sealed interface Message {
      * the head it is passed without running (at-most-once.md section 2).
      */
     record JobCancelled(String baseboard, JobId job) implements Message {
+    }
+
+    /**
+     * An operator's login, accepted by sled {@code acceptor} and gossiped with its evidence
+     * (security.md section 2): the operator's SSH public key blob, the acceptor's challenge
+     * nonce, the client's nonce, the ephemeral Ed25519 key the login vouches for, the SSH
+     * signature over them, and when the identity expires by the acceptor's clock (epoch ms).
+     * Every sled verifies the signature against its own operators file before it honours it.
+     */
+    record OperatorLogin(String acceptor, byte[] key, byte[] nonce, byte[] clientNonce, byte[] ephemeral,
+            byte[] signature, long expires) implements Message {
+    }
+
+    /** Ends every identity of operator key {@code key} rack-wide and refuses its later logins. */
+    record OperatorRevoked(KeyId key, String by) implements Message {
     }
 
     /** A rack-level error a sled reports once. */

@@ -119,7 +119,7 @@ public final class MessageCodec {
         switch (kind) {
             case "session-start": case "session-stop": case "job-skip": case "job-start": case "job-stop":
             case "announcement": case "job-started": case "job-stopped": case "job-error": case "job-skipped":
-            case "rack-error": case "job-cancelled":
+            case "rack-error": case "job-cancelled": case "operator-login": case "operator-revoked":
                 return true;
             default:
                 return false;
@@ -149,6 +149,10 @@ public final class MessageCodec {
             return "job-skipped";
         } else if (m instanceof Message.JobCancelled) {
             return "job-cancelled";
+        } else if (m instanceof Message.OperatorLogin) {
+            return "operator-login";
+        } else if (m instanceof Message.OperatorRevoked) {
+            return "operator-revoked";
         }
         return "rack-error";
     }
@@ -200,6 +204,14 @@ public final class MessageCodec {
         } else if (m instanceof Message.JobCancelled) {
             Message.JobCancelled c = (Message.JobCancelled) m;
             b.put("baseboard", c.baseboard()).put("job", c.job().toBytes());
+        } else if (m instanceof Message.OperatorLogin) {
+            Message.OperatorLogin l = (Message.OperatorLogin) m;
+            b.put("acceptor", l.acceptor()).put("key", l.key()).put("nonce", l.nonce()).put("clientNonce",
+                    l.clientNonce()).put("ephemeral", l.ephemeral()).put("signature", l.signature())
+                    .put("expires", l.expires());
+        } else if (m instanceof Message.OperatorRevoked) {
+            Message.OperatorRevoked r = (Message.OperatorRevoked) m;
+            b.put("key", r.key().toBytes()).put("by", r.by());
         } else {
             RackError e = (RackError) m;
             b.put("baseboard", e.baseboard()).put("error", wireName(e.kind())).put("session", e.session().toBytes())
@@ -246,6 +258,12 @@ public final class MessageCodec {
                         f.choice("reason", Message.SkipReason.class));
             case "job-cancelled":
                 return new Message.JobCancelled(f.text("baseboard", name), RecentIds.JOBS.of(f.id("job")));
+            case "operator-login":
+                return new Message.OperatorLogin(f.text("acceptor", name), f.bytes("key", -1, Fields.MAX_BLOB_BYTES),
+                        f.bytes("nonce", 16, 16), f.bytes("clientNonce", -1, 64), f.bytes("ephemeral", 32, 32),
+                        f.bytes("signature", -1, Fields.MAX_BLOB_BYTES), f.number("expires", 0, Long.MAX_VALUE));
+            case "operator-revoked":
+                return new Message.OperatorRevoked(new KeyId(f.id("key")), f.text("by", name));
             default:
                 return new RackError(f.text("baseboard", name), f.choice("error", Message.RackErrorKind.class),
                         RecentIds.SESSIONS.of(f.id("session")), f.text("detail", Fields.MAX_DETAIL_CHARS));

@@ -47,6 +47,10 @@ final class Samples {
         m.put("job-skipped", new Message.JobSkipped(SLED, job(), Message.SkipReason.BELOW_FLOOR));
         m.put("job-cancelled", new Message.JobCancelled(SLED, job()));
         m.put("rack-error", new Message.RackError(SLED, Message.RackErrorKind.SESSION_HOP, session(), "hop"));
+        m.put("operator-login", new Message.OperatorLogin(SLED, filled(51, 10), filled(16, 11), filled(8, 12),
+                filled(32, 13), filled(83, 14), 1_800_000_000_000L));
+        m.put("operator-revoked", new Message.OperatorRevoked(new KeyId(filled(Id88.BYTES, 15)),
+                "able-acid-aged-also-area-army-away-baby"));
         return m;
     }
 }

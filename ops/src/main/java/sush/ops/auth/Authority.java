@@ -1,0 +1,400 @@
+package sush.ops.auth;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.LongSupplier;
+
+import org.bouncycastle.crypto.params.Ed25519PublicKeyParameters;
+import org.bouncycastle.crypto.signers.Ed25519Signer;
+
+import sush.gossip.Entropy;
+import sush.projections.id.KeyId;
+import sush.projections.message.Message;
+
+/**
+ * One sled's view of who may ask (security.md section 2): the operators file, login challenges,
+ * the identities logins made (here or on other sleds, by gossip), revoked keys, and the check of
+ * every signed request with its 256-wide sequence window. Thread-safe; the clock and the nonces
+ * are injected.
+ */
+public final class Authority {
+    /** Domain separation: what an operator key signs for a login, and an identity for a request. */
+    public static final String LOGIN_DOMAIN = "sush-operator-login-v1";
+    public static final String REQUEST_DOMAIN = "sush-operator-request-v1";
+    public static final long CHALLENGE_MILLIS = 60_000;
+    public static final int MAX_CHALLENGES = 10_000;
+    public static final long IDLE_MILLIS = 10 * 60_000;
+    public static final long MAX_MILLIS = 8 * 3_600_000;
+    public static final int WINDOW = 256;
+    /** Bound on identities held (every login makes one; the oldest expire first). */
+    public static final int MAX_IDENTITIES = 65_536;
+    public static final int NONCE_BYTES = 16;
+
+    private final Path operatorsFile;
+    private final LongSupplier clock;
+    private final Entropy entropy;
+    private volatile Map<KeyId, Operator> operators;
+    private final LinkedHashMap<String, Long> challenges = new LinkedHashMap<>();
+    private final LinkedHashMap<String, Identity> identities = new LinkedHashMap<>();
+    private final Set<KeyId> revoked = new java.util.HashSet<>();
+
+    /** A key of the operators file and its comment. */
+    public record Operator(SshKey key, String comment) {
+    }
+
+    /** Why a request or login is refused: the HTTP status and the JSON error code. */
+    public static final class Refusal extends Exception {
+        private static final long serialVersionUID = 1L;
+        private final int status;
+        private final String code;
+
+        public Refusal(int status, String code, String message) {
+            super(message);
+            this.status = status;
+            this.code = code;
+        }
+
+        public int status() {
+            return status;
+        }
+
+        public String code() {
+            return code;
+        }
+    }
+
+    /** An identity a login made: an operator key's ephemeral key, until it expires. */
+    public static final class Identity {
+        private final KeyId key;
+        private final String comment;
+        private final byte[] nonce;
+        private final byte[] ephemeral;
+        private final String acceptor;
+        private final long created;
+        private final long expires;
+        private long lastUsed;
+        private long highest = -1;
+        private final long[] seen = new long[WINDOW / 64];
+
+        Identity(KeyId key, String comment, byte[] nonce, byte[] ephemeral, String acceptor, long created, long expires) {
+            this.key = key;
+            this.comment = comment;
+            this.nonce = nonce;
+            this.ephemeral = ephemeral;
+            this.acceptor = acceptor;
+            this.created = created;
+            this.expires = expires;
+            this.lastUsed = created;
+        }
+
+        public KeyId key() {
+            return key;
+        }
+
+        public String comment() {
+            return comment;
+        }
+
+        public String acceptor() {
+            return acceptor;
+        }
+
+        public long expires() {
+            return expires;
+        }
+
+        public long lastUsed() {
+            return lastUsed;
+        }
+
+        /** Whether {@code seq} is new (and records it): above the highest, or inside the window and unseen. */
+        boolean accept(long seq) {
+            if (seq < 0) {
+                return false;
+            }
+            if (seq > highest) {
+                long shift = highest < 0 ? WINDOW : seq - highest;
+                if (shift >= WINDOW) {
+                    java.util.Arrays.fill(seen, 0);
+                } else {
+                    for (long i = 0; i < shift; i++) {
+                        clear(highest + 1 + i);
+                    }
+                }
+                highest = seq;
+                mark(seq);
+                return true;
+            }
+            if (highest - seq >= WINDOW || marked(seq)) {
+                return false;
+            }
+            mark(seq);
+            return true;
+        }
+
+        private int slot(long seq) {
+            return (int) Math.floorMod(seq, (long) WINDOW);
+        }
+
+        private void mark(long seq) {
+            seen[slot(seq) / 64] |= 1L << (slot(seq) % 64);
+        }
+
+        private void clear(long seq) {
+            seen[slot(seq) / 64] &= ~(1L << (slot(seq) % 64));
+        }
+
+        private boolean marked(long seq) {
+            return (seen[slot(seq) / 64] & (1L << (slot(seq) % 64))) != 0;
+        }
+    }
+
+    public Authority(Path operatorsFile, LongSupplier clock, Entropy entropy) throws IOException {
+        this.operatorsFile = operatorsFile;
+        this.clock = clock;
+        this.entropy = entropy;
+        this.operators = read(operatorsFile);
+    }
+
+    /** Re-reads the operators file (SIGHUP). A key taken out of it logs in no more; its identities end. */
+    public synchronized int reload() throws IOException {
+        operators = read(operatorsFile);
+        identities.values().removeIf(i -> !operators.containsKey(i.key));
+        return operators.size();
+    }
+
+    public Map<KeyId, Operator> operators() {
+        return operators;
+    }
+
+    /** A fresh single-use challenge nonce (60 s). */
+    public synchronized byte[] challenge() {
+        long now = clock.getAsLong();
+        for (Iterator<Map.Entry<String, Long>> it = challenges.entrySet().iterator(); it.hasNext();) {
+            if (it.next().getValue() <= now) {
+                it.remove();
+            } else {
+                break; // insertion order is expiry order
+            }
+        }
+        while (challenges.size() >= MAX_CHALLENGES) {
+            challenges.remove(challenges.keySet().iterator().next());
+        }
+        byte[] nonce = new byte[NONCE_BYTES];
+        entropy.nextBytes(nonce);
+        challenges.put(HexFormat.of().formatHex(nonce), now + CHALLENGE_MILLIS);
+        return nonce;
+    }
+
+    /** What an operator key signs to log in. */
+    public static byte[] loginBytes(byte[] nonce, byte[] clientNonce, byte[] ephemeral) {
+        return new SshKey.Writer().string(LOGIN_DOMAIN).bytes(nonce).bytes(clientNonce).bytes(ephemeral).toBytes();
+    }
+
+    /**
+     * A login at this sled: the challenge must be one this sled gave (unused, not expired), the key
+     * in the operators file and not revoked, the signature good. Returns the message to gossip.
+     */
+    public synchronized Message.OperatorLogin login(String acceptor, byte[] keyBlob, byte[] nonce, byte[] clientNonce,
+            byte[] ephemeral, byte[] signature) throws Refusal {
+        long now = clock.getAsLong();
+        Long expiry = challenges.remove(HexFormat.of().formatHex(nonce));
+        if (expiry == null || expiry <= now) {
+            throw new Refusal(401, "expired", "the challenge is unknown, used or expired: ask for a new one");
+        }
+        Message.OperatorLogin m = new Message.OperatorLogin(acceptor, keyBlob, nonce, clientNonce, ephemeral, signature,
+                now + MAX_MILLIS);
+        accept(m);
+        return m;
+    }
+
+    /**
+     * Honours a login (this sled's, or one gossiped from another sled, which checked its
+     * challenge): the key must be in this sled's operators file and not revoked, and the
+     * signature good; the identity lasts until the login's expiry and at most 8 h from now.
+     */
+    public synchronized Identity accept(Message.OperatorLogin m) throws Refusal {
+        SshKey key;
+        try {
+            key = SshKey.fromBlob(m.key());
+        } catch (SshKey.KeyException e) {
+            throw new Refusal(401, "unknown-key", "not an operator key: " + e.getMessage());
+        }
+        KeyId id = key.id();
+        Operator op = operators.get(id);
+        if (op == null || !op.key().equals(key)) {
+            throw new Refusal(401, "unknown-key", "key " + id + " is not in this sled's operators file");
+        }
+        if (revoked.contains(id)) {
+            throw new Refusal(401, "revoked", "key " + id + " is revoked");
+        }
+        if (m.ephemeral().length != 32 || !key.verifies(loginBytes(m.nonce(), m.clientNonce(), m.ephemeral()),
+                m.signature())) {
+            throw new Refusal(401, "bad-signature", "the login signature does not verify with key " + id);
+        }
+        long now = clock.getAsLong();
+        String handle = HexFormat.of().formatHex(m.nonce());
+        Identity existing = identities.get(handle);
+        if (existing != null) {
+            return existing;
+        }
+        while (identities.size() >= MAX_IDENTITIES) {
+            identities.remove(identities.keySet().iterator().next());
+        }
+        Identity i = new Identity(id, op.comment(), m.nonce().clone(), m.ephemeral().clone(), m.acceptor(), now,
+                Math.min(m.expires(), now + MAX_MILLIS));
+        identities.put(handle, i);
+        return i;
+    }
+
+    /** A revocation (local or gossiped): the key's identities end, its logins are refused from now on. */
+    public synchronized int revoke(KeyId key) {
+        revoked.add(key);
+        int before = identities.size();
+        identities.values().removeIf(i -> i.key.equals(key));
+        return before - identities.size();
+    }
+
+    public synchronized boolean isRevoked(KeyId key) {
+        return revoked.contains(key);
+    }
+
+    /** The live identities, oldest first. */
+    public synchronized List<Identity> identities() {
+        long now = clock.getAsLong();
+        List<Identity> out = new ArrayList<>();
+        for (Identity i : identities.values()) {
+            if (live(i, now)) {
+                out.add(i);
+            }
+        }
+        return out;
+    }
+
+    /** What an identity signs for one request. */
+    public static byte[] requestBytes(KeyId key, byte[] nonce, String method, String pathAndQuery, long seq,
+            byte[] bodySha3) {
+        return new SshKey.Writer().string(REQUEST_DOMAIN).string(key.codephrase()).bytes(nonce).string(method)
+                .string(pathAndQuery).u32(seq >>> 32).u32(seq & 0xFFFFFFFFL).bytes(bodySha3).toBytes();
+    }
+
+    public static byte[] sha3(byte[] body) {
+        try {
+            return MessageDigest.getInstance("SHA3-256").digest(body);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Checks a request's {@code Authorization: Sush key-id=..., nonce=..., seq=..., sig=...};
+     * returns its identity or refuses (401: login required, expired, replayed, unknown, revoked).
+     */
+    public synchronized Identity authenticate(String header, String method, String pathAndQuery, byte[] body)
+            throws Refusal {
+        if (header == null || !header.startsWith("Sush ")) {
+            throw new Refusal(401, "login-required", "this request needs an operator identity: sush login");
+        }
+        Map<String, String> f = new LinkedHashMap<>();
+        for (String part : header.substring(5).split(",")) {
+            int eq = part.indexOf('=');
+            if (eq < 0) {
+                throw new Refusal(401, "malformed-authorization", "Authorization: Sush key-id=, nonce=, seq=, sig=");
+            }
+            f.put(part.substring(0, eq).strip(), part.substring(eq + 1).strip());
+        }
+        KeyId key;
+        byte[] nonce;
+        byte[] sig;
+        long seq;
+        try {
+            key = KeyId.parse(f.getOrDefault("key-id", ""));
+            nonce = java.util.Base64.getUrlDecoder().decode(f.getOrDefault("nonce", ""));
+            sig = java.util.Base64.getUrlDecoder().decode(f.getOrDefault("sig", ""));
+            seq = Long.parseLong(f.getOrDefault("seq", ""));
+        } catch (sush.projections.id.IdException | IllegalArgumentException e) {
+            throw new Refusal(401, "malformed-authorization", "Authorization: Sush key-id=, nonce=, seq=, sig=: "
+                    + e.getMessage());
+        }
+        if (revoked.contains(key)) {
+            throw new Refusal(401, "revoked", "key " + key + " is revoked");
+        }
+        Identity i = identities.get(HexFormat.of().formatHex(nonce));
+        long now = clock.getAsLong();
+        if (i == null || !i.key.equals(key)) {
+            throw new Refusal(401, "login-required", "no identity " + key + " here: sush login");
+        }
+        if (!live(i, now)) {
+            identities.remove(HexFormat.of().formatHex(nonce));
+            throw new Refusal(401, "expired", "the identity expired: sush login");
+        }
+        Ed25519Signer v = new Ed25519Signer();
+        v.init(false, new Ed25519PublicKeyParameters(i.ephemeral, 0));
+        byte[] signed = requestBytes(key, nonce, method, pathAndQuery, seq, sha3(body));
+        v.update(signed, 0, signed.length);
+        if (sig.length != 64 || !v.verifySignature(sig)) {
+            throw new Refusal(401, "bad-signature", "the request signature does not verify");
+        }
+        if (!i.accept(seq)) {
+            throw new Refusal(401, "replayed", "sequence number " + seq + " was used or is too old");
+        }
+        i.lastUsed = now;
+        return i;
+    }
+
+    private static boolean live(Identity i, long now) {
+        return now < i.expires && now - i.lastUsed < IDLE_MILLIS;
+    }
+
+    /** The operators file: OpenSSH authorized_keys lines (options before the key type are ignored). */
+    static Map<KeyId, Operator> read(Path file) throws IOException {
+        Map<KeyId, Operator> out = new LinkedHashMap<>();
+        if (!Files.exists(file)) {
+            return Map.of();
+        }
+        int n = 0;
+        for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+            n++;
+            String t = line.strip();
+            if (t.isEmpty() || t.startsWith("#")) {
+                continue;
+            }
+            String[] f = t.split("\\s+");
+            int at = 0;
+            while (at < f.length && !f[at].startsWith("ssh-") && !f[at].startsWith("ecdsa-") && !f[at].startsWith("sk-")) {
+                at++; // options
+            }
+            if (at + 1 >= f.length) {
+                throw new IOException(file + " line " + n + ": no key");
+            }
+            try {
+                SshKey k = SshKey.fromOpenSsh(f[at] + " " + f[at + 1]);
+                StringBuilder comment = new StringBuilder();
+                for (int c = at + 2; c < f.length; c++) {
+                    comment.append(comment.length() == 0 ? "" : " ").append(f[c]);
+                }
+                out.put(k.id(), new Operator(k, comment.toString()));
+            } catch (SshKey.KeyException e) {
+                throw new IOException(file + " line " + n + ": " + e.getMessage());
+            }
+        }
+        return Map.copyOf(out);
+    }
+
+    /** An identity's handle for the API: the login nonce. */
+    public static Optional<String> handle(Identity i) {
+        return Optional.of(HexFormat.of().formatHex(i.nonce));
+    }
+}

@@ -1,0 +1,154 @@
+package sush.ops.auth;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.bouncycastle.crypto.params.Ed25519PrivateKeyParameters;
+import org.bouncycastle.crypto.signers.Ed25519Signer;
+
+import sush.ops.Json;
+import sush.projections.id.KeyId;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * A client's operator identity (security.md section 2): the operator signer that logs in, and
+ * the identity a login made (key id, login nonce, ephemeral Ed25519 key) with which it signs
+ * each request under an increasing sequence number. The identity may be cached in a file (mode
+ * 0600) so that consecutive commands share one login.
+ */
+public final class Credentials {
+    /** Makes the operator signer when a login is needed (a key file, or the SSH agent). */
+    @FunctionalInterface
+    public interface SignerSource {
+        OperatorSigner get() throws SshKey.KeyException;
+    }
+
+    /** One login's identity. */
+    public record Identity(KeyId key, byte[] nonce, byte[] ephemeralSecret, long expires, String acceptor) {
+    }
+
+    private final SignerSource source;
+    private final Optional<Path> cache;
+    private volatile Identity identity;
+    /** Sequence numbers: microseconds, so that processes sharing a cached identity keep increasing. */
+    private final AtomicLong seq = new AtomicLong();
+
+    public Credentials(SignerSource source, Optional<Path> cache) {
+        this.source = source;
+        this.cache = cache;
+        cache.flatMap(Credentials::read).ifPresent(i -> identity = i);
+    }
+
+    /**
+     * The operator signer the environment names: {@code explicit} or {@code SUSH_OPERATOR_KEY}
+     * (an OpenSSH private key file), else the SSH agent at {@code SSH_AUTH_SOCK}.
+     */
+    public static SignerSource fromEnvironment(Path explicit) {
+        return () -> {
+            Path file = explicit != null ? explicit
+                    : Optional.ofNullable(System.getenv("SUSH_OPERATOR_KEY")).map(Path::of).orElse(null);
+            if (file != null) {
+                return OperatorSigner.fromFile(file);
+            }
+            String sock = System.getenv("SSH_AUTH_SOCK");
+            if (sock == null) {
+                throw new SshKey.KeyException("no operator key: pass --operator-key FILE, set SUSH_OPERATOR_KEY, "
+                        + "or run an SSH agent holding your key (SSH_AUTH_SOCK)");
+            }
+            return OperatorSigner.agent(Path.of(sock), k -> true);
+        };
+    }
+
+    public Optional<Identity> identity() {
+        return Optional.ofNullable(identity);
+    }
+
+    public OperatorSigner signer() throws SshKey.KeyException {
+        return source.get();
+    }
+
+    /** Forgets the identity (a sled refused it); the next request logs in again. */
+    public void forget() {
+        identity = null;
+        cache.ifPresent(p -> {
+            try {
+                Files.deleteIfExists(p);
+            } catch (IOException e) {
+                // a stale cache only costs a login
+            }
+        });
+    }
+
+    /** A fresh ephemeral key: its secret, and the public half a login vouches for. */
+    public static byte[][] ephemeral(SecureRandom random) {
+        Ed25519PrivateKeyParameters k = new Ed25519PrivateKeyParameters(random);
+        return new byte[][] {k.getEncoded(), k.generatePublicKey().getEncoded()};
+    }
+
+    /** Keeps a login's identity (and caches it). */
+    public void loggedIn(Identity i) {
+        identity = i;
+        cache.ifPresent(p -> write(p, i));
+    }
+
+    /** The {@code Authorization} header for one request, or empty without an identity. */
+    public Optional<String> authorize(String method, String pathAndQuery, byte[] body) {
+        Identity i = identity;
+        if (i == null) {
+            return Optional.empty();
+        }
+        long micros = System.currentTimeMillis() * 1000;
+        long n = seq.updateAndGet(prev -> Math.max(prev + 1, micros));
+        Ed25519Signer s = new Ed25519Signer();
+        s.init(true, new Ed25519PrivateKeyParameters(i.ephemeralSecret(), 0));
+        byte[] signed = Authority.requestBytes(i.key(), i.nonce(), method, pathAndQuery, n, Authority.sha3(body));
+        s.update(signed, 0, signed.length);
+        Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
+        return Optional.of("Sush key-id=" + i.key().codephrase().replace(' ', '-') + ", nonce="
+                + b64.encodeToString(i.nonce()) + ", seq=" + n + ", sig=" + b64.encodeToString(s.generateSignature()));
+    }
+
+    private static Optional<Identity> read(Path p) {
+        try {
+            JsonNode n = Json.MAPPER.readTree(Files.readString(p, StandardCharsets.UTF_8));
+            Base64.Decoder d = Base64.getDecoder();
+            Identity i = new Identity(KeyId.parse(n.get("key_id").asString()), d.decode(n.get("nonce").asString()),
+                    d.decode(n.get("ephemeral_secret").asString()), n.get("expires").asLong(),
+                    n.get("acceptor").asString());
+            return i.expires() > System.currentTimeMillis() ? Optional.of(i) : Optional.empty();
+        } catch (IOException | RuntimeException | sush.projections.id.IdException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static void write(Path p, Identity i) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        Base64.Encoder e = Base64.getEncoder();
+        m.put("key_id", i.key().codephrase());
+        m.put("nonce", e.encodeToString(i.nonce()));
+        m.put("ephemeral_secret", e.encodeToString(i.ephemeralSecret()));
+        m.put("expires", i.expires());
+        m.put("acceptor", i.acceptor());
+        try {
+            Files.createDirectories(p.getParent(), PosixFilePermissions.asFileAttribute(
+                    PosixFilePermissions.fromString("rwx------")));
+            Path temp = p.resolveSibling(p.getFileName() + ".tmp");
+            Files.deleteIfExists(temp);
+            Files.createFile(temp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            Files.writeString(temp, Json.MAPPER.writeValueAsString(m), StandardCharsets.UTF_8);
+            Files.move(temp, p, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException ex) {
+            // Not cached: the next command logs in again.
+        }
+    }
+}

@@ -1,0 +1,292 @@
+package sush.ops;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import reactor.core.scheduler.Schedulers;
+import sush.gossip.Entropy;
+import sush.gossip.net.GossipTls;
+import sush.gossip.net.RackCa;
+import sush.gossip.net.TcpTransport;
+import sush.gossip.node.GossipConfig;
+import sush.gossip.node.GossipNode;
+import sush.ops.auth.Credentials;
+import sush.ops.auth.OperatorSigner;
+import sush.ops.cli.Client;
+import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
+import sush.projections.job.JobRequest;
+import sush.projections.job.SignedJob;
+import sush.projections.message.Message;
+import sush.projections.message.MessageCodec;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Who may ask (security.md section 2, issue 14), on a 2-sled rack of real daemons: every
+ * endpoint refuses a request without an identity and changes nothing; a replayed sequence number
+ * is refused; only the starter stops and skips; a key outside the operators file cannot log in;
+ * a revocation reaches every sled; a peer with a valid certificate cannot stop what it did not
+ * start.
+ */
+class OperatorAuthTest {
+    @TempDir
+    static Path dir;
+    static LocalRack rack;
+    static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    @BeforeAll
+    static void up() throws Exception {
+        rack = new LocalRack(dir, 2);
+        rack.converge();
+    }
+
+    @AfterAll
+    static void down() {
+        rack.close();
+    }
+
+    /** A second operator, added to the operators file of every sled (and re-read, as on SIGHUP). */
+    static Client secondOperator(String name, int sled) throws Exception {
+        Path key = dir.resolve(name + ".key");
+        if (!Files.exists(key)) {
+            OperatorSigner.generate(key, name, new SecureRandom());
+            Files.writeString(rack.rack.operators(), Files.readString(key.resolveSibling(name + ".key.pub")),
+                    java.nio.file.StandardOpenOption.APPEND);
+            for (var d : rack.daemons) {
+                d.authority().reload();
+            }
+        }
+        return new Client(rack.url(sled), new Credentials(() -> OperatorSigner.fromFile(key), Optional.empty()));
+    }
+
+    static String session(Client c) throws Exception {
+        String id = c.post("/sessions/start", Map.of()).get("session_id").asString();
+        for (int i = 0; i < 100; i++) {
+            try {
+                if (id.equals(rack.client(0).get("/sessions").get("session_id").asString())
+                        && id.equals(rack.client(1).get("/sessions").get("session_id").asString())) {
+                    return id;
+                }
+            } catch (Client.Failure f) {
+                // not yet
+            }
+            Thread.sleep(50);
+        }
+        return id;
+    }
+
+    static HttpResponse<String> bare(String method, String path, String body) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(rack.url(0) + path)).header("Content-Type",
+                "application/json").method(method, HttpRequest.BodyPublishers.ofString(body)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void everyEndpointWithoutAnIdentityIs401AndChangesNothing() throws Exception {
+        String before = session(rack.client(0));
+        String job = rack.client(0).get("/sessions").get("next_job").asString();
+        List<String[]> endpoints = List.of(new String[] {"GET", "/version"}, new String[] {"GET", "/versions"},
+                new String[] {"GET", "/sessions"}, new String[] {"POST", "/sessions/start"},
+                new String[] {"POST", "/sessions/" + before + "/stop"},
+                new String[] {"POST", "/sessions/" + before + "/skip/" + job}, new String[] {"POST", "/jobs/" + job
+                    + "/start"}, new String[] {"POST", "/jobs/" + job + "/stop"},
+                new String[] {"GET", "/jobs/" + job + "/status"}, new String[] {"GET", "/jobs/" + job + "/output/stdout"},
+                new String[] {"GET", "/jobs"}, new String[] {"GET", "/boundary"}, new String[] {"GET", "/iam"},
+                new String[] {"POST", "/iam/revoke/" + job}, new String[] {"GET", "/events"});
+        for (String[] e : endpoints) {
+            HttpResponse<String> r = bare(e[0], e[1], e[0].equals("POST") ? "{}" : "");
+            assertEquals(401, r.statusCode(), e[0] + " " + e[1] + ": " + r.body());
+            assertTrue(r.headers().firstValue("WWW-Authenticate").orElse("").startsWith("Sush nonce="), e[1]);
+            assertEquals("login-required", Json.MAPPER.readTree(r.body()).get("error").asString(), e[1]);
+            // A forged header is no better.
+            HttpResponse<String> forged = HTTP.send(HttpRequest.newBuilder(URI.create(rack.url(0) + e[1]))
+                    .header("Authorization", "Sush key-id=able-acid-aged-also-area-army-away-baby, nonce=AAAA, seq=1, "
+                            + "sig=AAAA").method(e[0], HttpRequest.BodyPublishers.ofString("")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(401, forged.statusCode(), e[1]);
+        }
+        Thread.sleep(300);
+        assertEquals(before, rack.client(1).get("/sessions").get("session_id").asString(), "nothing changed");
+        assertEquals(before, rack.client(0).get("/sessions").get("session_id").asString(), "nothing changed");
+    }
+
+    @Test
+    void aReplayedSequenceNumberIs401() throws Exception {
+        Client c = rack.client(0);
+        c.get("/version");
+        Credentials.Identity id = c.credentials().identity().orElseThrow();
+        String header = c.credentials().authorize("GET", "/version", new byte[0]).orElseThrow();
+        HttpResponse<String> first = HTTP.send(HttpRequest.newBuilder(URI.create(rack.url(0) + "/version"))
+                .header("Authorization", header).GET().build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, first.statusCode(), first.body());
+        HttpResponse<String> again = HTTP.send(HttpRequest.newBuilder(URI.create(rack.url(0) + "/version"))
+                .header("Authorization", header).GET().build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(401, again.statusCode(), again.body());
+        assertEquals("replayed", Json.MAPPER.readTree(again.body()).get("error").asString());
+        // A signature over another path does not carry over.
+        String other = c.credentials().authorize("GET", "/boundary", new byte[0]).orElseThrow();
+        HttpResponse<String> moved = HTTP.send(HttpRequest.newBuilder(URI.create(rack.url(0) + "/version"))
+                .header("Authorization", other).GET().build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(401, moved.statusCode(), moved.body());
+        assertEquals(id.key(), c.credentials().identity().orElseThrow().key());
+    }
+
+    @Test
+    void onlyTheStarterStopsAndSkips() throws Exception {
+        String s = session(rack.client(0));
+        String next = rack.client(0).get("/sessions").get("next_job").asString();
+        Client other = secondOperator("op2", 0);
+        Client.Failure stop = assertThrows(Client.Failure.class, () -> other.post("/sessions/" + s + "/stop", Map.of()));
+        assertEquals("not-starter", stop.code(), stop.getMessage());
+        Client.Failure skip = assertThrows(Client.Failure.class, () -> other.post("/sessions/" + s + "/skip/" + next,
+                Map.of()));
+        assertEquals("not-starter", skip.code());
+        HttpResponse<String> r = other.raw("POST", "/sessions/" + s + "/stop", "{}".getBytes(StandardCharsets.UTF_8),
+                Map.of());
+        assertEquals(403, r.statusCode());
+        // Reading needs any identity.
+        assertEquals(s, other.get("/sessions").get("session_id").asString());
+        assertEquals(next, rack.client(1).get("/sessions").get("next_job").asString(), "no burn happened");
+        // The starter may.
+        rack.client(0).post("/sessions/" + s + "/skip/" + next, Map.of());
+    }
+
+    @Test
+    void aKeyOutsideTheOperatorsFileCannotLogIn() throws Exception {
+        Path stranger = dir.resolve("stranger.key");
+        OperatorSigner.generate(stranger, "stranger", new SecureRandom());
+        Client c = new Client(rack.url(0), new Credentials(() -> OperatorSigner.fromFile(stranger), Optional.empty()));
+        Client.Failure f = assertThrows(Client.Failure.class, c::login);
+        assertEquals("unknown-key", f.code(), f.getMessage());
+        assertTrue(c.credentials().identity().isEmpty());
+    }
+
+    @Test
+    void aRevokedKeyIsRefusedOnEverySledWithinAGossipRound() throws Exception {
+        Client victim0 = secondOperator("op3", 0);
+        Client victim1 = secondOperator("op3", 1);
+        victim0.get("/version");
+        victim1.get("/version");
+        String key = victim0.credentials().identity().orElseThrow().key().codephrase();
+        rack.client(0).post("/iam/revoke/" + key, Map.of());
+        long t0 = System.nanoTime();
+        boolean refused = false;
+        while (!refused && System.nanoTime() - t0 < Duration.ofSeconds(5).toNanos()) {
+            try {
+                refused = victim1.raw("GET", "/version", new byte[0], Map.of()).statusCode() == 401;
+            } catch (Client.Failure f) {
+                // Refused, and its login again too.
+                assertEquals("revoked", f.code(), f.getMessage());
+                refused = true;
+            }
+            Thread.sleep(20);
+        }
+        assertTrue(refused, "sled 1 refuses the revoked key");
+        System.out.printf("revocation refused at sled 1 after %.0f ms%n", (System.nanoTime() - t0) / 1e6);
+        Client.Failure again = assertThrows(Client.Failure.class, victim1::login);
+        assertEquals("revoked", again.code());
+        Client.Failure here = assertThrows(Client.Failure.class, victim0::login);
+        assertEquals("revoked", here.code());
+        JsonNode iam = rack.client(1).get("/iam");
+        boolean listed = false;
+        for (JsonNode op : iam.get("operators")) {
+            listed |= op.get("key_id").asString().equals(key) && op.get("revoked").asBoolean();
+        }
+        assertTrue(listed, iam.toString());
+    }
+
+    @Test
+    void aPeerWithAValidCertificateCannotStopWhatItDidNotStart() throws Exception {
+        String s = session(rack.client(0));
+        // A long job on both sleds.
+        JsonNode at = rack.client(0).get("/sessions");
+        SignedJob job = rack.key.sign(new JobRequest(SessionId.parse(s), JobId.parse(at.get("next_job").asString()),
+                "sleep 20", "*", false));
+        String id = job.request().job().codephrase();
+        rack.client(0).post("/jobs/" + id + "/start", SignedRequests.toJson(job));
+        for (int i = 0; i < 200 && !started(id); i++) {
+            Thread.sleep(50);
+        }
+        assertTrue(started(id), "the job runs on both sleds");
+        // A machine the rack CA certified as a sled, admitted as a peer of both sleds.
+        String board = "913-0000019:PEER";
+        RackCa ca = RackCa.load(dir, new SecureRandom());
+        ca.issue(board, dir.resolve("peer"));
+        GossipTls tls = GossipTls.load(dir.resolve(RackCa.CA_CERT), dir.resolve("peer").resolve(RackCa.SLED_CERT),
+                dir.resolve("peer").resolve(RackCa.SLED_KEY), Optional.empty());
+        TcpTransport t = new TcpTransport("127.0.0.1", 0, Duration.ofSeconds(2), Optional.of(tls));
+        GossipNode peer = new GossipNode(GossipConfig.defaults("127.0.0.1:1"), t, Schedulers.parallel(), Entropy.secure());
+        peer.start().block(Duration.ofSeconds(10));
+        try {
+            Map<String, String> peers = new java.util.HashMap<>();
+            Map<String, String> ids = new java.util.HashMap<>();
+            for (int i = 0; i < 2; i++) {
+                var sled = rack.rack.sleds().get(i);
+                Map<String, String> p = new java.util.HashMap<>(rack.rack.peersOf(sled.baseboard()));
+                Map<String, String> d = new java.util.HashMap<>(rack.rack.identitiesOf(sled.baseboard()));
+                p.put("127.0.0.1:1", t.localAddress());
+                d.put("127.0.0.1:1", board);
+                rack.daemons.get(i).setPeers(p, d);
+                peers.put(sled.gossip(), sled.gossip());
+                ids.put(sled.gossip(), sled.baseboard());
+            }
+            peer.setPeers(peers, ids);
+            for (int i = 0; i < 200 && peer.replica().network().isBootstrapping(); i++) {
+                Thread.sleep(50);
+            }
+            assertTrue(!peer.replica().network().isBootstrapping(), "the peer joined the rack's universe");
+            Thread.sleep(500);
+            // It gossips a stop of the job, a skip and a session stop, each "by" another operator.
+            peer.send(MessageCodec.encode(new Message.JobStop(job.request().job(), "intruder")));
+            peer.send(MessageCodec.encode(new Message.JobSkip(SessionId.parse(s), job.request().successor(),
+                    "intruder")));
+            peer.send(MessageCodec.encode(new Message.SessionStop(SessionId.parse(s), "intruder")));
+            Thread.sleep(2_000);
+            for (int i = 0; i < 2; i++) {
+                assertEquals(s, rack.client(i).get("/sessions").get("session_id").asString(), "sled " + i);
+                assertEquals(job.request().successor().codephrase(), rack.client(i).get("/sessions").get("next_job")
+                        .asString(), "no burn on sled " + i);
+                JsonNode st = rack.client(i).get("/jobs/" + id + "/status").get("statuses");
+                assertEquals("started", st.get(rack.rack.sleds().get(i).baseboard()).get("status").asString(),
+                        "still running on sled " + i + ": " + st);
+            }
+            // The starter's stop is honoured.
+            rack.client(0).post("/jobs/" + id + "/stop", Map.of());
+        } finally {
+            peer.stop();
+        }
+    }
+
+    private static boolean started(String id) {
+        try {
+            int n = 0;
+            for (int i = 0; i < 2; i++) {
+                JsonNode st = rack.client(i).get("/jobs/" + id + "/status").get("statuses");
+                n += st.has(rack.rack.sleds().get(i).baseboard()) && "started".equals(st.get(rack.rack.sleds().get(i)
+                        .baseboard()).get("status").asString()) ? 1 : 0;
+            }
+            return n == 2;
+        } catch (Client.Failure f) {
+            return false;
+        }
+    }
+}
