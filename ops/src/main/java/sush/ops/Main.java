@@ -7,7 +7,9 @@ import picocli.CommandLine.Command;
 import sush.ops.cli.BoundaryCommand;
 import sush.ops.cli.DaemonCommand;
 import sush.ops.cli.DemoCommand;
+import sush.ops.cli.IamCommand;
 import sush.ops.cli.JobCommand;
+import sush.ops.cli.LoginCommand;
 import sush.ops.cli.KeygenCommand;
 import sush.ops.cli.LockerCommand;
 import sush.ops.cli.RackCommand;
@@ -22,7 +24,7 @@ import sush.ops.cli.WatchCommand;
         description = "Runs signed operator jobs on the sleds of a rack, at most once per sled.",
         subcommands = {DaemonCommand.class, SessionCommand.class, JobCommand.class, BoundaryCommand.class,
                 WatchCommand.class, VersionCommand.class, LockerCommand.class, KeygenCommand.class, ReplayCommand.class,
-                SimulateCommand.class, RackCommand.class, DemoCommand.class})
+                SimulateCommand.class, RackCommand.class, DemoCommand.class, LoginCommand.class, IamCommand.class})
 public final class Main implements Callable<Integer> {
     @Override
     public Integer call() {

@@ -105,19 +105,21 @@ class CliTest {
         assertEquals(0, run("keygen", "--out", trust.toString()).exit());
         // (A missing slot directory is not fatal: the daemon runs untrusted and refuses every job.)
         Run plain = run("daemon", "--baseboard", "913:X", "--gossip", "127.0.0.1:0", "--m2", a + "," + a,
-                "--output", dir.resolve("out").toString(), "--trust", trust.resolve("signer.pub").toString());
+                "--output", dir.resolve("out").toString(), "--trust", trust.resolve("signer.pub").toString(),
+                "--operators", dir.resolve("operators").toString());
         assertEquals(2, plain.exit(), plain.err());
         assertTrue(plain.err().contains("gossip needs --rack-ca, --cert and --key"), plain.err());
         Run one = run("daemon", "--baseboard", "913:X", "--gossip", "127.0.0.1:0", "--m2", a.toString(),
                 "--output", dir.resolve("out").toString(), "--trust", trust.resolve("signer.pub").toString(),
-                "--insecure-gossip");
+                "--insecure-gossip", "--operators", dir.resolve("operators").toString());
         assertEquals(1, one.exit(), one.err());
         assertTrue(one.err().contains("exactly two slot directories"), one.err());
         try (ServerSocket taken = new ServerSocket(0)) {
             Path b = Files.createDirectories(dir.resolve("b"));
             Run port = run("daemon", "--baseboard", "913:X", "--gossip", "127.0.0.1:" + taken.getLocalPort(), "--m2",
                     a + "," + b, "--output", dir.resolve("out").toString(), "--trust",
-                    trust.resolve("signer.pub").toString(), "--api", "127.0.0.1:0", "--insecure-gossip");
+                    trust.resolve("signer.pub").toString(), "--api", "127.0.0.1:0", "--insecure-gossip", "--operators",
+                    dir.resolve("operators").toString());
             assertEquals(1, port.exit(), port.err());
             assertTrue(port.err().contains("cannot listen for gossip"), port.err());
         }

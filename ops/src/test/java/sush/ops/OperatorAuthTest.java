@@ -130,6 +130,83 @@ class OperatorAuthTest {
     }
 
     @Test
+    void theCliLogsInOnDemandAndCachesItsIdentityPrivately() throws Exception {
+        Path cache = dir.resolve("cache");
+        String key = dir.resolve(sush.ops.cli.RackCommand.OPERATOR_KEY).toString();
+        System.setProperty("sush.cache", cache.toString());
+        java.io.PrintStream out = System.out;
+        java.io.ByteArrayOutputStream o = new java.io.ByteArrayOutputStream();
+        try {
+            System.setOut(new java.io.PrintStream(o, true));
+            assertEquals(0, Main.run("iam", "list", "--url", rack.url(1), "--operator-key", key));
+            assertEquals(0, Main.run("whoami", "--url", rack.url(1), "--operator-key", key));
+        } finally {
+            System.setOut(out);
+            System.clearProperty("sush.cache");
+        }
+        assertTrue(o.toString().contains("logged in as "), o.toString());
+        try (var files = Files.list(cache.resolve("sush"))) {
+            Path id = files.filter(p -> p.getFileName().toString().startsWith("identity-")).findFirst().orElseThrow();
+            assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
+                    Files.getPosixFilePermissions(id)));
+            assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(
+                    Files.getPosixFilePermissions(id.getParent())));
+        }
+    }
+
+    @Test
+    void aLoginThroughTheSshAgent() throws Exception {
+        boolean tools = Files.isExecutable(Path.of("/usr/bin/ssh-agent")) && Files.isExecutable(Path.of("/usr/bin/ssh-add"));
+        if (!tools) {
+            System.out.println("skipped: no ssh-agent/ssh-add on this machine (Debian package openssh-client)");
+        }
+        org.junit.jupiter.api.Assumptions.assumeTrue(tools, "ssh-agent and ssh-add (openssh-client)");
+        Path sock = dir.resolve("agent.sock");
+        Process agent = new ProcessBuilder("ssh-agent", "-D", "-a", sock.toString()).redirectErrorStream(true).start();
+        try {
+            for (int i = 0; i < 100 && !Files.exists(sock); i++) {
+                Thread.sleep(20);
+            }
+            // The key file sush writes is one OpenSSH itself reads.
+            Path key = dir.resolve(sush.ops.cli.RackCommand.OPERATOR_KEY);
+            ProcessBuilder add = new ProcessBuilder("ssh-add", key.toString()).redirectErrorStream(true);
+            add.environment().put("SSH_AUTH_SOCK", sock.toString());
+            Process p = add.start();
+            String said = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertEquals(0, p.waitFor(), said);
+            Client c = new Client(rack.url(0), new Credentials(() -> OperatorSigner.agent(sock, k -> true),
+                    Optional.empty()));
+            JsonNode who = c.login();
+            assertEquals(OperatorSigner.fromFile(key).publicKey().id().codephrase(), who.get("key_id").asString());
+            assertEquals(200, c.raw("GET", "/version", new byte[0], Map.of()).statusCode());
+        } finally {
+            agent.destroy();
+        }
+    }
+
+    @Test
+    void anEcdsaKeyMadeByOpenSshLogsIn() throws Exception {
+        boolean tool = Files.isExecutable(Path.of("/usr/bin/ssh-keygen"));
+        if (!tool) {
+            System.out.println("skipped: no ssh-keygen on this machine (Debian package openssh-client)");
+        }
+        org.junit.jupiter.api.Assumptions.assumeTrue(tool, "ssh-keygen (openssh-client)");
+        Path key = dir.resolve("ecdsa.key");
+        Process p = new ProcessBuilder("ssh-keygen", "-q", "-t", "ecdsa", "-b", "256", "-N", "", "-C", "ecdsa-op", "-f",
+                key.toString()).redirectErrorStream(true).start();
+        assertEquals(0, p.waitFor(), new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+        Files.writeString(rack.rack.operators(), Files.readString(key.resolveSibling("ecdsa.key.pub")),
+                java.nio.file.StandardOpenOption.APPEND);
+        for (var d : rack.daemons) {
+            d.authority().reload();
+        }
+        Client c = new Client(rack.url(1), new Credentials(() -> OperatorSigner.fromFile(key), Optional.empty()));
+        assertEquals(sush.ops.auth.SshKey.ECDSA_P256, OperatorSigner.fromFile(key).publicKey().type());
+        c.login();
+        assertEquals(200, c.raw("GET", "/boundary", new byte[0], Map.of()).statusCode());
+    }
+
+    @Test
     void aReplayedSequenceNumberIs401() throws Exception {
         Client c = rack.client(0);
         c.get("/version");

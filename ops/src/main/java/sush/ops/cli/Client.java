@@ -55,13 +55,14 @@ public final class Client {
      * both (security.md section 2). Returns the sled's answer (key id, expiry, acceptor).
      */
     public JsonNode login() throws Failure {
+        // The sled first: an unreachable sled is said as such, whatever the key.
+        JsonNode challenge = plain("POST", "/login/challenge", new byte[0]);
         OperatorSigner signer;
         try {
             signer = credentials.signer();
         } catch (SshKey.KeyException e) {
             throw new Failure(2, "no-operator-key", e.getMessage());
         }
-        JsonNode challenge = plain("POST", "/login/challenge", new byte[0]);
         byte[] nonce = Base64.getDecoder().decode(challenge.get("nonce").asString());
         java.security.SecureRandom random = new java.security.SecureRandom();
         byte[] clientNonce = new byte[16];
@@ -289,6 +290,19 @@ public final class Client {
 
     private URI uri(String path) {
         return URI.create(base + path);
+    }
+
+    /** A field from a sled, safe to print: control characters shown as {@code \\uXXXX}. */
+    public static String printable(String s) {
+        StringBuilder b = new StringBuilder(s.length());
+        s.codePoints().forEach(c -> {
+            if (Character.isISOControl(c) || c == 0x2028 || c == 0x2029) {
+                b.append(String.format("\\u%04x", c));
+            } else {
+                b.appendCodePoint(c);
+            }
+        });
+        return b.toString();
     }
 
     static void sleep(long ms) {

@@ -35,9 +35,13 @@ public final class Global {
                 Optional.of(identityCache(u))));
     }
 
-    /** {@code $XDG_CACHE_HOME/sush} (or {@code ~/.cache/sush}), one identity file per sled URL. */
+    /**
+     * {@code $XDG_CACHE_HOME/sush} (or {@code ~/.cache/sush}; the property {@code sush.cache}
+     * first), one identity file per sled URL.
+     */
     static Path identityCache(String url) {
-        String base = Optional.ofNullable(System.getenv("XDG_CACHE_HOME")).filter(s -> !s.isEmpty())
+        String base = Optional.ofNullable(System.getProperty("sush.cache")).or(() -> Optional.ofNullable(
+                System.getenv("XDG_CACHE_HOME")).filter(s -> !s.isEmpty()).map(s -> s))
                 .orElse(System.getProperty("user.home") + "/.cache");
         String name = java.util.HexFormat.of().formatHex(sush.ops.auth.Authority.sha3(url.getBytes(
                 java.nio.charset.StandardCharsets.UTF_8))).substring(0, 16);

@@ -46,7 +46,7 @@ public final class JobCommand implements Callable<Integer> {
         Client c = g.client();
         String session = SessionCommand.active(c);
         if (session == null) {
-            session = c.post("/sessions/start", Map.of("starter", SessionCommand.starter())).get("session_id").asString();
+            session = c.post("/sessions/start", Map.of()).get("session_id").asString();
             for (int i = 0; i < 200 && !session.equals(SessionCommand.active(c)); i++) {
                 Client.sleep(50);
             }
@@ -177,7 +177,7 @@ public final class JobCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             try {
-                g.client().post("/jobs/" + jobId(id).codephrase() + "/stop", Map.of("by", SessionCommand.starter()));
+                g.client().post("/jobs/" + jobId(id).codephrase() + "/stop", Map.of());
                 g.print(Map.of("job_id", id, "stopping", true), "stopping " + id);
                 return 0;
             } catch (Client.Failure f) {
@@ -201,7 +201,7 @@ public final class JobCommand implements Callable<Integer> {
                     throw new Client.Failure(4, "no-session", "no session is active");
                 }
                 g.client().post("/sessions/" + session + "/skip/" + jobId(id).codephrase(),
-                        Map.of("by", SessionCommand.starter()));
+                        Map.of());
                 g.print(Map.of("burnt", id), "burnt " + id);
                 return 0;
             } catch (Client.Failure f) {

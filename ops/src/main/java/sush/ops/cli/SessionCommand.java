@@ -28,7 +28,7 @@ public final class SessionCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             try {
-                JsonNode r = g.client().post("/sessions/start", Map.of("starter", starter()));
+                JsonNode r = g.client().post("/sessions/start", Map.of());
                 String id = r.get("session_id").asString();
                 if (await) {
                     for (int i = 0; i < 200 && !id.equals(active(g.client())); i++) {
@@ -55,7 +55,7 @@ public final class SessionCommand implements Callable<Integer> {
                 if (id == null) {
                     throw new Client.Failure(4, "no-session", "no session is active");
                 }
-                g.client().post("/sessions/" + id + "/stop", Map.of("by", starter()));
+                g.client().post("/sessions/" + id + "/stop", Map.of());
                 g.print(Map.of("session_id", id, "stopping", true), "stopping " + id);
                 return 0;
             } catch (Client.Failure f) {
@@ -92,9 +92,5 @@ public final class SessionCommand implements Callable<Integer> {
             }
             throw f;
         }
-    }
-
-    static String starter() {
-        return "operator";
     }
 }

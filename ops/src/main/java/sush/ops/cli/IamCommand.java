@@ -1,0 +1,69 @@
+package sush.ops.cli;
+
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Parameters;
+import tools.jackson.databind.JsonNode;
+
+/** {@code sush iam list|revoke}: the operators a sled knows, live identities, rack-wide revocation. */
+@Command(name = "iam", description = "Operators and their identities.", subcommands = {IamCommand.List.class,
+        IamCommand.Revoke.class})
+public final class IamCommand implements Callable<Integer> {
+    @Override
+    public Integer call() {
+        picocli.CommandLine.usage(this, System.out);
+        return 0;
+    }
+
+    @Command(name = "list", description = "The sled's operators file and the identities it honours now.")
+    static final class List implements Callable<Integer> {
+        @Mixin
+        Global g;
+
+        @Override
+        public Integer call() {
+            try {
+                JsonNode iam = g.client().get("/iam");
+                StringBuilder b = new StringBuilder("operators:\n");
+                for (JsonNode op : iam.get("operators")) {
+                    b.append("  ").append(op.get("key_id").asString()).append("  ").append(op.get("type").asString())
+                            .append("  ").append(Client.printable(op.get("comment").asString()))
+                            .append(op.get("revoked").asBoolean() ? "  REVOKED" : "").append('\n');
+                }
+                b.append("identities:\n");
+                for (JsonNode i : iam.get("identities")) {
+                    b.append("  ").append(i.get("key_id").asString()).append("  via ")
+                            .append(Client.printable(i.get("acceptor").asString())).append("  until ")
+                            .append(Instant.ofEpochMilli(i.get("expires").asLong())).append('\n');
+                }
+                g.print(iam, b.toString().stripTrailing());
+                return 0;
+            } catch (Client.Failure f) {
+                return g.fail(f);
+            }
+        }
+    }
+
+    @Command(name = "revoke", description = "End a key's identities on every sled and refuse its logins from now on.")
+    static final class Revoke implements Callable<Integer> {
+        @Mixin
+        Global g;
+        @Parameters(paramLabel = "KEY_ID")
+        String key;
+
+        @Override
+        public Integer call() {
+            try {
+                JsonNode r = g.client().post("/iam/revoke/" + key, Map.of());
+                g.print(r, "revoked " + r.get("key_id").asString() + " rack-wide");
+                return 0;
+            } catch (Client.Failure f) {
+                return g.fail(f);
+            }
+        }
+    }
+}
