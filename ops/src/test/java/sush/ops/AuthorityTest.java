@@ -1,0 +1,185 @@
+package sush.ops;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import sush.gossip.Entropy;
+import sush.ops.auth.Authority;
+import sush.ops.auth.Credentials;
+import sush.ops.auth.OperatorSigner;
+import sush.ops.auth.SshKey;
+import sush.projections.message.Message;
+
+/** The authority's rules with an injected clock: challenges, the sequence window, expiry, bounds, bad input. */
+class AuthorityTest {
+    @TempDir
+    Path dir;
+    final AtomicLong now = new AtomicLong(1_000_000);
+
+    Authority authority(OperatorSigner... ops) throws Exception {
+        StringBuilder b = new StringBuilder("# operators\n");
+        for (OperatorSigner o : ops) {
+            b.append("no-pty ").append(o.publicKey().openSsh()).append(" someone\n");
+        }
+        Files.writeString(dir.resolve("operators"), b);
+        return new Authority(dir.resolve("operators"), now::get, Entropy.seeded(7));
+    }
+
+    OperatorSigner key(String name) throws Exception {
+        return OperatorSigner.generate(dir.resolve(name), name, new SecureRandom());
+    }
+
+    /** Logs in; returns the credentials that sign for it. */
+    Credentials login(Authority a, OperatorSigner op) throws Exception {
+        byte[] nonce = a.challenge();
+        byte[][] eph = Credentials.ephemeral(new SecureRandom());
+        byte[] client = {1, 2, 3};
+        Message.OperatorLogin m = a.login("sled", op.publicKey().blob(), nonce, client, eph[1],
+                op.sign(Authority.loginBytes(nonce, client, eph[1])));
+        Credentials c = new Credentials(() -> op, java.util.Optional.empty());
+        c.loggedIn(new Credentials.Identity(op.publicKey().id(), nonce, eph[0], m.expires(), "sled"));
+        return c;
+    }
+
+    @Test
+    void aChallengeIsSingleUseAndExpires() throws Exception {
+        OperatorSigner op = key("op");
+        Authority a = authority(op);
+        byte[] nonce = a.challenge();
+        byte[][] eph = Credentials.ephemeral(new SecureRandom());
+        byte[] sig = op.sign(Authority.loginBytes(nonce, new byte[0], eph[1]));
+        a.login("s", op.publicKey().blob(), nonce, new byte[0], eph[1], sig);
+        Authority.Refusal used = assertThrows(Authority.Refusal.class, () -> a.login("s", op.publicKey().blob(), nonce,
+                new byte[0], eph[1], sig));
+        assertEquals("expired", used.code());
+        byte[] late = a.challenge();
+        now.addAndGet(Authority.CHALLENGE_MILLIS);
+        assertEquals("expired", assertThrows(Authority.Refusal.class, () -> a.login("s", op.publicKey().blob(), late,
+                new byte[0], eph[1], op.sign(Authority.loginBytes(late, new byte[0], eph[1])))).code());
+    }
+
+    @Test
+    void outstandingChallengesAreBounded() throws Exception {
+        Authority a = authority(key("op"));
+        byte[] first = a.challenge();
+        for (int i = 1; i < Authority.MAX_CHALLENGES; i++) {
+            a.challenge();
+        }
+        OperatorSigner op = OperatorSigner.fromFile(dir.resolve("op"));
+        byte[][] eph = Credentials.ephemeral(new SecureRandom());
+        // Exactly the bound: the first is still there; one more pushes it out.
+        byte[] probe = first.clone();
+        a.challenge();
+        assertEquals("expired", assertThrows(Authority.Refusal.class, () -> a.login("s", op.publicKey().blob(), probe,
+                new byte[0], eph[1], op.sign(Authority.loginBytes(probe, new byte[0], eph[1])))).code());
+    }
+
+    @Test
+    void aWrongKeyOrSignatureIsRefused() throws Exception {
+        OperatorSigner op = key("op");
+        OperatorSigner other = key("other");
+        Authority a = authority(op);
+        byte[] nonce = a.challenge();
+        byte[][] eph = Credentials.ephemeral(new SecureRandom());
+        assertEquals("unknown-key", assertThrows(Authority.Refusal.class, () -> a.login("s", other.publicKey().blob(),
+                nonce, new byte[0], eph[1], other.sign(Authority.loginBytes(nonce, new byte[0], eph[1])))).code());
+        byte[] n2 = a.challenge();
+        byte[] sig = op.sign(Authority.loginBytes(n2, new byte[0], eph[1]));
+        sig[sig.length - 1] ^= 1;
+        assertEquals("bad-signature", assertThrows(Authority.Refusal.class, () -> a.login("s", op.publicKey().blob(), n2,
+                new byte[0], eph[1], sig)).code());
+        assertEquals("unknown-key", assertThrows(Authority.Refusal.class, () -> a.login("s", new byte[] {0, 0, 0, 9, 'x'},
+                a.challenge(), new byte[0], eph[1], sig)).code());
+        assertTrue(a.identities().isEmpty());
+    }
+
+    @Test
+    void theSequenceWindowTakesLateRequestsOnceAndRefusesOlderOnes() throws Exception {
+        OperatorSigner op = key("op");
+        Authority a = authority(op);
+        Credentials c = login(a, op);
+        var id = c.identity().orElseThrow();
+        java.util.function.LongFunction<String> header = seq -> {
+            org.bouncycastle.crypto.signers.Ed25519Signer s = new org.bouncycastle.crypto.signers.Ed25519Signer();
+            s.init(true, new org.bouncycastle.crypto.params.Ed25519PrivateKeyParameters(id.ephemeralSecret(), 0));
+            byte[] m = Authority.requestBytes(id.key(), id.nonce(), "GET", "/x", seq, Authority.sha3(new byte[0]));
+            s.update(m, 0, m.length);
+            java.util.Base64.Encoder e = java.util.Base64.getUrlEncoder().withoutPadding();
+            return "Sush key-id=" + id.key().codephrase() + ", nonce=" + e.encodeToString(id.nonce()) + ", seq=" + seq
+                    + ", sig=" + e.encodeToString(s.generateSignature());
+        };
+        assertTrue(ok(a, header.apply(1000)));
+        assertTrue(ok(a, header.apply(990)), "late but inside the window");
+        assertFalse(ok(a, header.apply(990)), "the same number twice");
+        assertTrue(ok(a, header.apply(1000 - Authority.WINDOW + 1)), "the window's oldest slot");
+        assertFalse(ok(a, header.apply(1000 - Authority.WINDOW)), "just outside the window");
+        assertTrue(ok(a, header.apply(5000)), "a jump ahead");
+        assertFalse(ok(a, header.apply(1000)), "left behind by the jump");
+        assertTrue(ok(a, header.apply(5001)));
+        assertFalse(ok(a, header.apply(-1)));
+    }
+
+    private static boolean ok(Authority a, String header) {
+        try {
+            a.authenticate(header, "GET", "/x", new byte[0]);
+            return true;
+        } catch (Authority.Refusal r) {
+            return false;
+        }
+    }
+
+    @Test
+    void identitiesEndWhenIdleOrOld() throws Exception {
+        OperatorSigner op = key("op");
+        Authority a = authority(op);
+        Credentials c = login(a, op);
+        assertTrue(ok(a, c.authorize("GET", "/x", new byte[0]).orElseThrow()));
+        now.addAndGet(Authority.IDLE_MILLIS - 1);
+        assertTrue(ok(a, c.authorize("GET", "/x", new byte[0]).orElseThrow()), "used within the idle time");
+        now.addAndGet(Authority.IDLE_MILLIS);
+        assertFalse(ok(a, c.authorize("GET", "/x", new byte[0]).orElseThrow()), "idle too long");
+        Credentials d = login(a, op);
+        for (long t = 0; t < Authority.MAX_MILLIS; t += Authority.IDLE_MILLIS / 2) {
+            now.addAndGet(Authority.IDLE_MILLIS / 2);
+            if (t + Authority.IDLE_MILLIS / 2 < Authority.MAX_MILLIS) {
+                assertTrue(ok(a, d.authorize("GET", "/x", new byte[0]).orElseThrow()), "in use at " + t);
+            }
+        }
+        assertFalse(ok(a, d.authorize("GET", "/x", new byte[0]).orElseThrow()), "past 8 hours, however busy");
+    }
+
+    @Test
+    void aKeyTakenOutOfTheOperatorsFileEndsItsIdentities() throws Exception {
+        OperatorSigner op = key("op");
+        Authority a = authority(op);
+        Credentials c = login(a, op);
+        Files.writeString(dir.resolve("operators"), "# nobody\n");
+        a.reload();
+        assertFalse(ok(a, c.authorize("GET", "/x", new byte[0]).orElseThrow()));
+    }
+
+    @Test
+    void malformedKeysAndOperatorLinesAreTypedErrors() throws Exception {
+        assertThrows(SshKey.KeyException.class, () -> SshKey.fromBlob(new byte[] {0, 0, 0}));
+        assertThrows(SshKey.KeyException.class, () -> SshKey.fromOpenSsh("ssh-rsa AAAAB3NzaC1yc2E="));
+        OperatorSigner op = key("op");
+        byte[] blob = op.publicKey().blob();
+        byte[] longer = java.util.Arrays.copyOf(blob, blob.length + 1);
+        assertThrows(SshKey.KeyException.class, () -> SshKey.fromBlob(longer));
+        assertThrows(SshKey.KeyException.class, () -> SshKey.fromOpenSsh("ecdsa-sha2-nistp256 "
+                + java.util.Base64.getEncoder().encodeToString(blob)));
+        Files.writeString(dir.resolve("bad"), "ssh-ed25519 !!!\n");
+        assertThrows(java.io.IOException.class, () -> new Authority(dir.resolve("bad"), now::get, Entropy.seeded(1)));
+        assertFalse(op.publicKey().verifies(new byte[] {1}, new byte[] {0, 0, 0, 1}));
+    }
+}
