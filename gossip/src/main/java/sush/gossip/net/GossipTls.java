@@ -120,6 +120,69 @@ public final class GossipTls {
         return client;
     }
 
+    /** This sled's key (the HTTPS API serves with it too). */
+    public PrivateKey key() {
+        return key;
+    }
+
+    /**
+     * A trust manager for clients of a sled's HTTPS API: the chain must come from the rack CA and
+     * name a sled ({@code sush:sled:}); no host name check (sleds are named by certificate).
+     */
+    public static X509TrustManager apiTrust(X509Certificate ca) throws TlsException {
+        X509TrustManager pkix = pkix(ca);
+        return new javax.net.ssl.X509ExtendedTrustManager() {
+            private void check(X509Certificate[] chain, String authType) throws CertificateException {
+                if (chain == null || chain.length == 0) {
+                    throw new CertificateException("no certificate");
+                }
+                pkix.checkServerTrusted(chain, authType);
+                if (identity(chain[0]).isEmpty()) {
+                    throw new CertificateException("the API's certificate names no sled of this rack");
+                }
+            }
+
+            @Override
+            public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+                check(chain, authType);
+            }
+
+            @Override
+            public void checkServerTrusted(X509Certificate[] chain, String authType, java.net.Socket s)
+                    throws CertificateException {
+                check(chain, authType);
+            }
+
+            @Override
+            public void checkServerTrusted(X509Certificate[] chain, String authType, javax.net.ssl.SSLEngine e)
+                    throws CertificateException {
+                check(chain, authType);
+            }
+
+            @Override
+            public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+                throw new CertificateException("a client trust manager");
+            }
+
+            @Override
+            public void checkClientTrusted(X509Certificate[] chain, String authType, java.net.Socket s)
+                    throws CertificateException {
+                throw new CertificateException("a client trust manager");
+            }
+
+            @Override
+            public void checkClientTrusted(X509Certificate[] chain, String authType, javax.net.ssl.SSLEngine e)
+                    throws CertificateException {
+                throw new CertificateException("a client trust manager");
+            }
+
+            @Override
+            public X509Certificate[] getAcceptedIssuers() {
+                return new X509Certificate[] {ca};
+            }
+        };
+    }
+
     /** Re-reads the revoked serials; the transport then closes links whose peer is revoked. */
     public void reloadRevocations() throws TlsException {
         revoked = readRevoked(revokedFile);

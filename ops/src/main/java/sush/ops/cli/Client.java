@@ -46,6 +46,21 @@ public final class Client {
         this.http = http;
     }
 
+    /**
+     * An HTTP client for a sled's HTTPS API that trusts the rack CA in {@code caCert} (PEM) and
+     * certificates naming a sled of it (no host name check: sleds are named by certificate).
+     */
+    public static HttpClient trusting(java.nio.file.Path caCert) throws Failure {
+        try {
+            javax.net.ssl.SSLContext ctx = javax.net.ssl.SSLContext.getInstance("TLSv1.3");
+            ctx.init(null, new javax.net.ssl.TrustManager[] {sush.gossip.net.GossipTls.apiTrust(
+                    sush.gossip.net.GossipTls.readCertificate(caCert))}, new java.security.SecureRandom());
+            return HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).sslContext(ctx).build();
+        } catch (sush.gossip.net.GossipTls.TlsException | java.security.GeneralSecurityException e) {
+            throw new Failure(2, "bad-ca", "cannot trust the rack CA " + caCert + ": " + e.getMessage());
+        }
+    }
+
     public Credentials credentials() {
         return credentials;
     }

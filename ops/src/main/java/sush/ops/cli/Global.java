@@ -29,10 +29,22 @@ public final class Global {
      * A client of the sled, logged in on demand with the operator key; the identity is cached in
      * the user's cache directory (mode 0600) so that consecutive commands share one login.
      */
-    public Client client() {
+    @Option(names = "--ca", description = "the rack CA certificate an https:// sled must present (env SUSH_CA)")
+    Path ca;
+
+    public Client client() throws Client.Failure {
         String u = url != null ? url : Optional.ofNullable(System.getenv("SUSH_URL")).orElse("http://127.0.0.1:7200");
-        return new Client(u, new sush.ops.auth.Credentials(sush.ops.auth.Credentials.fromEnvironment(operatorKey),
-                Optional.of(identityCache(u))));
+        sush.ops.auth.Credentials creds = new sush.ops.auth.Credentials(sush.ops.auth.Credentials.fromEnvironment(
+                operatorKey), Optional.of(identityCache(u)));
+        if (!u.startsWith("https://")) {
+            return new Client(u, creds);
+        }
+        Path trust = ca != null ? ca : Optional.ofNullable(System.getenv("SUSH_CA")).map(Path::of).orElse(null);
+        if (trust == null) {
+            throw new Client.Failure(2, "no-ca", u + " is HTTPS: give the rack CA certificate with --ca FILE or SUSH_CA "
+                    + "(rack/ca.crt of `sush rack init`)");
+        }
+        return new Client(u, creds, Client.trusting(trust));
     }
 
     /**

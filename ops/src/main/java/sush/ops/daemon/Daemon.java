@@ -172,16 +172,26 @@ public final class Daemon implements AutoCloseable {
         node.setPeers(s.peers(), s.identities());
         String[] apiAt = split(s.api(), "--api");
         DisposableServer http;
+        boolean loopback = isLoopback(apiAt[0]);
         try {
-            http = api.bind(apiAt[0], Integer.parseInt(apiAt[1]));
+            reactor.netty.http.server.HttpServer server = reactor.netty.http.server.HttpServer.create().host(apiAt[0])
+                    .port(Integer.parseInt(apiAt[1]));
+            if (!loopback && tls.isPresent()) {
+                // Off loopback the API is HTTPS with the sled's certificate (security.md section 3).
+                GossipTls t = tls.get();
+                reactor.netty.tcp.SslProvider.GenericSslContextSpec<?> https =
+                        reactor.netty.http.Http11SslContextSpec.forServer(t.key(), t.certificate());
+                server = server.secure(spec -> spec.sslContext(https));
+            }
+            http = api.bind(server);
         } catch (RuntimeException e) {
             node.stop();
             closeQuietly(locker, launcher, journal, loop, writer, ingress);
             throw new DaemonException("cannot serve the API on " + s.api() + ": " + rootMessage(e));
         }
-        if (!apiAt[0].equals("127.0.0.1") && !apiAt[0].equals("localhost")) {
-            System.err.println("warning: the API listens on " + s.api() + " over plain HTTP: operator requests are "
-                    + "signed, but their bodies and answers are readable on the network");
+        if (!loopback && tls.isEmpty()) {
+            System.err.println("warning: the API listens on " + s.api() + " over plain HTTP (no rack certificate): "
+                    + "operator requests are signed, but their bodies and answers are readable on the network");
         }
         return new Daemon(s, cfg, authority, tls, transport, node, locker, launcher, journal, runtime, http, loop, writer, ingress);
     }
@@ -193,6 +203,20 @@ public final class Daemon implements AutoCloseable {
      */
     public DisposableServer serveApi(String host, int port, Entropy entropy) {
         return new ApiServer(cfg, node, runtime, locker, launcher, entropy, authority).bind(host, port);
+    }
+
+    /** Whether an API host is a loopback address (HTTP stays there; elsewhere HTTPS). */
+    static boolean isLoopback(String host) {
+        try {
+            return java.net.InetAddress.getByName(host).isLoopbackAddress();
+        } catch (java.net.UnknownHostException e) {
+            return false;
+        }
+    }
+
+    /** Whether the API serves HTTPS. */
+    public boolean https() {
+        return tls.isPresent() && !isLoopback(settings.api().substring(0, Math.max(0, settings.api().lastIndexOf(':'))));
     }
 
     /** Applies a new peer set at once (SIGHUP, or `sush rack peers`). */
