@@ -343,6 +343,18 @@ public final class RackBench {
 
     /** The peer baseline: ScaleCube cluster members spreading the same messages by SWIM gossip. */
     static final class ScaleCube {
+        /**
+         * The members a node knows; ScaleCube reads its member map without a lock, so a read
+         * racing its own update can throw: then it is asked again on the next poll.
+         */
+        static int knows(io.scalecube.cluster.Cluster c) {
+            try {
+                return c.otherMembers().size();
+            } catch (RuntimeException e) {
+                return -1;
+            }
+        }
+
         static Spread spread(int members, long gossipIntervalMs, Random random) throws Exception {
             Arrivals arrivals = new Arrivals(members);
             Map<String, Boolean> seen = new ConcurrentHashMap<>();
@@ -371,8 +383,7 @@ public final class RackBench {
                 }
             }
             long deadline = System.nanoTime() + DEADLINE.toNanos();
-            while (System.nanoTime() < deadline
-                    && clusters.stream().anyMatch(c -> c.otherMembers().size() < members - 1)) {
+            while (System.nanoTime() < deadline && clusters.stream().anyMatch(c -> knows(c) < members - 1)) {
                 Thread.sleep(10);
             }
             arrivals.sendAll(random, pick -> {
