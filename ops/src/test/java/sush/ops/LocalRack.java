@@ -28,7 +28,9 @@ final class LocalRack implements AutoCloseable {
         }
     }
 
+    /** Starts sled {@code s}'s daemon; the next {@link #client} of it connects afresh. */
     Daemon start(RackFile.SledEntry s) throws Daemon.DaemonException {
+        clients.remove(rack.sleds().indexOf(s));
         return Daemon.start(rack.settings(s, Optional.empty()));
     }
 

@@ -90,7 +90,10 @@ public final class ApiServer {
 
     /** Serves on {@code server} (HTTPS when the caller made it secure). */
     public DisposableServer bind(HttpServer server) {
-        return server.route(r -> r
+        return server.doOnConnection(c -> {
+            connections.add(c);
+            c.onDispose(() -> connections.remove(c));
+        }).route(r -> r
                 .post("/login/challenge", (q, s) -> challenge(s))
                 .post("/login", (q, s) -> login(q, s))
                 .get("/version", (q, s) -> guard(q, s, (b, who) -> json(s, 200, version())))
@@ -108,6 +111,19 @@ public final class ApiServer {
                 .get("/iam", (q, s) -> guard(q, s, (b, who) -> json(s, 200, iam())))
                 .post("/iam/revoke/{kid}", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> revoke(q, who))))
                 .get("/events", (q, s) -> guard(q, s, (b, who) -> events(q, s)))).bindNow();
+    }
+
+    /** Open client connections, idle keep-alive ones included. */
+    private final java.util.Set<reactor.netty.Connection> connections =
+            java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /**
+     * Closes every client connection, idle keep-alive ones included: a stopped server must not
+     * go on answering on them (an in-process restart would otherwise reach the old sled).
+     */
+    public void closeConnections() {
+        connections.forEach(reactor.netty.Connection::dispose);
+        connections.clear();
     }
 
     // ---- Who may ask ----------------------------------------------------------------------

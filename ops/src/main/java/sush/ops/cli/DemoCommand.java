@@ -43,7 +43,7 @@ public final class DemoCommand implements Callable<Integer> {
         Path home = dir != null ? dir : Files.createTempDirectory("sush-demo-");
         Path ledger = home.resolve("ledger.txt");
         say("sush demo: four sleds on loopback under " + home);
-        say("Each sled runs a daemon: gossip over TCP, a boundary record on two 'M.2' directories, an HTTP API.");
+        say("Each sled runs a daemon: gossip over mutual TLS, a boundary record on two 'M.2' directories, an HTTP API.");
         rack = RackCommand.create(home, 4, RackCommand.freePorts(4));
         rackDir = home;
         key = SignerKey.fromPem(Files.readString(home.resolve("signer.key")));
@@ -70,6 +70,7 @@ public final class DemoCommand implements Callable<Integer> {
             say("\n3. Restarting " + rack.sleds().get(2).baseboard() + " (its memory is gone; its boundary record stays).");
             daemons.get(2).close();
             daemons.set(2, start(rack.sleds().get(2)));
+            clients.remove(2); // a new daemon: a new connection and a login where it lost the old one
             awaitOneUniverse();
             awaitActive(session);
             say("   It rejoined the rack; the first job is sent again, as a client retrying would:");

@@ -72,16 +72,18 @@ public final class Daemon implements AutoCloseable {
     private final Optional<GossipTls> tls;
     private final TcpTransport transport;
     private final Authority authority;
+    private final ApiServer api;
     private final Scheduler loop;
     private final Scheduler writer;
     private final Scheduler ingress;
 
-    private Daemon(Settings settings, SledConfig cfg, Authority authority, Optional<GossipTls> tls, TcpTransport transport, GossipNode node, Locker locker, ProcessLauncher launcher,
+    private Daemon(Settings settings, SledConfig cfg, ApiServer api, Authority authority, Optional<GossipTls> tls, TcpTransport transport, GossipNode node, Locker locker, ProcessLauncher launcher,
             Optional<Journal> journal, SledRuntime runtime, DisposableServer http, Scheduler loop, Scheduler writer,
             Scheduler ingress) {
         this.settings = settings;
         this.cfg = cfg;
         this.authority = authority;
+        this.api = api;
         this.tls = tls;
         this.transport = transport;
         this.node = node;
@@ -193,7 +195,7 @@ public final class Daemon implements AutoCloseable {
             System.err.println("warning: the API listens on " + s.api() + " over plain HTTP (no rack certificate): "
                     + "operator requests are signed, but their bodies and answers are readable on the network");
         }
-        return new Daemon(s, cfg, authority, tls, transport, node, locker, launcher, journal, runtime, http, loop, writer, ingress);
+        return new Daemon(s, cfg, api, authority, tls, transport, node, locker, launcher, journal, runtime, http, loop, writer, ingress);
     }
 
     /**
@@ -274,6 +276,7 @@ public final class Daemon implements AutoCloseable {
         sleep(300); // lets the last endings reach the peers
         runtime.halt();
         http.disposeNow(Duration.ofSeconds(2));
+        api.closeConnections();
         node.stop();
         closeQuietly(locker, launcher, journal, loop, writer, ingress);
     }
