@@ -168,6 +168,49 @@ class AuthorityTest {
         assertFalse(ok(a, c.authorize("GET", "/x", new byte[0]).orElseThrow()));
     }
 
+    /** A security-key signature as OpenSSH's PROTOCOL.u2f lays it out, made here with a software key. */
+    private static byte[] skSignature(org.bouncycastle.crypto.params.Ed25519PrivateKeyParameters k, String app,
+            int flags, int counter, byte[] data) throws Exception {
+        java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+        java.nio.ByteBuffer signed = java.nio.ByteBuffer.allocate(69).put(sha.digest(app.getBytes(
+                java.nio.charset.StandardCharsets.UTF_8))).put((byte) flags).putInt(counter).put(sha.digest(data));
+        org.bouncycastle.crypto.signers.Ed25519Signer s = new org.bouncycastle.crypto.signers.Ed25519Signer();
+        s.init(true, k);
+        s.update(signed.array(), 0, 69);
+        byte[] sig = s.generateSignature();
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.io.DataOutputStream d = new java.io.DataOutputStream(out);
+        byte[] type = SshKey.SK_ED25519.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        d.writeInt(type.length);
+        d.write(type);
+        d.writeInt(sig.length);
+        d.write(sig);
+        d.writeByte(flags);
+        d.writeInt(counter);
+        return out.toByteArray();
+    }
+
+    @Test
+    void aSecurityKeySignatureVerifiesOnlyWithUserPresence() throws Exception {
+        org.bouncycastle.crypto.params.Ed25519PrivateKeyParameters k =
+                new org.bouncycastle.crypto.params.Ed25519PrivateKeyParameters(new SecureRandom());
+        java.io.ByteArrayOutputStream blob = new java.io.ByteArrayOutputStream();
+        java.io.DataOutputStream d = new java.io.DataOutputStream(blob);
+        for (byte[] f : new byte[][] {SshKey.SK_ED25519.getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+            k.generatePublicKey().getEncoded(), "ssh:".getBytes(java.nio.charset.StandardCharsets.US_ASCII)}) {
+            d.writeInt(f.length);
+            d.write(f);
+        }
+        SshKey key = SshKey.fromBlob(blob.toByteArray());
+        byte[] data = Authority.loginBytes(new byte[16], new byte[0], new byte[32]);
+        assertTrue(key.verifies(data, skSignature(k, "ssh:", 0x01, 7, data)));
+        assertFalse(key.verifies(data, skSignature(k, "ssh:", 0x00, 7, data)), "no user presence");
+        assertFalse(key.verifies(data, skSignature(k, "other:", 0x01, 7, data)), "another application");
+        byte[] tampered = skSignature(k, "ssh:", 0x01, 7, data);
+        tampered[tampered.length - 1] ^= 1; // the counter the signature covers
+        assertFalse(key.verifies(data, tampered));
+    }
+
     @Test
     void malformedKeysAndOperatorLinesAreTypedErrors() throws Exception {
         assertThrows(SshKey.KeyException.class, () -> SshKey.fromBlob(new byte[] {0, 0, 0}));
