@@ -14,10 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import sush.ops.cli.Client;
 import sush.projections.id.JobId;
@@ -29,22 +26,8 @@ import sush.projections.job.SignerKey;
 import tools.jackson.databind.JsonNode;
 
 /** The HTTP API of a 2-sled rack in this JVM: requests, refusals that change nothing, the event stream. */
-class ApiTest {
-    @TempDir
-    static Path dir;
-    static LocalRack rack;
+class ApiTest extends TwoSledRack {
     static final HttpClient HTTP = HttpClient.newHttpClient();
-
-    @BeforeAll
-    static void up() throws Exception {
-        rack = new LocalRack(dir, 2);
-        rack.converge();
-    }
-
-    @AfterAll
-    static void down() {
-        rack.close();
-    }
 
     static SignedJob next(SignerKey key, String command, String target) throws Exception {
         JsonNode s = rack.client(0).get("/sessions");

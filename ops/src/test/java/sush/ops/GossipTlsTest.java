@@ -15,10 +15,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import reactor.core.scheduler.Schedulers;
 import sush.gossip.Entropy;
@@ -36,21 +33,7 @@ import sush.ops.daemon.RackFile;
  * and a valid rack certificate that claims another sled's name are each refused on their one
  * connection, and the rack goes on serving.
  */
-class GossipTlsTest {
-    @TempDir
-    static Path dir;
-    static LocalRack rack;
-
-    @BeforeAll
-    static void up() throws Exception {
-        rack = new LocalRack(dir, 2);
-        rack.converge();
-    }
-
-    @AfterAll
-    static void down() {
-        rack.close();
-    }
+class GossipTlsTest extends TwoSledRack {
 
     private static String gossip(int i) {
         return rack.rack.sleds().get(i).gossip();

@@ -17,10 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import reactor.core.scheduler.Schedulers;
 import sush.gossip.Entropy;
@@ -47,22 +44,8 @@ import tools.jackson.databind.JsonNode;
  * a revocation reaches every sled; a peer with a valid certificate cannot stop what it did not
  * start.
  */
-class OperatorAuthTest {
-    @TempDir
-    static Path dir;
-    static LocalRack rack;
+class OperatorAuthTest extends TwoSledRack {
     static final HttpClient HTTP = HttpClient.newHttpClient();
-
-    @BeforeAll
-    static void up() throws Exception {
-        rack = new LocalRack(dir, 2);
-        rack.converge();
-    }
-
-    @AfterAll
-    static void down() {
-        rack.close();
-    }
 
     /** A second operator, added to the operators file of every sled (and re-read, as on SIGHUP). */
     static Client secondOperator(String name, int sled) throws Exception {

@@ -118,33 +118,39 @@ public final class Client {
     /** As {@link #raw(String, String, byte[], java.util.Map)}, with the caller's body handler (a stream). */
     public <T> HttpResponse<T> raw(String method, String path, byte[] body, java.util.Map<String, String> headers,
             HttpResponse.BodyHandler<T> handler) throws Failure {
-        try {
-            return signed(method, path, body, handler, b -> headers.forEach(b::header), null);
-        } catch (IOException e) {
-            throw unreachable(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new Failure(130, "interrupted", "interrupted");
-        }
+        return call(() -> signed(method, path, body, handler, b -> headers.forEach(b::header), null));
     }
 
     /** An unsigned request (the login's two). */
     private JsonNode plain(String method, String path, byte[] body) throws Failure {
         HttpRequest.Builder b = HttpRequest.newBuilder(uri(path)).header("Content-Type", "application/json")
                 .method(method, HttpRequest.BodyPublishers.ofByteArray(body));
+        return json(call(() -> http.send(b.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString())));
+    }
+
+    /** One exchange, its transport failures typed: unreachable (3), interrupted (130). */
+    @FunctionalInterface
+    private interface Exchange<T> {
+        HttpResponse<T> run() throws Failure, IOException, InterruptedException;
+    }
+
+    private <T> HttpResponse<T> call(Exchange<T> e) throws Failure {
         try {
-            HttpResponse<String> r = http.send(b.timeout(Duration.ofSeconds(30)).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            if (r.statusCode() >= 400) {
-                throw refusal(r.statusCode(), r.body());
-            }
-            return Json.MAPPER.readTree(r.body());
-        } catch (IOException e) {
-            throw unreachable(e);
-        } catch (InterruptedException e) {
+            return e.run();
+        } catch (IOException x) {
+            throw unreachable(x);
+        } catch (InterruptedException x) {
             Thread.currentThread().interrupt();
             throw new Failure(130, "interrupted", "interrupted");
         }
+    }
+
+    /** A JSON answer, or the refusal its status and body say. */
+    private JsonNode json(HttpResponse<String> r) throws Failure {
+        if (r.statusCode() >= 400) {
+            throw refusal(r.statusCode(), r.body());
+        }
+        return Json.MAPPER.readTree(r.body());
     }
 
     /**
@@ -273,19 +279,8 @@ public final class Client {
     }
 
     private JsonNode send(String method, String path, byte[] body) throws Failure {
-        try {
-            HttpResponse<String> r = signed(method, path, body, HttpResponse.BodyHandlers.ofString(), b -> { },
-                    Duration.ofSeconds(30));
-            if (r.statusCode() >= 400) {
-                throw refusal(r.statusCode(), r.body());
-            }
-            return Json.MAPPER.readTree(r.body());
-        } catch (IOException e) {
-            throw unreachable(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new Failure(130, "interrupted", "interrupted");
-        }
+        return json(call(() -> signed(method, path, body, HttpResponse.BodyHandlers.ofString(), b -> { },
+                Duration.ofSeconds(30))));
     }
 
     private Failure refusal(int status, String body) {

@@ -156,6 +156,14 @@ public final class RackCommand implements Callable<Integer> {
         return false;
     }
 
+    /** SIGHUP to the sled's daemon, if it runs: it re-reads its peers, revoked serials and operators. */
+    static void hangup(RackFile.SledEntry s) throws IOException, InterruptedException {
+        Optional<ProcessHandle> p = running(s);
+        if (p.isPresent()) {
+            new ProcessBuilder("kill", "-HUP", Long.toString(p.get().pid())).inheritIO().start().waitFor();
+        }
+    }
+
     static Optional<ProcessHandle> running(RackFile.SledEntry s) {
         try {
             long pid = Long.parseLong(Files.readString(s.output().getParent().resolve("daemon.pid")).trim());
@@ -254,10 +262,7 @@ public final class RackCommand implements Callable<Integer> {
             java.math.BigInteger serial = RackCa.revoke(dir, certDir.resolve(RackCa.SLED_CERT));
             System.out.println("revoked " + board + " serial " + serial.toString(16));
             for (RackFile.SledEntry s : r.sleds()) {
-                Optional<ProcessHandle> p = running(s);
-                if (p.isPresent()) {
-                    new ProcessBuilder("kill", "-HUP", Long.toString(p.get().pid())).inheritIO().start().waitFor();
-                }
+                hangup(s);
             }
             return 0;
         }
@@ -364,12 +369,10 @@ public final class RackCommand implements Callable<Integer> {
             }
             r.withSleds(sleds).write(file);
             RackFile.SledEntry s = r.sled(board).orElseThrow(() -> new IllegalArgumentException("no sled " + board));
-            Optional<ProcessHandle> p = running(s);
-            if (p.isPresent()) {
-                new ProcessBuilder("kill", "-HUP", Long.toString(p.get().pid())).inheritIO().start().waitFor();
-            }
+            boolean live = running(s).isPresent();
+            hangup(s);
             System.out.println(board + " peers: " + (list == null ? "every other sled" : list)
-                    + (p.isPresent() ? " (applied)" : " (applies when it starts)"));
+                    + (live ? " (applied)" : " (applies when it starts)"));
             return 0;
         }
     }
