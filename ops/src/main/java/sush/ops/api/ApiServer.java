@@ -79,9 +79,13 @@ public final class ApiServer {
         this.locker = locker;
         this.launcher = launcher;
         this.entropy = entropy;
-        runtime.events().subscribe(this::number);
+        // Never silently: a lost stream means no more events for clients (and no logins honoured
+        // from other sleds: their operators log in here again, which is safe), and it is said.
+        runtime.events().subscribe(this::number, e -> System.err.println("sush daemon: the API lost the sled's "
+                + "event stream: " + e));
         runtime.events().filter(e -> e instanceof SledEvent.Operator).subscribe(e -> onOperatorMessage(
-                ((SledEvent.Operator) e).message()));
+                ((SledEvent.Operator) e).message()), e -> System.err.println("sush daemon: logins and revocations of "
+                        + "other sleds are no longer followed: " + e));
     }
 
     public DisposableServer bind(String host, int port) {
@@ -249,6 +253,9 @@ public final class ApiServer {
                 authority.accept((Message.OperatorLogin) m);
             } catch (Authority.Refusal e) {
                 // Not an operator here (or revoked): this sled does not honour it.
+            } catch (RuntimeException e) {
+                // A malformed login refused by a bug is still refused; the stream goes on.
+                System.err.println("sush daemon: a gossiped login was not honoured: " + e);
             }
         } else if (m instanceof Message.OperatorRevoked) {
             authority.revoke(((Message.OperatorRevoked) m).key());
