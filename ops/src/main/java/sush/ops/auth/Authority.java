@@ -12,7 +12,6 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.function.LongSupplier;
 
@@ -391,10 +390,5 @@ public final class Authority {
             }
         }
         return Map.copyOf(out);
-    }
-
-    /** An identity's handle for the API: the login nonce. */
-    public static Optional<String> handle(Identity i) {
-        return Optional.of(HexFormat.of().formatHex(i.nonce));
     }
 }

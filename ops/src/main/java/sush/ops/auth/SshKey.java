@@ -251,10 +251,6 @@ public final class SshKey {
             return m.length == 0 ? BigInteger.ZERO : new BigInteger(m);
         }
 
-        boolean done() {
-            return at == b.length;
-        }
-
         void end() throws KeyException {
             if (at != b.length) {
                 throw new KeyException((b.length - at) + " bytes after the last field");
