@@ -80,6 +80,21 @@ class ApiTest extends TwoSledRack {
                 Map.of("Range", "bytes=1-2"));
         assertEquals(206, part.statusCode());
         assertEquals("el", part.body());
+        // RFC 9110 ranges (issue 22): a suffix, an end past the file, bad syntax ignored, past the end.
+        String stdout = "/jobs/" + id + "/output/stdout";
+        HttpResponse<String> suffix = rack.client(1).raw("GET", stdout, new byte[0], Map.of("Range", "bytes=-2"));
+        assertEquals(206, suffix.statusCode());
+        assertEquals("lo", suffix.body());
+        assertEquals("bytes 3-4/5", suffix.headers().firstValue("Content-Range").orElse(""));
+        HttpResponse<String> far = rack.client(1).raw("GET", stdout, new byte[0], Map.of("Range", "bytes=0-999999999999"));
+        assertEquals(206, far.statusCode());
+        assertEquals("hello", far.body());
+        HttpResponse<String> plus = rack.client(1).raw("GET", stdout, new byte[0], Map.of("Range", "bytes=+1-3"));
+        assertEquals(200, plus.statusCode());
+        assertEquals("hello", plus.body());
+        HttpResponse<String> past = rack.client(1).raw("GET", stdout, new byte[0], Map.of("Range", "bytes=5-9"));
+        assertEquals(416, past.statusCode());
+        assertEquals("bytes */5", past.headers().firstValue("Content-Range").orElse(""));
     }
 
     @Test

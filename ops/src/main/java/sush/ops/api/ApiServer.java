@@ -376,21 +376,19 @@ public final class ApiServer {
             return error(s, 404, "no-output", "this sled holds no " + stream + " for job " + job.codephrase());
         }
         String range = q.requestHeaders().get("Range");
-        if (range != null && range.startsWith("bytes=")) {
-            String[] ab = range.substring(6).split("-", 2);
-            try {
-                int from = Integer.parseInt(ab[0]);
-                int to = ab.length > 1 && !ab[1].isEmpty() ? Math.min(Integer.parseInt(ab[1]), bytes.length - 1)
-                        : bytes.length - 1;
-                if (from > to || from >= bytes.length) {
-                    return error(s, 416, "bad-range", "range " + range + " outside " + bytes.length + " bytes");
-                }
-                return s.status(206).header("Content-Range", "bytes " + from + "-" + to + "/" + bytes.length)
-                        .header("Content-Type", "application/octet-stream")
-                        .sendByteArray(Mono.just(java.util.Arrays.copyOfRange(bytes, from, to + 1))).then();
-            } catch (NumberFormatException e) {
-                return error(s, 416, "bad-range", "unreadable range " + range);
-            }
+        ByteRange.Ask ask = ByteRange.parse(range, bytes.length);
+        if (ask instanceof ByteRange.Ask.Unsatisfiable) {
+            return s.header("Content-Range", "bytes */" + bytes.length).status(416)
+                    .header("Content-Type", "application/json").sendString(Mono.just(Json.MAPPER.writeValueAsString(
+                            Map.of("error", "bad-range", "message", "range " + range + " holds no byte of "
+                                    + bytes.length)) + "\n")).then();
+        }
+        if (ask instanceof ByteRange.Ask.Part) {
+            ByteRange r = ((ByteRange.Ask.Part) ask).range();
+            return s.status(206).header("Content-Range", "bytes " + r.first() + "-" + r.last() + "/" + bytes.length)
+                    .header("Content-Type", "application/octet-stream")
+                    .sendByteArray(Mono.just(java.util.Arrays.copyOfRange(bytes, (int) r.first(), (int) r.last() + 1)))
+                    .then();
         }
         return s.status(200).header("Content-Type", "application/octet-stream").sendByteArray(Mono.just(bytes)).then();
     }

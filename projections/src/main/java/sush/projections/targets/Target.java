@@ -51,7 +51,14 @@ public final class Target {
             if (item.isEmpty() || item.equals("*")) {
                 throw new TargetException("'" + item + "' in a list: items are cubbies, part:serial or serials");
             }
-            if (item.chars().allMatch(Character::isDigit)) {
+            // ASCII only: Unicode digits ('٥', '３') would let an operator sign a look-alike of
+            // another cubby; any other non-ASCII text is refused with them (issue 22).
+            int bad = item.chars().filter(c -> c < 0x21 || c > 0x7e).findFirst().orElse(-1);
+            if (bad >= 0) {
+                throw new TargetException("'" + item + "' holds " + String.format("U+%04X", bad) + ": targets are "
+                        + "cubbies, part:serial or serials in printable ASCII");
+            }
+            if (item.chars().allMatch(c -> c >= '0' && c <= '9')) {
                 int cubby = parseCubby(item);
                 cubbies.add(cubby);
             } else if (item.contains(":")) {

@@ -47,6 +47,18 @@ class TargetTest {
     }
 
     @Test
+    void onlyAsciiDigitsAreCubbiesAndOtherNonAsciiTextIsRefused() throws TargetException {
+        for (String lookAlike : new String[] {"\u0665", "\uff13", "1\u0661", "\u0968", "913-0000019:BRM\u0660",
+            "BRM\u00e9", "1,\u200b2"}) {
+            TargetException e = org.junit.jupiter.api.Assertions.assertThrows(TargetException.class,
+                    () -> Target.parse(lookAlike), lookAlike);
+            org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("ASCII"), e.getMessage());
+        }
+        org.junit.jupiter.api.Assertions.assertTrue(Target.parse("5").runsOn(new Sled("p:s", 5)));
+        org.junit.jupiter.api.Assertions.assertFalse(Target.parse("5").runsOn(new Sled("p:s", 6)));
+    }
+
+    @Test
     void aListAtTheItemBoundParsesAndOneMoreDoesNot() throws TargetException {
         String atBound = String.join(",", java.util.Collections.nCopies(Target.MAX_ITEMS, "7"));
         assertTrue(Target.parse(atBound).runsOn(B));
