@@ -41,7 +41,7 @@ public final class SignedRequests {
         }
         try {
             JobRequest r = new JobRequest(SessionId.parse(text(n, "session")), JobId.parse(text(n, "job")),
-                    text(n, "command"), text(n, "target"), n.has("concurrent") && n.get("concurrent").asBoolean());
+                    text(n, "command"), text(n, "target"), flag(n, "concurrent"));
             SignatureAlgorithm alg = null;
             for (SignatureAlgorithm a : SignatureAlgorithm.values()) {
                 if (Json.lower(a).equals(text(n, "algorithm"))) {
@@ -51,11 +51,32 @@ public final class SignedRequests {
             if (alg == null) {
                 throw new BadRequest("malformed-body", "unknown algorithm " + text(n, "algorithm"));
             }
-            return new SignedJob(r, KeyId.parse(text(n, "key")), alg, Base64.getDecoder().decode(text(n, "signature")));
+            return new SignedJob(r, KeyId.parse(text(n, "key")), alg, base64(n, "signature"));
         } catch (IdException e) {
             throw new BadRequest("bad-codephrase", e.getMessage());
         } catch (IllegalArgumentException e) {
             throw new BadRequest("malformed-body", e.getMessage());
+        }
+    }
+
+    /** An optional boolean field: absent is false; any other type is refused, never coerced. */
+    static boolean flag(JsonNode n, String field) throws BadRequest {
+        JsonNode v = n.get(field);
+        if (v == null) {
+            return false;
+        }
+        if (!v.isBoolean()) {
+            throw new BadRequest("malformed-body", "field " + field + " is not true or false");
+        }
+        return v.booleanValue();
+    }
+
+    /** A base64 text field. */
+    public static byte[] base64(JsonNode n, String field) throws BadRequest {
+        try {
+            return Base64.getDecoder().decode(text(n, field));
+        } catch (IllegalArgumentException e) {
+            throw new BadRequest("malformed-body", "field " + field + " is not base64");
         }
     }
 

@@ -142,6 +142,25 @@ class ApiTest extends TwoSledRack {
         assertEquals(400, post("/jobs/" + id + "/start", "{garbage").statusCode());
         assertEquals(413, post("/jobs/" + id + "/start", "x".repeat(SignedRequests.MAX_BODY_BYTES + 1)).statusCode());
         assertEquals(400, post("/jobs/not-a-phrase/start", "{}").statusCode());
+        // Wrong JSON types and bad base64 are a 400 naming the field, never coerced, never a 500 (issue 22).
+        Map<String, Object> typed = new java.util.LinkedHashMap<>(SignedRequests.toJson(good));
+        typed.put("concurrent", "yes");
+        HttpResponse<String> notBool = post("/jobs/" + id + "/start", Json.MAPPER.writeValueAsString(typed));
+        assertEquals(400, notBool.statusCode(), notBool.body());
+        assertTrue(notBool.body().contains("concurrent"), notBool.body());
+        typed.put("concurrent", false);
+        typed.put("signature", "%%% not base64");
+        HttpResponse<String> notB64 = post("/jobs/" + id + "/start", Json.MAPPER.writeValueAsString(typed));
+        assertEquals(400, notB64.statusCode(), notB64.body());
+        assertTrue(notB64.body().contains("signature"), notB64.body());
+        typed.put("signature", 12);
+        assertEquals(400, post("/jobs/" + id + "/start", Json.MAPPER.writeValueAsString(typed)).statusCode());
+        for (String body : new String[] {"{\"client_nonce\":null}", "{\"client_nonce\":123}",
+            "{\"client_nonce\":\"%%%\"}"}) {
+            HttpResponse<String> r = post("/sessions/start", body);
+            assertEquals(400, r.statusCode(), body + " -> " + r.body());
+            assertTrue(r.body().contains("client_nonce"), r.body());
+        }
         // A bad signature, and a key nobody trusts.
         Map<String, Object> forged = new java.util.LinkedHashMap<>(SignedRequests.toJson(good));
         byte[] sig = good.signature();

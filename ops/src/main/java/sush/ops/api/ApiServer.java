@@ -398,8 +398,12 @@ public final class ApiServer {
     private Mono<Object> startSession(byte[] body, Authority.Identity who) {
         return Mono.just(body).map(b -> {
             JsonNode n = b.length == 0 ? Json.MAPPER.createObjectNode() : parse(b);
-            byte[] client = n.has("client_nonce") ? Base64.getDecoder().decode(n.get("client_nonce").asString())
-                    : new byte[0];
+            byte[] client;
+            try {
+                client = n.has("client_nonce") ? SignedRequests.base64(n, "client_nonce") : new byte[0];
+            } catch (BadRequest e) {
+                throw new Refused(400, e.code(), e.getMessage());
+            }
             // The starter is the authenticated operator key, never a name the client asserts.
             String starter = who.key().codephrase();
             if (client.length > 256) {
