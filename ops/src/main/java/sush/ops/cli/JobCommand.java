@@ -322,13 +322,13 @@ public final class JobCommand implements Callable<Integer> {
             this.redraw = redraw;
             sleds.forEach(b -> text.put(b, "queued"));
             if (redraw) {
-                sleds.forEach(b -> System.out.println("  " + b + "  queued"));
+                sleds.forEach(b -> System.out.println("  " + Client.printable(b) + "  queued"));
             }
         }
 
         void show(String board, String line) {
             if (!redraw || !text.containsKey(board)) {
-                System.out.println("  " + board + "  " + line);
+                System.out.println("  " + Client.printable(board) + "  " + line);
                 return;
             }
             text.put(board, line);
@@ -369,6 +369,7 @@ public final class JobCommand implements Callable<Integer> {
         }
     }
 
+    /** One status as a line; every field from the rack is printed with its control characters escaped. */
     static String line(JsonNode s) {
         StringBuilder b = new StringBuilder(s.path("status").asString());
         if (s.has("exit_code")) {
@@ -380,12 +381,12 @@ public final class JobCommand implements Callable<Integer> {
         if (s.has("reason")) {
             b.append(' ').append(s.get("reason").asString());
         }
-        return b.toString();
+        return Client.printable(b.toString());
     }
 
     static String render(JsonNode statuses, boolean full) {
         StringBuilder b = new StringBuilder();
-        statuses.properties().forEach(e -> b.append(e.getKey()).append("  ")
+        statuses.properties().forEach(e -> b.append(Client.printable(e.getKey())).append("  ")
                 .append(full ? e.getValue().toString() : line(e.getValue())).append('\n'));
         return b.toString().stripTrailing();
     }

@@ -73,8 +73,8 @@ public final class SessionCommand implements Callable<Integer> {
         public Integer call() {
             try {
                 JsonNode s = g.client().get("/sessions");
-                g.print(s, s.get("session_id").asString() + " (started by " + s.get("starter").asString() + " through "
-                        + s.get("acceptor").asString() + ")");
+                g.print(s, s.get("session_id").asString() + " (started by " + Client.printable(s.get("starter")
+                        .asString()) + " through " + Client.printable(s.get("acceptor").asString()) + ")");
                 return 0;
             } catch (Client.Failure f) {
                 return g.fail(f);
