@@ -141,10 +141,10 @@ class RackBurnRestartTest {
     }
 
     /** The subjects of the journal's LAUNCH decisions, in order (the journal of one output directory). */
-    private static List<String> launches(Path journal) {
+    private static List<String> launches(Path journal, Path key) {
         List<String> out = new ArrayList<>();
         try {
-            Journal.read(journal, Optional.empty(), r -> {
+            Journal.read(journal, Optional.of(Journal.readKey(key)), r -> {
                 if (r instanceof JournalRecord.Decision && ((JournalRecord.Decision) r).kind()
                         == JournalRecord.Decision.Kind.LAUNCH) {
                     out.add(((JournalRecord.Decision) r).subject());
@@ -250,8 +250,10 @@ class RackBurnRestartTest {
         Map<String, Long> runs = new TreeMap<>();
         lines.forEach(l -> runs.merge(l, 1L, Long::sum));
         List<String> newLifeDirs = jobDirs(output);
-        List<String> newLifeLaunches = launches(output.resolve("journal"));
-        List<String> oldLifeLaunches = launches(lost.resolve("journal"));
+        // The journal is sealed with the sled's own key (rack init makes it).
+        Path journalKey = RackFile.journalKeyOf(rack.sleds().get(X));
+        List<String> newLifeLaunches = launches(output.resolve("journal"), journalKey);
+        List<String> oldLifeLaunches = launches(lost.resolve("journal"), journalKey);
         JsonNode after = client(X).get("/boundary").path("record").path("committed");
         String evidence = "\n  K2=" + k2 + "\n  K3=" + k3 + "\n  ledger=" + lines + "\n  X's new output jobs/=" + newLifeDirs
                 + "\n  X's journal LAUNCH before the restart=" + oldLifeLaunches + ", after=" + newLifeLaunches

@@ -97,6 +97,16 @@ public final class RackCommand implements Callable<Integer> {
             if (!Files.exists(a.resolve("boundary"))) {
                 Locker.provision(board, List.of(new DirectorySlot(a), new DirectorySlot(b)), Entropy.secure());
             }
+            // A journal key per sled (0600), outside the output directory jobs write into: the
+            // journal is sealed by default.
+            Path journalKey = home.resolve(RackFile.JOURNAL_KEY);
+            if (!Files.exists(journalKey)) {
+                byte[] k = new byte[32];
+                random.nextBytes(k);
+                Files.createFile(journalKey, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                        java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+                Files.writeString(journalKey, java.util.HexFormat.of().formatHex(k) + "\n");
+            }
             Path tls = home.resolve("tls");
             if (!Files.exists(tls.resolve(RackCa.SLED_CERT))) {
                 ca.issue(board, tls);

@@ -114,10 +114,17 @@ public final class Daemon implements AutoCloseable {
             throw new DaemonException("unusable M.2 slots: " + e.getMessage());
         }
         try {
-            Files.createDirectories(s.output());
+            // Job text is private (issue 22): the output directory and the journal in it are the
+            // daemon's user's alone, whatever they were before.
+            ownerOnly(s.output());
+            ownerOnly(s.output().resolve("journal"));
         } catch (IOException e) {
             locker.close();
             throw new DaemonException("cannot create output directory " + s.output() + ": " + e.getMessage());
+        }
+        if (key.isEmpty()) {
+            System.err.println("warning: the journal in " + s.output().resolve("journal") + " is NOT sealed: every job's "
+                    + "command is stored there in clear; give --journal-key (sush rack init makes one per sled)");
         }
         String[] hostPort = split(s.gossip(), "--gossip");
         Optional<GossipTls> tls = Optional.empty();
@@ -306,6 +313,16 @@ public final class Daemon implements AutoCloseable {
         } catch (KeyException e) {
             throw new DaemonException("bad trusted key: " + e.getMessage());
         }
+    }
+
+    /** Creates {@code dir} (and parents) if missing and makes it 0700. */
+    static void ownerOnly(Path dir) throws IOException {
+        java.util.Set<java.nio.file.attribute.PosixFilePermission> rwx = java.nio.file.attribute.PosixFilePermissions
+                .fromString("rwx------");
+        if (!Files.isDirectory(dir)) {
+            Files.createDirectories(dir, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(rwx));
+        }
+        Files.setPosixFilePermissions(dir, rwx);
     }
 
     private static Optional<byte[]> journalKey(Optional<Path> file) throws DaemonException {

@@ -144,9 +144,20 @@ public record RackFile(List<SledEntry> sleds, List<Path> trust, Optional<RackTls
                 t.sledDirs().get(baseboard).resolve(RackCa.SLED_KEY), Optional.of(t.revoked())));
     }
 
-    /** The daemon settings of sled {@code baseboard} of this rack. */
+    /** Where a sled of a local rack keeps its journal key: beside its output directory, outside it. */
+    public static Path journalKeyOf(SledEntry s) {
+        return s.output().toAbsolutePath().getParent().resolve(JOURNAL_KEY);
+    }
+
+    public static final String JOURNAL_KEY = "journal.key";
+
+    /**
+     * The daemon settings of sled {@code baseboard} of this rack: the journal key given, else the
+     * sled's own {@value #JOURNAL_KEY} when it has one (`sush rack init` makes it).
+     */
     public Daemon.Settings settings(SledEntry s, Optional<Path> journalKey) {
-        return new Daemon.Settings(s.baseboard(), s.cubby(), s.gossip(), s.api(), s.m2(), s.output(), trust, journalKey,
+        Optional<Path> key = journalKey.or(() -> Optional.of(journalKeyOf(s)).filter(Files::exists));
+        return new Daemon.Settings(s.baseboard(), s.cubby(), s.gossip(), s.api(), s.m2(), s.output(), trust, key,
                 peersOf(s.baseboard()), tlsOf(s.baseboard()), identitiesOf(s.baseboard()), operators);
     }
 

@@ -1,0 +1,95 @@
+package sush.ops;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import sush.ops.daemon.RackFile;
+import sush.projections.job.SignedJob;
+
+/**
+ * Job text is private (issue 22): on a rack that `rack init` made, the journal is sealed with the
+ * sled's own key (0600, outside the output directory), and the output and journal directories
+ * are the daemon user's alone. No journal byte shows a job's command.
+ */
+class JobTextPrivacyTest extends TwoSledRack {
+    @Test
+    void theJournalIsSealedAndTheDirectoriesAreOwnerOnly() throws Exception {
+        ApiTestAccess.session();
+        String marker = "PRIVATE-" + Long.toHexString(System.nanoTime()) + "-PASSWORD";
+        SignedJob job = ApiTestAccess.next(rack.key, "true " + marker, "*");
+        String id = job.request().job().codephrase();
+        rack.client(0).post("/jobs/" + id + "/start", SignedRequests.toJson(job));
+        for (int i = 0; i < 200; i++) {
+            try {
+                if (rack.client(1).get("/jobs/" + id + "/status").get("statuses").size() == 2) {
+                    break;
+                }
+            } catch (sush.ops.cli.Client.Failure f) {
+                // not known there yet
+            }
+            Thread.sleep(50);
+        }
+        Thread.sleep(500); // the journal's last appends
+        byte[] needle = marker.getBytes(StandardCharsets.US_ASCII);
+        for (RackFile.SledEntry s : rack.rack.sleds()) {
+            Path key = RackFile.journalKeyOf(s);
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(key)), key.toString());
+            assertFalse(key.startsWith(s.output()), "the key is outside what jobs write into");
+            for (Path d : new Path[] {s.output(), s.output().resolve("journal")}) {
+                assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(d)), d.toString());
+            }
+            int files = 0;
+            try (var walk = Files.walk(s.output().resolve("journal"))) {
+                for (Path f : (Iterable<Path>) walk.filter(Files::isRegularFile)::iterator) {
+                    files++;
+                    assertFalse(contains(Files.readAllBytes(f), needle), f + " shows the job's command");
+                }
+            }
+            assertTrue(files > 0, "the journal has files");
+        }
+    }
+
+    private static boolean contains(byte[] hay, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= hay.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (hay[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return true;
+        }
+        return false;
+    }
+
+    /** ApiTest's helpers, on this class's rack. */
+    static final class ApiTestAccess {
+        static String session() throws Exception {
+            String sid = rack.client(0).post("/sessions/start", Map.of()).get("session_id").asString();
+            for (int i = 0; i < 100; i++) {
+                try {
+                    if (sid.equals(rack.client(1).get("/sessions").get("session_id").asString())) {
+                        return sid;
+                    }
+                } catch (sush.ops.cli.Client.Failure f) {
+                    // not yet
+                }
+                Thread.sleep(50);
+            }
+            return sid;
+        }
+
+        static SignedJob next(sush.projections.job.SignerKey key, String command, String target) throws Exception {
+            return ApiTest.next(key, command, target);
+        }
+    }
+}
