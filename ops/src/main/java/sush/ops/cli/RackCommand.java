@@ -60,22 +60,30 @@ public final class RackCommand implements Callable<Integer> {
     public static int freePorts(int sleds) throws IOException {
         for (int attempt = 0; attempt < 100; attempt++) {
             int base = 20_000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(20_000);
-            boolean free = true;
-            for (int i = 0; i < sleds && free; i++) {
-                for (int p : new int[] {base + i, base + 100 + i}) {
-                    try (java.net.ServerSocket s = new java.net.ServerSocket(p)) {
-                        s.setReuseAddress(true);
-                    } catch (IOException e) {
-                        free = false;
-                    }
-                }
-            }
-            if (free) {
+            if (portsFree(base, sleds)) {
                 return base;
             }
         }
         throw new IOException("no free loopback ports for a rack of " + sleds);
     }
+
+    /** Whether base+i and base+100+i (i < sleds) are free on loopback now. */
+    static boolean portsFree(int base, int sleds) {
+        for (int i = 0; i < sleds; i++) {
+            for (int p : new int[] {base + i, base + 100 + i}) {
+                try (java.net.ServerSocket s = new java.net.ServerSocket(p, 1,
+                        java.net.InetAddress.getLoopbackAddress())) {
+                    s.setReuseAddress(true);
+                } catch (IOException e) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** The usual base port of a local rack (APIs from 7200), when it is free; else free ones. */
+    static final int USUAL_BASE = 7100;
 
     /** Writes a rack of {@code n} sleds under {@code dir}: keys, slots provisioned, rack.json. */
     public static RackFile create(Path dir, int n, int basePort) throws Exception {
@@ -174,12 +182,55 @@ public final class RackCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * The sled's daemon, if its pid file names a live process that is that daemon (its command
+     * line runs {@code sush.ops.Main daemon} for this baseboard): a reused or planted pid is never
+     * taken for it, so never signalled.
+     */
     static Optional<ProcessHandle> running(RackFile.SledEntry s) {
         try {
             long pid = Long.parseLong(Files.readString(s.output().getParent().resolve("daemon.pid")).trim());
-            return ProcessHandle.of(pid).filter(ProcessHandle::isAlive);
+            return ProcessHandle.of(pid).filter(ProcessHandle::isAlive).filter(h -> isDaemonOf(h, s.baseboard()));
         } catch (IOException | NumberFormatException e) {
             return Optional.empty();
+        }
+    }
+
+    static boolean isDaemonOf(ProcessHandle h, String baseboard) {
+        List<String> args = arguments(h);
+        int main = args.indexOf("sush.ops.Main");
+        int sled = args.indexOf("--sled");
+        return main >= 0 && main + 1 < args.size() && args.get(main + 1).equals("daemon") && sled >= 0
+                && sled + 1 < args.size() && args.get(sled + 1).equals(baseboard);
+    }
+
+    /**
+     * A process's command line: /proc on Linux (whole, however long the class path), else what
+     * the JVM's process info gives.
+     */
+    static List<String> arguments(ProcessHandle h) {
+        try {
+            byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(h.pid()), "cmdline"));
+            return List.of(new String(raw, java.nio.charset.StandardCharsets.UTF_8).split("\0"));
+        } catch (IOException | RuntimeException e) {
+            return h.info().arguments().map(List::of).orElse(List.of());
+        }
+    }
+
+    /**
+     * Waits for the sled's API, then checks that the sled answering is this one (its baseboard,
+     * asked with the rack's operator key): another process on the port is not the sled. Null when
+     * it is, else why not.
+     */
+    static String awaitSled(Path dir, RackFile.SledEntry s, Duration within) {
+        if (!awaitApi(s.api(), within)) {
+            return "not answering; see " + s.output().getParent().resolve("daemon.log");
+        }
+        try {
+            String board = operatorClient(dir, "http://" + s.api()).get("/version").path("baseboard").asString();
+            return board.equals(s.baseboard()) ? null : "another sled answers on " + s.api() + ": " + board;
+        } catch (Client.Failure f) {
+            return "something else answers on " + s.api() + " (" + f.getMessage() + ")";
         }
     }
 
@@ -288,7 +339,7 @@ public final class RackCommand implements Callable<Integer> {
         @Override
         public Integer call() throws Exception {
             RackFile r = Files.exists(dir.resolve("rack.json")) ? RackFile.read(dir.resolve("rack.json"))
-                    : create(dir, sleds, 7100);
+                    : create(dir, sleds, portsFree(USUAL_BASE, sleds) ? USUAL_BASE : freePorts(sleds));
             for (RackFile.SledEntry s : r.sleds()) {
                 if (running(s).isEmpty()) {
                     start(dir, s);
@@ -296,10 +347,9 @@ public final class RackCommand implements Callable<Integer> {
             }
             int bad = 0;
             for (RackFile.SledEntry s : r.sleds()) {
-                boolean up = awaitApi(s.api(), Duration.ofSeconds(30));
-                bad += up ? 0 : 1;
-                System.out.println(s.baseboard() + "  http://" + s.api() + (up ? "" : "  (not answering; see "
-                        + s.output().getParent().resolve("daemon.log") + ")"));
+                String why = awaitSled(dir, s, Duration.ofSeconds(30));
+                bad += why == null ? 0 : 1;
+                System.out.println(s.baseboard() + "  http://" + s.api() + (why == null ? "" : "  (" + why + ")"));
             }
             System.out.println("signer key: " + dir.resolve("signer.key") + "   (export SUSH_SIGNER_KEY=" + dir.toAbsolutePath()
                     .resolve("signer.key") + " SUSH_URL=http://" + r.sleds().get(0).api() + ")");
@@ -353,9 +403,9 @@ public final class RackCommand implements Callable<Integer> {
             RackFile.SledEntry s = r.sled(board).orElseThrow(() -> new IllegalArgumentException("no sled " + board));
             stop(s, hard);
             start(dir, s);
-            boolean up = awaitApi(s.api(), Duration.ofSeconds(30));
-            System.out.println(board + (up ? "  restarted" : "  did not come back; see its daemon.log"));
-            return up ? 0 : 1;
+            String why = awaitSled(dir, s, Duration.ofSeconds(30));
+            System.out.println(board + (why == null ? "  restarted" : "  did not come back: " + why));
+            return why == null ? 0 : 1;
         }
     }
 

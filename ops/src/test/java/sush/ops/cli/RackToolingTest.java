@@ -1,0 +1,73 @@
+package sush.ops.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import sush.ops.Main;
+import sush.ops.daemon.RackFile;
+
+/** The local rack tooling against what is not its own (issue 22): planted pids, taken ports. */
+class RackToolingTest {
+    @TempDir
+    Path dir;
+
+    private static int run(String... args) {
+        PrintStream out = System.out;
+        try {
+            System.setOut(new PrintStream(new ByteArrayOutputStream(), true));
+            return Main.run(args);
+        } finally {
+            System.setOut(out);
+        }
+    }
+
+    @Test
+    void aPidFileNamingAnotherProcessIsNeverSignalled() throws Exception {
+        RackFile r = RackCommand.create(dir, 1, RackCommand.freePorts(1));
+        Process sleep = new ProcessBuilder("sleep", "60").start();
+        try {
+            Files.writeString(r.sleds().get(0).output().getParent().resolve("daemon.pid"), Long.toString(sleep.pid()));
+            assertTrue(RackCommand.running(r.sleds().get(0)).isEmpty(), "a sleep is not the sled's daemon");
+            assertEquals(0, run("rack", "down", "--dir", dir.toString()));
+            assertEquals(0, run("rack", "status", "--dir", dir.toString()));
+            Thread.sleep(200);
+            assertTrue(sleep.isAlive(), "rack down left the planted process alone");
+        } finally {
+            sleep.destroyForcibly();
+        }
+    }
+
+    @Test
+    void rackUpTakesFreePortsWhenTheUsualOnesAreTaken() throws Exception {
+        // Hold the usual API port of sled 0 (or, if something holds it already, rely on that).
+        ServerSocket held = null;
+        if (RackCommand.portsFree(RackCommand.USUAL_BASE, 1)) {
+            held = new ServerSocket(RackCommand.USUAL_BASE + 100, 1, InetAddress.getLoopbackAddress());
+        }
+        Path rack = dir.resolve("rack");
+        try {
+            assertEquals(0, run("rack", "up", "--sleds", "1", "--dir", rack.toString()), "up on free ports");
+            RackFile r = RackFile.read(rack.resolve("rack.json"));
+            assertNotEquals("127.0.0.1:" + (RackCommand.USUAL_BASE + 100), r.sleds().get(0).api());
+            assertTrue(RackCommand.running(r.sleds().get(0)).isPresent(), "its daemon runs and is recognised");
+            assertEquals(null, RackCommand.awaitSled(rack, r.sleds().get(0), java.time.Duration.ofSeconds(5)),
+                    "the sled answering is this one");
+        } finally {
+            run("rack", "down", "--dir", rack.toString());
+            if (held != null) {
+                held.close();
+            }
+        }
+    }
+}
