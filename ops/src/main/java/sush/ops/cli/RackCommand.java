@@ -82,8 +82,13 @@ public final class RackCommand implements Callable<Integer> {
         return true;
     }
 
-    /** The usual base port of a local rack (APIs from 7200), when it is free; else free ones. */
+    /** The usual base port of a local rack (APIs from 7200). */
     static final int USUAL_BASE = 7100;
+
+    /** The usual base port when its ports are free, else free ones. */
+    static int basePort(int sleds) throws IOException {
+        return portsFree(USUAL_BASE, sleds) ? USUAL_BASE : freePorts(sleds);
+    }
 
     /** Writes a rack of {@code n} sleds under {@code dir}: keys, slots provisioned, rack.json. */
     public static RackFile create(Path dir, int n, int basePort) throws Exception {
@@ -259,7 +264,7 @@ public final class RackCommand implements Callable<Integer> {
                 System.err.println("sush rack init: " + dir.resolve("rack.json") + " exists; nothing written");
                 return 2;
             }
-            RackFile r = create(dir, sleds, freePorts(sleds));
+            RackFile r = create(dir, sleds, basePort(sleds));
             System.out.println("rack of " + r.sleds().size() + " sleds in " + dir + "; CA " + dir.resolve(RackCa.CA_CERT)
                     + " (its key " + dir.resolve(RackCa.CA_KEY) + " stays off the sleds)");
             return 0;
@@ -339,7 +344,7 @@ public final class RackCommand implements Callable<Integer> {
         @Override
         public Integer call() throws Exception {
             RackFile r = Files.exists(dir.resolve("rack.json")) ? RackFile.read(dir.resolve("rack.json"))
-                    : create(dir, sleds, portsFree(USUAL_BASE, sleds) ? USUAL_BASE : freePorts(sleds));
+                    : create(dir, sleds, basePort(sleds));
             for (RackFile.SledEntry s : r.sleds()) {
                 if (running(s).isEmpty()) {
                     start(dir, s);
