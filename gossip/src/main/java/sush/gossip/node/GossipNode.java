@@ -67,6 +67,7 @@ public final class GossipNode implements MuxHandler {
      */
     private Map<String, String> identities = Map.of();
     private final AtomicLong impostors = new AtomicLong();
+    private final AtomicLong unidentifiedRefused = new AtomicLong();
     private final Set<LinkMux> anonymous = new HashSet<>();
     private final AtomicLong foreignPushes = new AtomicLong();
     private final AtomicLong gapPushes = new AtomicLong();
@@ -530,6 +531,18 @@ public final class GossipNode implements MuxHandler {
         }
     }
 
+    /**
+     * Bound on accepted links whose peer has not yet named its sled (issue 22): past it a new
+     * connection is closed at once, so strangers cannot pile up buffers (each may hold up to two
+     * frames of {@code Frames.MAX_FRAME_BYTES} while it is read).
+     */
+    public static final int MAX_UNIDENTIFIED = 64;
+    /**
+     * An accepted link must name its sled (a PREAMBLE or a PUSH) within this, however it trickles
+     * bytes: the idle timeout alone is reset by every byte.
+     */
+    public static final Duration IDENTIFY_DEADLINE = Duration.ofSeconds(10);
+
     private void accepted(Link link) {
         LinkMux mux = new LinkMux(link, this, scheduler, config.sessionTimeout(), config.idleTimeout(), null, traffic);
         synchronized (this) {
@@ -537,9 +550,29 @@ public final class GossipNode implements MuxHandler {
                 link.poison("sled stopping");
                 return;
             }
+            if (anonymous.size() >= MAX_UNIDENTIFIED) {
+                unidentifiedRefused.incrementAndGet();
+                link.poison(MAX_UNIDENTIFIED + " links not yet identified");
+                return;
+            }
             anonymous.add(mux);
         }
         mux.start();
+        scheduler.schedule(() -> {
+            boolean still;
+            synchronized (this) {
+                still = anonymous.contains(mux);
+            }
+            if (still) {
+                unidentifiedRefused.incrementAndGet();
+                mux.close("did not name its sled within " + IDENTIFY_DEADLINE.toSeconds() + " s");
+            }
+        }, IDENTIFY_DEADLINE.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    /** Accepted links closed for staying unidentified too long, or for finding the bound full. */
+    public long unidentifiedRefused() {
+        return unidentifiedRefused.get();
     }
 
     private void dialAll() {

@@ -50,6 +50,60 @@ class HostilePeerTest {
         assertEquals(List.of("alive"), rack.held("a"));
     }
 
+    @Test
+    void aStrangerThatNeverNamesItsSledIsCutAtTheDeadlineHoweverItTrickles() {
+        Sleds rack = new Sleds(13);
+        GossipNode a = rack.start("a");
+        a.setPeers(Map.of());
+        Link stranger = stranger(rack, "evil", "a");
+        stranger.receive().subscribe(bytes -> { }, error -> { });
+        // A frame header announcing a big frame, then one byte at a time, well inside the idle timeout.
+        stranger.send(new byte[] {0, 0x0f, 0, 0});
+        Duration step = Duration.ofSeconds(2);
+        for (Duration t = Duration.ZERO; t.compareTo(GossipNode.IDENTIFY_DEADLINE.minus(step)) < 0; t = t.plus(step)) {
+            rack.advance(step);
+            stranger.send(new byte[] {1});
+            assertTrue(stranger.isOpen(), "still inside the deadline at " + t);
+        }
+        rack.advance(step.plusMillis(10));
+        assertFalse(stranger.isOpen(), "cut at the deadline");
+        assertEquals(1, a.unidentifiedRefused());
+    }
+
+    @Test
+    void unidentifiedLinksAreBoundedAndPeersStillGossip() {
+        Sleds rack = new Sleds(14);
+        GossipNode a = rack.start("a");
+        GossipNode b = rack.start("b");
+        a.setPeers(Map.of("b", "b"));
+        b.setPeers(Map.of("a", "a"));
+        rack.advance(Duration.ofSeconds(2));
+        List<Link> strangers = new ArrayList<>();
+        for (int i = 0; i <= GossipNode.MAX_UNIDENTIFIED; i++) {
+            Link l = stranger(rack, "evil" + i, "b");
+            l.receive().subscribe(bytes -> { }, error -> { });
+            strangers.add(l);
+            rack.advance(Duration.ofMillis(1));
+        }
+        for (int i = 0; i < GossipNode.MAX_UNIDENTIFIED; i++) {
+            assertTrue(strangers.get(i).isOpen(), "link " + i + " is within the bound");
+        }
+        assertFalse(strangers.get(GossipNode.MAX_UNIDENTIFIED).isOpen(), "exactly the bound: one more is closed");
+        rack.send("a", "through");
+        rack.advance(Duration.ofMillis(10));
+        assertEquals(List.of("through"), rack.held("b"));
+        rack.advance(GossipNode.IDENTIFY_DEADLINE);
+        assertTrue(strangers.stream().noneMatch(Link::isOpen), "every stranger cut by its deadline");
+        assertEquals(b.network(), a.network());
+    }
+
+    /** A raw endpoint named {@code name} that dials {@code to} (the memory network lets only listeners dial). */
+    private static Link stranger(Sleds rack, String name, String to) {
+        Transport t = rack.network.transport(name);
+        t.listen(link -> { }).block();
+        return t.dial(to).block();
+    }
+
     /** A raw endpoint named "evil" that does {@code behaviour} with every link it accepts. */
     private static List<Link> hostile(Sleds rack, java.util.function.Consumer<Link> behaviour) {
         List<Link> links = new ArrayList<>();
