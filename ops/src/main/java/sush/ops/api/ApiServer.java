@@ -94,12 +94,26 @@ public final class ApiServer {
 
     /** Serves on {@code server} (HTTPS when the caller made it secure). */
     public DisposableServer bind(HttpServer server) {
-        return server.doOnConnection(c -> {
-            connections.add(c);
-            c.onDispose(() -> connections.remove(c));
+        // At the channel's start, before any byte is read: the bound, and the request deadline.
+        return server.idleTimeout(IDLE_TIMEOUT).doOnChannelInit((observer, channel, remote) -> {
+            if (connections.size() >= MAX_CONNECTIONS) {
+                refusedConnections.incrementAndGet();
+                channel.close();
+                return;
+            }
+            connections.add(channel);
+            channel.closeFuture().addListener(f -> connections.remove(channel));
+            // A connection must deliver a whole request head soon after it opens, however slowly
+            // it trickles bytes (half-sent headers hold a connection forever otherwise).
+            channel.eventLoop().schedule(() -> {
+                if (!Boolean.TRUE.equals(channel.attr(SERVED).get())) {
+                    refusedConnections.incrementAndGet();
+                    channel.close();
+                }
+            }, REQUEST_DEADLINE.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
         }).route(r -> r
-                .post("/login/challenge", (q, s) -> challenge(s))
-                .post("/login", (q, s) -> login(q, s))
+                .post("/login/challenge", (q, s) -> served(q, () -> challenge(s)))
+                .post("/login", (q, s) -> served(q, () -> login(q, s)))
                 .get("/version", (q, s) -> guard(q, s, (b, who) -> json(s, 200, version())))
                 .get("/versions", (q, s) -> guard(q, s, (b, who) -> query(s, v -> versions(v))))
                 .get("/sessions", (q, s) -> guard(q, s, (b, who) -> activeSession(s)))
@@ -117,8 +131,32 @@ public final class ApiServer {
                 .get("/events", (q, s) -> guard(q, s, (b, who) -> events(q, s)))).bindNow();
     }
 
+    /** Bound on the API's open connections (issue 22): past it a new one is closed at once. */
+    public static final int MAX_CONNECTIONS = 512;
+    /** A connection that has not delivered a whole request head by then is closed. */
+    public static final java.time.Duration REQUEST_DEADLINE = java.time.Duration.ofSeconds(10);
+    /** A keep-alive connection idle between requests this long is closed. */
+    public static final java.time.Duration IDLE_TIMEOUT = java.time.Duration.ofSeconds(60);
+    /** Bound on open event streams ({@code /events}); past it a new one is a 503. */
+    public static final int MAX_EVENT_STREAMS = 64;
+    private static final io.netty.util.AttributeKey<Boolean> SERVED = io.netty.util.AttributeKey.valueOf(
+            "sush.served");
+    private final AtomicLong refusedConnections = new AtomicLong();
+    private final java.util.concurrent.atomic.AtomicInteger eventStreams = new java.util.concurrent.atomic.AtomicInteger();
+
+    /** Connections closed for the bound or the request deadline, since start. */
+    public long refusedConnections() {
+        return refusedConnections.get();
+    }
+
+    /** Marks the connection as having delivered a request head, then handles it. */
+    private static Publisher<Void> served(HttpServerRequest q, java.util.function.Supplier<Publisher<Void>> then) {
+        q.withConnection(c -> c.channel().attr(SERVED).set(Boolean.TRUE));
+        return then.get();
+    }
+
     /** Open client connections, idle keep-alive ones included. */
-    private final java.util.Set<reactor.netty.Connection> connections =
+    private final java.util.Set<io.netty.channel.Channel> connections =
             java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
@@ -126,7 +164,7 @@ public final class ApiServer {
      * go on answering on them (an in-process restart would otherwise reach the old sled).
      */
     public void closeConnections() {
-        connections.forEach(reactor.netty.Connection::dispose);
+        connections.forEach(io.netty.channel.Channel::close);
         connections.clear();
     }
 
@@ -143,6 +181,7 @@ public final class ApiServer {
      * it names; a refusal answers 401 with {@code WWW-Authenticate} and changes nothing.
      */
     private Publisher<Void> guard(HttpServerRequest q, HttpServerResponse s, Guarded then) {
+        q.withConnection(c -> c.channel().attr(SERVED).set(Boolean.TRUE));
         return body(q).flatMap(b -> {
             Authority.Identity who;
             try {
@@ -545,8 +584,13 @@ public final class ApiServer {
         } catch (NumberFormatException e) {
             return error(s, 400, "bad-last-event-id", "Last-Event-ID is a number");
         }
+        if (eventStreams.incrementAndGet() > MAX_EVENT_STREAMS) {
+            eventStreams.decrementAndGet();
+            return error(s, 503, "too-many-streams", MAX_EVENT_STREAMS + " event streams are open on this sled");
+        }
         Flux<String> frames = events.asFlux().filter(n -> n.id() > after).map(n -> "id: " + n.id() + "\nevent: "
-                + n.kind() + "\ndata: " + Json.MAPPER.writeValueAsString(n.data()) + "\n\n");
+                + n.kind() + "\ndata: " + Json.MAPPER.writeValueAsString(n.data()) + "\n\n")
+                .doFinally(signal -> eventStreams.decrementAndGet());
         return s.sse().sendString(frames).then();
     }
 

@@ -1,0 +1,115 @@
+package sush.ops;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.InputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import sush.ops.api.ApiServer;
+
+/**
+ * The API against clients that hold on (issue 22): a connection must deliver a request head
+ * within the deadline however it trickles, connections and event streams are bounded, and the
+ * sled keeps answering its operators.
+ */
+class ApiLimitsTest extends TwoSledRack {
+    private static Socket open(int sled) throws Exception {
+        String[] hp = rack.rack.sleds().get(sled).api().split(":");
+        Socket s = new Socket(hp[0], Integer.parseInt(hp[1]));
+        s.setSoTimeout(500);
+        return s;
+    }
+
+    /** Whether the server closed {@code s} (EOF or reset) within {@code millis}. */
+    private static boolean closedWithin(Socket s, long millis) throws Exception {
+        InputStream in = s.getInputStream();
+        long deadline = System.nanoTime() + millis * 1_000_000;
+        while (System.nanoTime() < deadline) {
+            try {
+                if (in.read() < 0) {
+                    return true;
+                }
+            } catch (SocketTimeoutException e) {
+                // still open
+            } catch (java.io.IOException e) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Test
+    void aHalfSentRequestHeadIsCutAtTheDeadlineHoweverItTrickles() throws Exception {
+        try (Socket idle = open(0); Socket half = open(0)) {
+            half.getOutputStream().write("GET /version HTTP/1.1\r\nHost: sled\r\n".getBytes(StandardCharsets.US_ASCII));
+            long t0 = System.nanoTime();
+            long deadline = ApiServer.REQUEST_DEADLINE.toMillis();
+            while ((System.nanoTime() - t0) / 1_000_000 < deadline - 2_000) {
+                half.getOutputStream().write("X-Slow: 1\r\n".getBytes(StandardCharsets.US_ASCII));
+                Thread.sleep(1_000);
+            }
+            assertTrue(closedWithin(half, 5_000), "the half-sent head was cut");
+            assertTrue(closedWithin(idle, 2_000), "the silent connection was cut");
+        }
+        assertEquals(200, rack.client(0).raw("GET", "/version", new byte[0], Map.of()).statusCode());
+    }
+
+    @Test
+    void connectionsAreBoundedAndTheSledAnswersOnceStrangersAreCut() throws Exception {
+        List<Socket> held = new ArrayList<>();
+        try {
+            for (int i = 0; i < ApiServer.MAX_CONNECTIONS; i++) {
+                held.add(open(1));
+            }
+            Thread.sleep(500); // every one of them accepted
+            try (Socket extra = open(1)) {
+                assertTrue(closedWithin(extra, 2_000), "one past the bound is closed at once");
+            }
+            int open = 0;
+            for (Socket s : held) {
+                s.setSoTimeout(1);
+                open += closedWithin(s, 1) ? 0 : 1;
+            }
+            // (The test rack's own client may hold a keep-alive connection or two inside the bound.)
+            assertTrue(open >= ApiServer.MAX_CONNECTIONS - 4, open + " of the bound stayed open until the deadline");
+            Thread.sleep(ApiServer.REQUEST_DEADLINE.toMillis() + 1_000);
+            long t0 = System.nanoTime();
+            assertEquals(200, rack.client(1).raw("GET", "/version", new byte[0], Map.of()).statusCode());
+            System.out.printf("/version after %d strangers were cut: %.1f ms%n", held.size(),
+                    (System.nanoTime() - t0) / 1e6);
+        } finally {
+            for (Socket s : held) {
+                s.close();
+            }
+        }
+    }
+
+    @Test
+    void eventStreamsAreBounded() throws Exception {
+        List<HttpResponse<InputStream>> streams = new ArrayList<>();
+        try {
+            for (int i = 0; i < ApiServer.MAX_EVENT_STREAMS; i++) {
+                HttpResponse<InputStream> r = rack.client(0).raw("GET", "/events", new byte[0], Map.of(),
+                        HttpResponse.BodyHandlers.ofInputStream());
+                assertEquals(200, r.statusCode(), "stream " + i);
+                streams.add(r);
+            }
+            HttpResponse<String> more = rack.client(0).raw("GET", "/events", new byte[0], Map.of());
+            assertEquals(503, more.statusCode(), more.body());
+            assertTrue(more.body().contains("too-many-streams"), more.body());
+        } finally {
+            for (HttpResponse<InputStream> r : streams) {
+                r.body().close();
+            }
+        }
+    }
+}
