@@ -144,6 +144,11 @@ public final class RackCommand implements Callable<Integer> {
         return r;
     }
 
+    /** Environment variables that are the operator's, never a daemon's: the CLI's keys, its agent, its sled. */
+    static boolean operatorsOwn(String name) {
+        return name.startsWith("SUSH_") || name.equals("SSH_AUTH_SOCK") || name.equals("SSH_AGENT_PID");
+    }
+
     /** Starts one sled's daemon as its own process; its pid goes to {@code sledNN/daemon.pid}. */
     static Process start(Path dir, RackFile.SledEntry s) throws IOException {
         Path home = s.output().getParent();
@@ -152,8 +157,12 @@ public final class RackCommand implements Callable<Integer> {
         cmd.addAll(JVM_FLAGS);
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "sush.ops.Main", "daemon", "--rack",
                 dir.resolve("rack.json").toString(), "--sled", s.baseboard()));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("daemon.log").toFile())).start();
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("daemon.log").toFile()));
+        // A daemon gets no operator's secrets nor pointers to them (issue 22): its environment is
+        // readable by every job it runs (/proc/$PPID/environ). Keys reach it by path, in rack.json.
+        pb.environment().keySet().removeIf(RackCommand::operatorsOwn);
+        Process p = pb.start();
         Files.writeString(home.resolve("daemon.pid"), Long.toString(p.pid()));
         return p;
     }

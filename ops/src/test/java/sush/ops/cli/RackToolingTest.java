@@ -70,4 +70,34 @@ class RackToolingTest {
             }
         }
     }
+
+    @Test
+    void aDaemonInheritsNoneOfTheOperatorsKeysOrAgent() throws Exception {
+        Path rack = dir.resolve("envrack");
+        java.util.List<String> cmd = new java.util.ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command().orElse("java"));
+        cmd.addAll(RackCommand.JVM_FLAGS);
+        cmd.addAll(java.util.List.of("-cp", System.getProperty("java.class.path"), "sush.ops.Main", "rack", "up",
+                "--sleds", "1", "--dir", rack.toString()));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().put("SUSH_SIGNER_KEY", "/somewhere/signer.key");
+        pb.environment().put("SUSH_OPERATOR_KEY", "/somewhere/operator.key");
+        pb.environment().put("SSH_AUTH_SOCK", "/tmp/agent.sock");
+        pb.environment().put("KEEP_ME", "yes");
+        Process up = pb.start();
+        String said = new String(up.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        try {
+            assertEquals(0, up.waitFor(), said);
+            RackFile r = RackFile.read(rack.resolve("rack.json"));
+            ProcessHandle daemon = RackCommand.running(r.sleds().get(0)).orElseThrow();
+            String environ = new String(Files.readAllBytes(Path.of("/proc", Long.toString(daemon.pid()), "environ")),
+                    java.nio.charset.StandardCharsets.UTF_8);
+            java.util.List<String> vars = java.util.List.of(environ.split("\0"));
+            assertTrue(vars.contains("KEEP_ME=yes"), "the rest of the environment passes");
+            assertTrue(vars.stream().noneMatch(v -> v.startsWith("SUSH_") || v.startsWith("SSH_AUTH_SOCK=")),
+                    vars.toString());
+        } finally {
+            run("rack", "down", "--dir", rack.toString());
+        }
+    }
 }
