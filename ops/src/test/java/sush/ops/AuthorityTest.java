@@ -85,6 +85,20 @@ class AuthorityTest {
     }
 
     @Test
+    void atExactlyTheBoundTheOldestChallengeStillLogsIn() throws Exception {
+        OperatorSigner op = key("op");
+        Authority a = authority(op);
+        byte[] first = a.challenge();
+        for (int i = 1; i < Authority.MAX_CHALLENGES; i++) {
+            a.challenge();
+        }
+        byte[][] eph = Credentials.ephemeral(new SecureRandom());
+        a.login("s", op.publicKey().blob(), first, new byte[0], eph[1],
+                op.sign(Authority.loginBytes(first, new byte[0], eph[1])));
+        assertEquals(1, a.identities().size());
+    }
+
+    @Test
     void aWrongKeyOrSignatureIsRefused() throws Exception {
         OperatorSigner op = key("op");
         OperatorSigner other = key("other");

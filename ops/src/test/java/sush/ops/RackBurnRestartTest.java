@@ -15,12 +15,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import sush.ops.cli.Client;
 import sush.ops.cli.RackAccess;
@@ -50,27 +47,10 @@ import tools.jackson.databind.JsonNode;
  * X: every job appends a line to a ledger outside the sleds' directories, and X's new output
  * directory and journal show any launch of its new life.
  */
-class RackBurnRestartTest {
+class RackBurnRestartTest extends ProcessRack {
     private static final int X = 0;
     private static final int Z = 1;
     private static final int Y = 2;
-
-    @TempDir
-    Path dir;
-    private RackFile rack;
-    private final List<Process> processes = new ArrayList<>();
-
-    @AfterEach
-    void down() {
-        processes.forEach(p -> p.descendants().forEach(ProcessHandle::destroyForcibly));
-        processes.forEach(Process::destroyForcibly);
-    }
-
-    private final java.util.Map<Integer, Client> clients = new java.util.HashMap<>();
-
-    private Client client(int i) {
-        return clients.computeIfAbsent(i, k -> RackCommand.operatorClient(dir, "http://" + rack.sleds().get(k).api()));
-    }
 
     private String board(int i) {
         return rack.sleds().get(i).baseboard();
@@ -105,20 +85,6 @@ class RackBurnRestartTest {
         // Wait until sled X folded it: the next request takes the next position.
         await("sled X folded job " + id, () -> !id.equals(nextJob(X)));
         return id;
-    }
-
-    private Map<String, String> statuses(int via, String job) {
-        Map<String, String> out = new TreeMap<>();
-        get(via, "/jobs/" + job + "/status").ifPresent(s -> s.get("statuses").properties()
-                .forEach(e -> out.put(e.getKey(), e.getValue().path("status").asString())));
-        return out;
-    }
-
-    private static void await(String what, BooleanSupplier done) throws InterruptedException {
-        for (int i = 0; i < 600 && !done.getAsBoolean(); i++) {
-            Thread.sleep(50);
-        }
-        assertTrue(done.getAsBoolean(), what);
     }
 
     private static boolean logContains(Path log, String text) {

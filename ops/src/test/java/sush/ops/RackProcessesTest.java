@@ -12,9 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import sush.ops.cli.Client;
 import sush.ops.cli.RackAccess;
@@ -32,24 +30,7 @@ import tools.jackson.databind.JsonNode;
  * every sled, a cubby and a baseboard writing to a ledger outside the sleds' directories;
  * kill -9 of a sled while a job runs and between jobs; restarts, one with another peer list.
  */
-class RackProcessesTest {
-    @TempDir
-    Path dir;
-    private RackFile rack;
-    private final List<Process> processes = new ArrayList<>();
-
-    @AfterEach
-    void down() {
-        processes.forEach(p -> p.descendants().forEach(ProcessHandle::destroyForcibly));
-        processes.forEach(Process::destroyForcibly);
-    }
-
-    private final java.util.Map<Integer, Client> clients = new java.util.HashMap<>();
-
-    private Client client(int i) {
-        return clients.computeIfAbsent(i, k -> RackCommand.operatorClient(dir, "http://" + rack.sleds().get(k).api()));
-    }
-
+class RackProcessesTest extends ProcessRack {
     private void start(int i) throws Exception {
         processes.add(RackAccess.start(dir, rack.sleds().get(i)));
         assertTrue(RackAccess.awaitApi(rack.sleds().get(i).api()), "sled " + i + " answers");
@@ -68,28 +49,10 @@ class RackProcessesTest {
         return id;
     }
 
-    private Map<String, String> statuses(int via, String job) {
-        Map<String, String> out = new java.util.TreeMap<>();
-        try {
-            client(via).get("/jobs/" + job + "/status").get("statuses").properties()
-                    .forEach(e -> out.put(e.getKey(), e.getValue().path("status").asString()));
-        } catch (Client.Failure f) {
-            // not known yet
-        }
-        return out;
-    }
-
     private void kill9(int i) throws Exception {
         ProcessHandle h = RackAccess.running(rack.sleds().get(i)).orElseThrow();
         h.destroyForcibly();
         h.onExit().get();
-    }
-
-    private void await(String what, java.util.function.BooleanSupplier done) throws InterruptedException {
-        for (int i = 0; i < 600 && !done.getAsBoolean(); i++) {
-            Thread.sleep(50);
-        }
-        assertTrue(done.getAsBoolean(), what);
     }
 
     @Test

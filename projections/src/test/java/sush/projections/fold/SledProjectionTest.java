@@ -346,6 +346,33 @@ class SledProjectionTest {
         }
     }
 
+    @Test
+    void theSessionOfJobRequestsIsRememberedUpToItsBoundAndAStopOfAForgottenOneIsNotHonoured() {
+        SledProjection p = new SledProjection(ME, Chains.TRUST);
+        Version v = Version.ZERO.tick(Id.ONE);
+        p.apply(v, START);
+        // A later session supersedes S: S stays known (its starter too), its requests need no check.
+        SessionId later = SessionIds.compute("p:b", NONCE, new byte[] {9});
+        v = v.tick(Id.ONE);
+        p.apply(v, new Message.SessionStart(later, "p:b", NONCE, new byte[] {9}, "op2"));
+        JobId[] ids = new JobId[SledProjection.MAX_JOB_SESSIONS + 1];
+        for (int i = 0; i < ids.length; i++) {
+            byte[] b = new byte[11];
+            java.nio.ByteBuffer.wrap(b).putInt(i + 1);
+            ids[i] = new JobId(b);
+            v = v.tick(Id.ONE);
+            p.apply(v, new Message.JobStart(new SignedJob(new JobRequest(S, ids[i], "true", "7", false),
+                    new sush.projections.id.KeyId(new byte[11]), sush.projections.job.SignatureAlgorithm.ED25519,
+                    new byte[64])));
+            if (i == ids.length - 2) {
+                assertTrue(p.mayStop(new Message.JobStop(ids[0], "op")), "exactly the bound: the first is remembered");
+            }
+        }
+        assertFalse(p.mayStop(new Message.JobStop(ids[0], "op")), "one more: the oldest is forgotten");
+        assertTrue(p.mayStop(new Message.JobStop(ids[1], "op")));
+        assertFalse(p.mayStop(new Message.JobStop(ids[1], "op2")), "only the starter of the job's session");
+    }
+
     private static sush.gossip.clock.Version gossipVersion() {
         return sush.gossip.clock.Version.ZERO.tick(sush.gossip.clock.Id.ONE);
     }

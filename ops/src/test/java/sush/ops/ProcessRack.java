@@ -1,0 +1,56 @@
+package sush.ops;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.BooleanSupplier;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.io.TempDir;
+
+import sush.ops.cli.Client;
+import sush.ops.cli.RackCommand;
+import sush.ops.daemon.RackFile;
+
+/** Test fixture: a rack whose daemons run as separate JVMs (kill -9 is real), torn down after each test. */
+abstract class ProcessRack {
+    @TempDir
+    Path dir;
+    RackFile rack;
+    final List<Process> processes = new ArrayList<>();
+    private final Map<Integer, Client> clients = new java.util.HashMap<>();
+
+    @AfterEach
+    void down() {
+        processes.forEach(p -> p.descendants().forEach(ProcessHandle::destroyForcibly));
+        processes.forEach(Process::destroyForcibly);
+    }
+
+    /** Sled {@code i}'s client, logged in with the rack's operator key on first use. */
+    Client client(int i) {
+        return clients.computeIfAbsent(i, k -> RackCommand.operatorClient(dir, "http://" + rack.sleds().get(k).api()));
+    }
+
+    /** Every sled's status of {@code job} as sled {@code via} sees it; empty while it knows none. */
+    Map<String, String> statuses(int via, String job) {
+        Map<String, String> out = new TreeMap<>();
+        try {
+            client(via).get("/jobs/" + job + "/status").get("statuses").properties()
+                    .forEach(e -> out.put(e.getKey(), e.getValue().path("status").asString()));
+        } catch (Client.Failure f) {
+            // not known yet
+        }
+        return out;
+    }
+
+    static void await(String what, BooleanSupplier done) throws InterruptedException {
+        for (int i = 0; i < 600 && !done.getAsBoolean(); i++) {
+            Thread.sleep(50);
+        }
+        assertTrue(done.getAsBoolean(), what);
+    }
+}
