@@ -60,6 +60,34 @@ class HttpsApiTest {
             Client.Failure f = assertThrows(Client.Failure.class, () -> stranger.get("/version"));
             assertEquals("unreachable", f.code(), f.getMessage());
             assertEquals(200, c.raw("GET", "/boundary", new byte[0], Map.of()).statusCode());
+
+            // The CLI trusts the CA its rack file names when no --ca or SUSH_CA is given, and
+            // finds the sled's API there as HTTPS.
+            String https = "https://127.0.0.1:" + port;
+            assertEquals(2, cli("whoami", "--url", https, "--operator-key", dir.resolve(RackCommand.OPERATOR_KEY)
+                    .toString()), "no CA anywhere");
+            Path rackFile = dir.resolve("wildcard.json");
+            rack.withSleds(java.util.List.of(new RackFile.SledEntry(s.baseboard(), s.cubby(), s.gossip(),
+                    "0.0.0.0:" + port, s.m2(), s.output(), s.peers()))).write(rackFile);
+            RackFile written = RackFile.read(rackFile);
+            assertEquals("https://0.0.0.0:" + port, written.apiUrl(written.sleds().get(0)));
+            assertEquals("http://" + s.api(), rack.apiUrl(s), "loopback APIs stay HTTP");
+            System.setProperty("sush.rack", rackFile.toString());
+            try {
+                assertEquals(0, cli("whoami", "--url", https, "--operator-key", dir.resolve(RackCommand.OPERATOR_KEY)
+                        .toString()));
+            } finally {
+                System.clearProperty("sush.rack");
+            }
+        }
+    }
+
+    private int cli(String... args) {
+        System.setProperty("sush.cache", dir.resolve("cache").toString());
+        try {
+            return Main.run(args);
+        } finally {
+            System.clearProperty("sush.cache");
         }
     }
 }

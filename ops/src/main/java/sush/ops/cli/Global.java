@@ -7,6 +7,7 @@ import java.util.Optional;
 
 import picocli.CommandLine.Option;
 import sush.ops.Json;
+import sush.ops.daemon.RackFile;
 import sush.projections.job.KeyException;
 import sush.projections.job.SignerKey;
 
@@ -33,18 +34,50 @@ public final class Global {
     Path ca;
 
     public Client client() throws Client.Failure {
-        String u = url != null ? url : Optional.ofNullable(System.getenv("SUSH_URL")).orElse("http://127.0.0.1:7200");
+        return client(url != null ? url : Optional.ofNullable(System.getenv("SUSH_URL")).orElse("http://127.0.0.1:7200"));
+    }
+
+    /** A client of the sled at {@code u}, with this command's credentials and trust. */
+    Client client(String u) throws Client.Failure {
         sush.ops.auth.Credentials creds = new sush.ops.auth.Credentials(sush.ops.auth.Credentials.fromEnvironment(
                 operatorKey), Optional.of(identityCache(u)));
         if (!u.startsWith("https://")) {
             return new Client(u, creds);
         }
-        Path trust = ca != null ? ca : Optional.ofNullable(System.getenv("SUSH_CA")).map(Path::of).orElse(null);
-        if (trust == null) {
-            throw new Client.Failure(2, "no-ca", u + " is HTTPS: give the rack CA certificate with --ca FILE or SUSH_CA "
-                    + "(rack/ca.crt of `sush rack init`)");
+        Optional<Path> trust = Optional.ofNullable(ca).or(() -> Optional.ofNullable(System.getenv("SUSH_CA"))
+                .map(Path::of)).or(() -> localRack().flatMap(RackFile::tls).map(RackFile.RackTls::ca));
+        if (trust.isEmpty()) {
+            throw new Client.Failure(2, "no-ca", u + " is HTTPS: give the rack CA certificate with --ca FILE or SUSH_CA, "
+                    + "or run where the rack file is (SUSH_RACK, or ./rack/rack.json of `sush rack init`)");
         }
-        return new Client(u, creds, Client.trusting(trust));
+        return new Client(u, creds, Client.trusting(trust.get()));
+    }
+
+    /**
+     * The client of the sled {@code baseboard} from the local rack file, if it names the sled;
+     * else the client of this command's sled.
+     */
+    Client clientOf(String baseboard) throws Client.Failure {
+        Optional<String> api = localRack().flatMap(r -> r.sled(baseboard).map(r::apiUrl));
+        return api.isPresent() ? client(api.get()) : client();
+    }
+
+    /**
+     * The rack file of the operator's working rack (the property {@code sush.rack}, env
+     * SUSH_RACK, or ./rack/rack.json), if there is one and it reads; its CA is trusted and its
+     * sleds' APIs are found there.
+     */
+    static Optional<RackFile> localRack() {
+        Path file = Optional.ofNullable(System.getProperty("sush.rack")).or(() -> Optional.ofNullable(
+                System.getenv("SUSH_RACK"))).map(Path::of).orElse(Path.of("rack", "rack.json"));
+        if (!Files.exists(file)) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(RackFile.read(file));
+        } catch (RackFile.RackFileException e) {
+            return Optional.empty();
+        }
     }
 
     /**

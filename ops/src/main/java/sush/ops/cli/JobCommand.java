@@ -225,7 +225,7 @@ public final class JobCommand implements Callable<Integer> {
         public Integer call() {
             try {
                 String job = jobId(id).codephrase();
-                Client c = apiOf(sled).map(Client::new).orElse(g.client());
+                Client c = g.clientOf(sled);
                 byte[] out = verifiedOutput(c, job, sled, stderr);
                 System.out.write(out, 0, out.length);
                 System.out.flush();
@@ -297,7 +297,7 @@ public final class JobCommand implements Callable<Integer> {
         });
         JsonNode statuses = c.get("/jobs/" + phrase + "/status").get("statuses");
         if (!g.json) {
-            printOutputs(c, phrase, statuses);
+            printOutputs(g, phrase, statuses);
         }
         if (g.json) {
             Map<String, Object> doc = new LinkedHashMap<>();
@@ -340,33 +340,19 @@ public final class JobCommand implements Callable<Integer> {
     }
 
     /** Each sled's stdout, fetched from that sled and verified against its status's hash. */
-    private static void printOutputs(Client here, String job, JsonNode statuses) {
+    private static void printOutputs(Global g, String job, JsonNode statuses) {
         statuses.properties().forEach(e -> {
             if (!e.getValue().has("stdout_sha3")) {
                 return;
             }
-            Optional<String> url = apiOf(e.getKey());
             try {
-                byte[] out = verifiedOutput(url.map(Client::new).orElse(here), job, e.getKey(), false);
+                byte[] out = verifiedOutput(g.clientOf(e.getKey()), job, e.getKey(), false);
                 System.out.println("--- " + e.getKey() + " (" + out.length + " bytes, hash verified)");
                 System.out.print(new String(out, java.nio.charset.StandardCharsets.UTF_8));
             } catch (Client.Failure f) {
                 System.out.println("--- " + e.getKey() + ": output not shown (" + f.getMessage() + ")");
             }
         });
-    }
-
-    /** A sled's API URL from the rack file (env SUSH_RACK, or ./rack/rack.json), if there is one. */
-    static Optional<String> apiOf(String baseboard) {
-        Path file = Optional.ofNullable(System.getenv("SUSH_RACK")).map(Path::of).orElse(Path.of("rack", "rack.json"));
-        if (!Files.exists(file)) {
-            return Optional.empty();
-        }
-        try {
-            return sush.ops.daemon.RackFile.read(file).sled(baseboard).map(s -> "http://" + s.api());
-        } catch (sush.ops.daemon.RackFile.RackFileException e) {
-            return Optional.empty();
-        }
     }
 
     /** One status as a line; every field from the rack is printed with its control characters escaped. */

@@ -110,6 +110,15 @@ public record RackFile(List<SledEntry> sleds, List<Path> trust, Optional<RackTls
                 s.get("api").asString(), List.copyOf(m2), dir.resolve(s.get("output").asString()), peers);
     }
 
+    /**
+     * The URL of a sled's API: HTTPS when the rack has TLS and the API is off loopback (as the
+     * daemon serves it, {@link Daemon#https()}), else HTTP.
+     */
+    public String apiUrl(SledEntry s) {
+        String host = s.api().substring(0, Math.max(0, s.api().lastIndexOf(':')));
+        return (tls.isPresent() && !Daemon.isLoopback(host) ? "https://" : "http://") + s.api();
+    }
+
     public Optional<SledEntry> sled(String baseboard) {
         return sleds.stream().filter(s -> s.baseboard().equals(baseboard)).findFirst();
     }
