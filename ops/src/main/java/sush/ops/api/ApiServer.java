@@ -309,6 +309,8 @@ public final class ApiServer {
         m.put("cubby", cfg.me().cubby());
         m.put("software", cfg.software());
         m.put("network", node.network().toString());
+        // How this sled contains what a job starts (issue 22): "cgroup2 <dir>" or "marker".
+        m.put("containment", launcher.containment());
         return m;
     }
 

@@ -12,12 +12,33 @@ public sealed interface Ending {
         OUTPUT_LIMIT
     }
 
-    /** The process exited by itself (an exit code, or 128 + a signal nobody here sent). */
-    record Exited(int code, Output output) implements Ending {
+    /**
+     * The process exited by itself (an exit code, or 128 + a signal nobody here sent);
+     * {@code leftovers} are the processes it had started that were still running then and were
+     * killed ({@code pid command-line} each).
+     */
+    record Exited(int code, Output output, java.util.List<String> leftovers) implements Ending {
+        public Exited {
+            leftovers = java.util.List.copyOf(leftovers);
+        }
+
+        public Exited(int code, Output output) {
+            this(code, output, java.util.List.of());
+        }
     }
 
-    /** The launcher killed the process group; {@code signal} is the last signal sent. */
-    record Killed(int signal, Cause cause, Output output) implements Ending {
+    /**
+     * The launcher killed the job; {@code signal} is the last signal sent to its first process,
+     * {@code leftovers} the other processes of the job that were killed.
+     */
+    record Killed(int signal, Cause cause, Output output, java.util.List<String> leftovers) implements Ending {
+        public Killed {
+            leftovers = java.util.List.copyOf(leftovers);
+        }
+
+        public Killed(int signal, Cause cause, Output output) {
+            this(signal, cause, output, java.util.List.of());
+        }
     }
 
     /** The job could not be started or its output could not be kept. */

@@ -29,12 +29,15 @@ import sush.projections.id.JobId;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Runs each job as {@code bash -c CMD} in its own session and process group, with a cleared
+ * Runs each job as {@code bash -c CMD} in its own session, process group and container
+ * ({@link Containment}: a cgroup v2 per job where the host allows it), with a cleared
  * environment (a fixed {@code PATH}, {@code SUSH_JOB_ID}, {@code SUSH_COMMAND},
  * {@code SUSH_JOB_OUTPUT_DIR}), stdin from {@code /dev/null}, and its output copied into
  * {@code <output>/jobs/<jobId>/} (directory 0700, files 0600, {@code job.json} written before the
  * spawn) while being counted and hashed. Its own threads drain the streams, so a flooding job
- * never blocks the sled. Limits and stops signal the whole group.
+ * never blocks the sled. Limits and stops kill the whole container; the job ends when its
+ * first process exits: whatever it left running is killed and reported, and its pipes are
+ * drained for at most {@link #DRAIN}.
  */
 public final class ProcessLauncher implements Launcher, AutoCloseable {
     public static final String PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -42,6 +45,8 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
     public static final int MAX_RUNNING = 256;
     static final int SIGTERM = 15;
     static final int SIGKILL = 9;
+    /** How long a job's pipes are still read after its first process exited and the rest was killed. */
+    static final java.time.Duration DRAIN = java.time.Duration.ofSeconds(2);
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final Path jobsDir;
@@ -49,15 +54,27 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
     private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(daemon("sush-job-timer"));
     private final AtomicInteger running = new AtomicInteger();
     private final int maxRunning;
+    private final Containment containment;
 
     public ProcessLauncher(Path outputDir) {
-        this(outputDir, MAX_RUNNING);
+        this(outputDir, MAX_RUNNING, Containment.detect());
     }
 
     /** With another bound on jobs running at once (tests reach it without 256 processes). */
     ProcessLauncher(Path outputDir, int maxRunning) {
+        this(outputDir, maxRunning, Containment.detect());
+    }
+
+    /** With a chosen containment (tests run both mechanisms). */
+    ProcessLauncher(Path outputDir, int maxRunning, Containment containment) {
         this.jobsDir = outputDir.resolve("jobs");
         this.maxRunning = maxRunning;
+        this.containment = containment;
+    }
+
+    /** How jobs are contained here ({@link Containment#mechanism()}). */
+    public String containment() {
+        return containment.mechanism();
     }
 
     /** Where a job's files live. */
@@ -88,7 +105,18 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
             running.decrementAndGet();
             return failed(r.job(), new Ending.Failed(Ending.Failed.Kind.IO, "preparing " + dir + ": " + e));
         }
-        ProcessBuilder pb = new ProcessBuilder("setsid", "bash", "-c", r.command()).directory(dir.toFile())
+        String code = r.job().codephrase();
+        java.util.List<String> argv;
+        try {
+            argv = containment.wrap(code, java.util.List.of("setsid", "bash", "-c", r.command()));
+        } catch (IOException | RuntimeException e) {
+            running.decrementAndGet();
+            closeQuietly(out);
+            closeQuietly(err);
+            return failed(r.job(), new Ending.Failed(Ending.Failed.Kind.SPAWN, "no container for the job ("
+                    + containment.mechanism() + "): " + e));
+        }
+        ProcessBuilder pb = new ProcessBuilder(argv).directory(dir.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         Map<String, String> env = pb.environment();
         env.clear();
@@ -103,9 +131,10 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
             running.decrementAndGet();
             closeQuietly(out);
             closeQuietly(err);
+            containment.release(code);
             return failed(r.job(), new Ending.Failed(Ending.Failed.Kind.SPAWN, "starting bash: " + e.getMessage()));
         }
-        Job job = new Job(r, p, out, err);
+        Job job = new Job(r, p, out, err, dir);
         job.begin();
         return job;
     }
@@ -128,52 +157,74 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
         private final Process process;
         private final FileChannel out;
         private final FileChannel err;
+        private final Path dir;
+        private final String code;
         private final AtomicLong written = new AtomicLong();
         private final AtomicReference<Ending.Cause> cause = new AtomicReference<>();
         private final AtomicInteger lastSignal = new AtomicInteger();
         private final CompletableFuture<Ending> ending = new CompletableFuture<>();
+        /** The job's other processes that were signalled to end, by pid: {@code pid command-line}. */
+        private final Map<Long, String> leftovers = new java.util.concurrent.ConcurrentSkipListMap<>();
+        private final Stream stdout = new Stream();
+        private final Stream stderr = new Stream();
         private volatile ScheduledFuture<?> wallTimer;
         private volatile ScheduledFuture<?> graceTimer;
 
-        Job(LaunchRequest request, Process process, FileChannel out, FileChannel err) {
+        Job(LaunchRequest request, Process process, FileChannel out, FileChannel err, Path dir) {
             this.request = request;
             this.process = process;
             this.out = out;
             this.err = err;
+            this.dir = dir;
+            this.code = request.job().codephrase();
         }
 
         void begin() {
-            CompletableFuture<Stream> o = CompletableFuture.supplyAsync(() -> copy(process.getInputStream(), out), copiers);
-            CompletableFuture<Stream> e = CompletableFuture.supplyAsync(() -> copy(process.getErrorStream(), err), copiers);
-            wallTimer = timers.schedule(() -> kill(Ending.Cause.WALL_TIME, SIGKILL),
+            CompletableFuture<Void> o = CompletableFuture.runAsync(() -> copy(process.getInputStream(), out, stdout), copiers);
+            CompletableFuture<Void> e = CompletableFuture.runAsync(() -> copy(process.getErrorStream(), err, stderr), copiers);
+            wallTimer = timers.schedule(() -> kill(Ending.Cause.WALL_TIME),
                     request.limits().wallTime().toMillis(), TimeUnit.MILLISECONDS);
             process.onExit().thenRun(() -> {
-                // The job is bash's lifetime: what it left running in its group goes with it,
+                // The job is its first process's lifetime: what it left running goes with it,
                 // which also closes the pipes those leftovers held open.
-                signalGroup(SIGKILL);
+                note(containment.killAll(code, process.pid()));
+                CompletableFuture<Void> drained = CompletableFuture.allOf(o, e);
+                timers.schedule(() -> drained.complete(null), DRAIN.toMillis(), TimeUnit.MILLISECONDS);
+                drained.whenComplete((v, t) -> finish());
             });
-            CompletableFuture.allOf(o, e, process.onExit()).whenComplete((v, t) -> finish(o.join(), e.join()));
         }
 
-        private void finish(Stream o, Stream e) {
+        private void finish() {
             cancel(wallTimer);
             cancel(graceTimer);
+            // A pipe still held past the drain (by a process outside the container) is no
+            // longer kept: the job's output is what was read until now.
+            Snapshot so = stdout.close();
+            Snapshot se = stderr.close();
+            containment.release(code);
             running.decrementAndGet();
-            if (o.error != null || e.error != null) {
+            java.util.List<String> killed = java.util.List.copyOf(leftovers.values());
+            if (!killed.isEmpty()) {
+                try {
+                    writeOwnerOnly(dir.resolve("leftovers"), (String.join("\n", killed) + "\n")
+                            .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                } catch (IOException ioe) {
+                    // The list is also in the ending; the file is a convenience.
+                }
+            }
+            if (so.error != null || se.error != null) {
                 ending.complete(new Ending.Failed(Ending.Failed.Kind.IO, "keeping output: "
-                        + (o.error != null ? o.error : e.error)));
+                        + (so.error != null ? so.error : se.error)));
                 return;
             }
-            Output output = new Output(o.bytes, o.sha3, e.bytes, e.sha3);
+            Output output = new Output(so.bytes, so.sha3, se.bytes, se.sha3);
             Ending.Cause c = cause.get();
-            ending.complete(c == null ? new Ending.Exited(process.exitValue(), output)
-                    : new Ending.Killed(lastSignal.get(), c, output));
+            ending.complete(c == null ? new Ending.Exited(process.exitValue(), output, killed)
+                    : new Ending.Killed(lastSignal.get(), c, output, killed));
         }
 
         /** Copies one stream to its file within the shared output limit; drains past it. */
-        private Stream copy(InputStream in, FileChannel file) {
-            Stream s = new Stream();
-            MessageDigest d = Hashes.sha3();
+        private void copy(InputStream in, FileChannel file, Stream s) {
             byte[] buf = new byte[64 * 1024];
             try (in; file) {
                 int n;
@@ -181,64 +232,42 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
                     long before = written.getAndAdd(n);
                     long room = Math.max(0, request.limits().outputBytes() - before);
                     int keep = (int) Math.min(n, room);
-                    if (keep > 0 && s.error == null) {
-                        try {
-                            ByteBuffer b = ByteBuffer.wrap(buf, 0, keep);
-                            while (b.hasRemaining()) {
-                                file.write(b);
-                            }
-                            d.update(buf, 0, keep);
-                            s.bytes += keep;
-                        } catch (IOException ioe) {
-                            // A full output disk: stop keeping, keep draining so the job never blocks.
-                            s.error = ioe.toString();
-                            kill(Ending.Cause.OUTPUT_LIMIT, SIGKILL);
-                        }
+                    if (keep > 0 && !s.keep(file, buf, keep)) {
+                        // A full output disk: stop keeping, keep draining so the job never blocks.
+                        kill(Ending.Cause.OUTPUT_LIMIT);
                     }
                     if (keep < n) {
-                        kill(Ending.Cause.OUTPUT_LIMIT, SIGKILL);
+                        kill(Ending.Cause.OUTPUT_LIMIT);
                     }
                 }
             } catch (IOException ioe) {
-                // The pipe broke because the group was killed: what was read is kept.
+                // The pipe broke because the job was killed: what was read is kept.
             }
-            s.sha3 = d.digest();
-            return s;
         }
 
-        private void kill(Ending.Cause why, int signal) {
+        private void kill(Ending.Cause why) {
             cause.compareAndSet(null, why);
-            lastSignal.set(signal);
-            signalGroup(signal);
+            lastSignal.set(SIGKILL);
+            note(containment.killAll(code, process.pid()));
+        }
+
+        private void note(java.util.List<String> killed) {
+            for (String k : killed) {
+                leftovers.putIfAbsent(Long.parseLong(k.substring(0, k.indexOf(' '))), k);
+            }
         }
 
         @Override
         public void stop() {
             if (process.isAlive() && cause.compareAndSet(null, Ending.Cause.STOP)) {
                 lastSignal.set(SIGTERM);
-                signalGroup(SIGTERM);
+                note(containment.terminate(code, process.pid()));
                 graceTimer = timers.schedule(() -> {
                     if (process.isAlive()) {
                         lastSignal.set(SIGKILL);
-                        signalGroup(SIGKILL);
                     }
+                    note(containment.killAll(code, process.pid()));
                 }, request.limits().stopGrace().toMillis(), TimeUnit.MILLISECONDS);
-            }
-        }
-
-        /** Signals every process of the job's group (setsid made bash the group's leader). */
-        private void signalGroup(int signal) {
-            try {
-                Process k = new ProcessBuilder("kill", "-s", signal == SIGKILL ? "KILL" : "TERM", "--",
-                        "-" + process.pid()).redirectErrorStream(true).start();
-                k.getInputStream().readAllBytes();
-                k.waitFor(5, TimeUnit.SECONDS);
-            } catch (IOException e) {
-                // No kill(1): fall back to the processes Java can see.
-                process.descendants().forEach(ProcessHandle::destroyForcibly);
-                process.destroyForcibly();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
             }
         }
 
@@ -257,11 +286,39 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
         }
     }
 
-    /** What one copier saw. */
+    /** What one copier kept; closed once the job ends, after which nothing more is kept. */
     private static final class Stream {
-        long bytes;
-        byte[] sha3;
-        String error;
+        private final MessageDigest digest = Hashes.sha3();
+        private long bytes;
+        private String error;
+        private boolean closed;
+
+        /** Writes and hashes {@code n} bytes unless closed; false once writing failed. */
+        synchronized boolean keep(FileChannel file, byte[] buf, int n) {
+            if (closed || error != null) {
+                return error == null;
+            }
+            try {
+                ByteBuffer b = ByteBuffer.wrap(buf, 0, n);
+                while (b.hasRemaining()) {
+                    file.write(b);
+                }
+                digest.update(buf, 0, n);
+                bytes += n;
+                return true;
+            } catch (IOException ioe) {
+                error = ioe.toString();
+                return false;
+            }
+        }
+
+        synchronized Snapshot close() {
+            closed = true;
+            return new Snapshot(bytes, digest.digest(), error);
+        }
+    }
+
+    private record Snapshot(long bytes, byte[] sha3, String error) {
     }
 
     private static Running failed(JobId job, Ending.Failed f) {
@@ -324,5 +381,8 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
     public void close() {
         timers.shutdownNow();
         copiers.shutdownNow();
+        if (containment instanceof Containment.Cgroup) {
+            ((Containment.Cgroup) containment).close();
+        }
     }
 }

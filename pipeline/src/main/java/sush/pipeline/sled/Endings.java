@@ -25,10 +25,11 @@ final class Endings {
         if (e instanceof Ending.Killed) {
             Ending.Killed k = (Ending.Killed) e;
             if (k.cause() == Ending.Cause.OUTPUT_LIMIT) {
-                return new Message.JobErrored(me, job, Message.JobError.OUTPUT_LIMIT, "output limit reached", k.signal());
+                return new Message.JobErrored(me, job, Message.JobError.OUTPUT_LIMIT, "output limit reached"
+                        + leftovers(k.leftovers()), k.signal());
             }
-            String why = k.cause() != Ending.Cause.STOP ? "wall-time limit reached"
-                    : shutdown ? "the sled's daemon shut down" : "stopped by an operator";
+            String why = (k.cause() != Ending.Cause.STOP ? "wall-time limit reached"
+                    : shutdown ? "the sled's daemon shut down" : "stopped by an operator") + leftovers(k.leftovers());
             return new Message.JobErrored(me, job, Message.JobError.KILLED, why, k.signal());
         }
         Ending.Failed f = (Ending.Failed) e;
@@ -36,6 +37,12 @@ final class Endings {
             return new Message.JobStopped(me, job, null, f.reason(), 0, EMPTY_SHA3, 0, EMPTY_SHA3);
         }
         return new Message.JobErrored(me, job, Message.JobError.IO, f.reason(), 0);
+    }
+
+    /** What else of the job was killed, for an error's detail (the list itself is in the job's directory). */
+    private static String leftovers(List<String> killed) {
+        return killed.isEmpty() ? "" : "; also killed " + killed.size() + (killed.size() == 1 ? " process" : " processes")
+                + " it started";
     }
 
     static Message.JobStopped stopped(String me, JobId job, int code, Output o) {
