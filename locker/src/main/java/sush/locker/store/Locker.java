@@ -28,6 +28,13 @@ public final class Locker implements Closeable {
     private long reserved;
     private long stored;
     private boolean restamped;
+    /**
+     * What each slot holds as far as this locker knows (the bytes read at open or last written;
+     * empty: no file; null: unknown after a failed read or write), for {@link #verify()}.
+     */
+    private final List<Optional<byte[]>> expected;
+    /** Why the slots are no longer trusted in this life, once {@link #verify()} found a foreign change. */
+    private volatile String tampered;
 
     /** What the locker keeps in memory, as a value: the model check resumes a locker from it. */
     public record Memory(Load load, byte[] nonce, Optional<BoundaryRecord> newest, long reserved, long stored,
@@ -64,6 +71,7 @@ public final class Locker implements Closeable {
     }
 
     private Locker(String baseboard, List<Slot> slots, List<Closeable> locks, Memory m) {
+        this.expected = new ArrayList<>(java.util.Collections.nCopies(slots.size(), (Optional<byte[]>) null));
         this.baseboard = baseboard;
         this.slots = List.copyOf(slots);
         this.locks = locks;
@@ -99,7 +107,13 @@ public final class Locker implements Closeable {
         Load load = Load.judge(reads, baseboard);
         byte[] nonce = new byte[SlotFile.NONCE_BYTES];
         entropy.nextBytes(nonce);
-        return new Locker(baseboard, slots, locks, new Memory(load, nonce, load.record(), 0, 0, false));
+        Locker l = new Locker(baseboard, slots, locks, new Memory(load, nonce, load.record(), 0, 0, false));
+        for (int i = 0; i < reads.size() && i < slots.size(); i++) {
+            Load.Read r = reads.get(i);
+            l.expected.set(i, r instanceof Load.Read.Present ? Optional.of(((Load.Read.Present) r).bytes().clone())
+                    : r instanceof Load.Read.Missing ? Optional.empty() : null);
+        }
+        return l;
     }
 
     /** A locker over {@code slots} in the state {@code memory} (the model check's replay). */
@@ -132,9 +146,52 @@ public final class Locker implements Closeable {
         return load;
     }
 
-    /** False after a Discard: this life never writes and runs nothing targeted. */
+    /**
+     * False after a Discard, or once {@link #verify()} found a slot changed by someone else: this
+     * life never writes again and runs nothing targeted.
+     */
     public boolean trusted() {
-        return load.trusted();
+        return load.trusted() && tampered == null;
+    }
+
+    /** What {@link #verify()} found changed behind this locker's back, if anything. */
+    public Optional<String> changed() {
+        return Optional.ofNullable(tampered);
+    }
+
+    /**
+     * Reads every slot and compares it with what this locker read at open or last wrote there.
+     * A difference is a change this locker did not make (a job or a person wrote the M.2 file):
+     * from then on the slots are untrusted for the rest of this life, exactly as if the next
+     * load had found the change (fail closed). Returns the finding, once. The daemon calls it
+     * when its file watch sees any change to a slot's directory; a store holds the same lock,
+     * so the locker's own writes are never mistaken for foreign ones.
+     */
+    public synchronized Optional<String> verify() {
+        if (tampered != null) {
+            return Optional.empty();
+        }
+        for (int i = 0; i < slots.size(); i++) {
+            Optional<byte[]> known = expected.get(i);
+            if (known == null) {
+                continue;
+            }
+            Optional<byte[]> now;
+            try {
+                now = slots.get(i).read();
+            } catch (IOException e) {
+                now = null;
+            }
+            boolean same = now != null && now.isPresent() == known.isPresent()
+                    && (now.isEmpty() || java.util.Arrays.equals(now.get(), known.get()));
+            if (!same) {
+                tampered = "slot " + slots.get(i).name() + " was changed by something other than this daemon ("
+                        + (now == null ? "now unreadable" : now.isEmpty() ? "removed" : known.isEmpty() ? "created"
+                        : "rewritten") + ")";
+                return Optional.of(tampered);
+            }
+        }
+        return Optional.empty();
     }
 
     /** The newest record handed to the writer (or loaded). */
@@ -217,9 +274,12 @@ public final class Locker implements Closeable {
         restamped = true;
     }
 
-    private static void write(Slot s, byte[] file) throws LockerException {
+    private void write(Slot s, byte[] file) throws LockerException {
+        int i = slots.indexOf(s);
         try {
+            expected.set(i, null);
             s.write(file);
+            expected.set(i, Optional.of(file.clone()));
         } catch (IOException e) {
             throw new LockerException(LockerException.Kind.IO, "recording the execution boundary on " + s.name()
                     + " failed: " + e, e);
@@ -227,6 +287,10 @@ public final class Locker implements Closeable {
     }
 
     private LockerException untrusted() {
+        if (tampered != null) {
+            return new LockerException(LockerException.Kind.UNTRUSTED, tampered + "; this sled runs no job until "
+                    + "serviced");
+        }
         return new LockerException(LockerException.Kind.UNTRUSTED, "the M.2 boundary records disagree or are "
                 + "unreadable (" + load.reason() + "); this sled runs no job until serviced");
     }

@@ -288,4 +288,44 @@ class LockerTest {
             assertEquals(Load.Verdict.DISCARD, l.load().verdict(), "a half-written file in place is not trusted");
         }
     }
+
+    @Test
+    void aSlotChangedByAnyoneElseIsFoundAndUntrustsTheRestOfTheLife() throws Exception {
+        Slots s = new Slots();
+        try (Locker l = s.open()) {
+            assertEquals(Optional.empty(), l.verify(), "empty slots, unchanged");
+            commit(l, R1);
+            commit(l, R1_ENDED);
+            assertEquals(Optional.empty(), l.verify(), "the locker's own writes are not foreign");
+            // A job rewrites one slot with a well-formed file of another record.
+            s.b.write(Slots.file((byte) 7, 1, R2));
+            Optional<String> finding = l.verify();
+            assertTrue(finding.isPresent() && finding.get().contains("m2-b") && finding.get().contains("rewritten"),
+                    finding.toString());
+            assertFalse(l.trusted());
+            LockerException e = assertThrows(LockerException.class, () -> l.reserve(newest -> R2));
+            assertEquals(LockerException.Kind.UNTRUSTED, e.kind());
+            assertTrue(e.getMessage().contains("changed by something other than this daemon"), e.getMessage());
+            assertEquals(Optional.empty(), l.verify(), "reported once");
+        }
+    }
+
+    @Test
+    void aSlotCreatedOrRemovedBehindTheLockersBackIsAChangeToo() throws Exception {
+        Slots s = new Slots();
+        try (Locker l = s.open()) {
+            s.a.write(Slots.file((byte) 1, 1, R1));
+            assertTrue(l.verify().orElseThrow().contains("created"));
+        }
+        Slots t = new Slots();
+        try (Locker l = t.open()) {
+            commit(l, R1);
+        }
+        t.crash();
+        try (Locker l = t.open()) {
+            assertEquals(Optional.empty(), l.verify(), "what the load read is what it expects");
+            t.b.setContents(Optional.empty());
+            assertTrue(l.verify().orElseThrow().contains("removed"));
+        }
+    }
 }

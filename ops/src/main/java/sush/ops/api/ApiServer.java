@@ -365,6 +365,8 @@ public final class ApiServer {
         m.put("trusted", v.trusted());
         m.put("load", locker.load().verdict().name().toLowerCase(java.util.Locale.ROOT));
         m.put("load_reason", locker.load().reason());
+        // A change to the slots this daemon did not make, found while it runs (issue 22).
+        m.put("changed", locker.changed().orElse(null));
         m.put("floor", v.floor().map(Object::toString).orElse(null));
         Optional<BoundaryRecord> r = v.record();
         m.put("record", r.map(ApiServer::record).orElse(null));

@@ -76,6 +76,8 @@ public final class Daemon implements AutoCloseable {
     private final Scheduler loop;
     private final Scheduler writer;
     private final Scheduler ingress;
+    /** Watches the boundary slots for changes this daemon did not make (issue 22). */
+    private volatile SlotWatch watch;
 
     private Daemon(Settings settings, SledConfig cfg, ApiServer api, Authority authority, Optional<GossipTls> tls, TcpTransport transport, GossipNode node, Locker locker, ProcessLauncher launcher,
             Optional<Journal> journal, SledRuntime runtime, DisposableServer http, Scheduler loop, Scheduler writer,
@@ -202,7 +204,15 @@ public final class Daemon implements AutoCloseable {
             System.err.println("warning: the API listens on " + s.api() + " over plain HTTP (no rack certificate): "
                     + "operator requests are signed, but their bodies and answers are readable on the network");
         }
-        return new Daemon(s, cfg, api, authority, tls, transport, node, locker, launcher, journal, runtime, http, loop, writer, ingress);
+        Daemon d = new Daemon(s, cfg, api, authority, tls, transport, node, locker, launcher, journal, runtime, http, loop,
+                writer, ingress);
+        try {
+            d.watch = SlotWatch.start(s.m2(), locker, runtime::slotsChanged);
+        } catch (IOException e) {
+            System.err.println("warning: cannot watch the boundary slots (" + e.getMessage() + "): a change made to them "
+                    + "by something else is found only by the next load");
+        }
+        return d;
     }
 
     /**
@@ -282,6 +292,9 @@ public final class Daemon implements AutoCloseable {
         }
         sleep(300); // lets the last endings reach the peers
         runtime.halt();
+        if (watch != null) {
+            watch.close();
+        }
         http.disposeNow(Duration.ofSeconds(2));
         api.closeConnections();
         node.stop();

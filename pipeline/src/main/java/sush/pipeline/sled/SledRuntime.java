@@ -203,6 +203,20 @@ public final class SledRuntime {
     }
 
     /**
+     * The boundary slots were changed by something other than this sled's locker (issue 22):
+     * the locker already distrusts them for this life, so nothing more is admitted; this says
+     * so at once, in the journal and as an error event.
+     */
+    public void slotsChanged(String finding) {
+        loop.schedule(() -> {
+            String why = finding + "; the boundary store is untrusted for the rest of this life and every later job "
+                    + "targeting this sled is refused";
+            journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.ERROR, "", why));
+            emit(new SledEvent.Failed(why));
+        });
+    }
+
+    /**
      * Graceful shutdown: running jobs are stopped (their endings are still reported while the
      * gossip node lives). Runs on the loop.
      */
