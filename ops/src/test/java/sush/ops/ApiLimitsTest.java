@@ -112,4 +112,89 @@ class ApiLimitsTest extends TwoSledRack {
             }
         }
     }
+
+    @Test
+    void downloadsAreBoundedAndAClientThatStopsReadingIsCut() throws Exception {
+        JobTextPrivacyTest.ApiTestAccess.session();
+        long size = 48L << 20;
+        sush.projections.job.SignedJob job = JobTextPrivacyTest.ApiTestAccess.next(rack.key, "head -c " + size
+                + " /dev/zero", Integer.toString(rack.rack.sleds().get(0).cubby()));
+        String id = job.request().job().codephrase();
+        rack.client(0).post("/jobs/" + id + "/start", SignedRequests.toJson(job));
+        String board = rack.rack.sleds().get(0).baseboard();
+        for (int i = 0; i < 400; i++) {
+            try {
+                if (rack.client(0).get("/jobs/" + id + "/status").get("statuses").path(board).path("status").asString()
+                        .equals("stopped")) {
+                    break;
+                }
+            } catch (sush.ops.cli.Client.Failure f) {
+                // not known yet
+            }
+            Thread.sleep(25);
+        }
+        String path = "/jobs/" + id + "/output/stdout";
+        // A front of the same sled whose write stall is short enough for a test.
+        System.setProperty("sush.api.write-stall-ms", "1000");
+        reactor.netty.DisposableServer front;
+        int port = LocalRack.freePorts(1);
+        try {
+            front = rack.daemons.get(0).serveApi("127.0.0.1", port, sush.gossip.Entropy.secure());
+        } finally {
+            System.clearProperty("sush.api.write-stall-ms");
+        }
+        sush.ops.cli.Client c = LocalRack.clientOf(dir, "http://127.0.0.1:" + port);
+        List<HttpResponse<InputStream>> stalled = new ArrayList<>();
+        try {
+            for (int i = 0; i < ApiServer.MAX_DOWNLOADS; i++) {
+                HttpResponse<InputStream> r = c.raw("GET", path, new byte[0], Map.of(),
+                        HttpResponse.BodyHandlers.ofInputStream());
+                assertEquals(200, r.statusCode(), "download " + i);
+                stalled.add(r);
+            }
+            HttpResponse<String> more = c.raw("GET", path, new byte[0], Map.of());
+            assertEquals(503, more.statusCode(), more.body());
+            assertTrue(more.body().contains("too-many-downloads"), more.body());
+            long t0 = System.nanoTime();
+            assertEquals(board, c.get("/version").get("baseboard").asString());
+            assertTrue(System.nanoTime() - t0 < 2_000_000_000L, "the sled answers during the downloads");
+
+            // None of them reads: each is cut after the stall, and the bound frees up.
+            Thread.sleep(3_000);
+            for (HttpResponse<InputStream> r : stalled) {
+                long got = 0;
+                try (InputStream in = r.body()) {
+                    got = in.transferTo(java.io.OutputStream.nullOutputStream());
+                } catch (java.io.IOException cut) {
+                    got = -1;
+                }
+                assertTrue(got < size, "a stalled download was cut, not completed (" + got + " bytes)");
+            }
+            stalled.clear();
+            HttpResponse<InputStream> whole = null;
+            for (int i = 0; i < 100; i++) {
+                whole = c.raw("GET", path, new byte[0], Map.of(), HttpResponse.BodyHandlers.ofInputStream());
+                if (whole.statusCode() == 200) {
+                    break;
+                }
+                whole.body().close();
+                Thread.sleep(50);
+            }
+            assertEquals(200, whole.statusCode());
+            try (InputStream in = whole.body()) {
+                assertEquals(size, in.transferTo(java.io.OutputStream.nullOutputStream()), "a reading client gets it all");
+            }
+            HttpResponse<byte[]> tail = c.raw("GET", path, new byte[0], Map.of("Range", "bytes=-5"),
+                    HttpResponse.BodyHandlers.ofByteArray());
+            assertEquals(206, tail.statusCode());
+            assertEquals("bytes " + (size - 5) + "-" + (size - 1) + "/" + size, tail.headers().firstValue("Content-Range")
+                    .orElse(""));
+            assertEquals(5, tail.body().length);
+        } finally {
+            for (HttpResponse<InputStream> r : stalled) {
+                r.body().close();
+            }
+            front.disposeNow();
+        }
+    }
 }

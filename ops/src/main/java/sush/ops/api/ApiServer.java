@@ -412,28 +412,71 @@ public final class ApiServer {
             return error(s, 404, "unknown-stream", "output is stdout or stderr");
         }
         Path file = launcher.jobDir(job).resolve(stream);
-        byte[] bytes;
+        long length;
         try {
-            bytes = Files.readAllBytes(file);
+            // One stat; the bytes themselves never pass through the heap or the event loop's
+            // buffers: the file is sent by the kernel (zero-copy) or, over TLS, in chunks.
+            length = Files.size(file);
         } catch (IOException e) {
             return error(s, 404, "no-output", "this sled holds no " + stream + " for job " + job.codephrase());
         }
         String range = q.requestHeaders().get("Range");
-        ByteRange.Ask ask = ByteRange.parse(range, bytes.length);
+        ByteRange.Ask ask = ByteRange.parse(range, length);
         if (ask instanceof ByteRange.Ask.Unsatisfiable) {
-            return s.header("Content-Range", "bytes */" + bytes.length).status(416)
+            return s.header("Content-Range", "bytes */" + length).status(416)
                     .header("Content-Type", "application/json").sendString(Mono.just(Json.MAPPER.writeValueAsString(
                             Map.of("error", "bad-range", "message", "range " + range + " holds no byte of "
-                                    + bytes.length)) + "\n")).then();
+                                    + length)) + "\n")).then();
         }
+        if (downloads.incrementAndGet() > MAX_DOWNLOADS) {
+            downloads.decrementAndGet();
+            return error(s, 503, "too-many-downloads", MAX_DOWNLOADS + " output downloads are in progress on this "
+                    + "sled; try again");
+        }
+        long first = 0;
+        long count = length;
         if (ask instanceof ByteRange.Ask.Part) {
             ByteRange r = ((ByteRange.Ask.Part) ask).range();
-            return s.status(206).header("Content-Range", "bytes " + r.first() + "-" + r.last() + "/" + bytes.length)
-                    .header("Content-Type", "application/octet-stream")
-                    .sendByteArray(Mono.just(java.util.Arrays.copyOfRange(bytes, (int) r.first(), (int) r.last() + 1)))
-                    .then();
+            first = r.first();
+            count = r.length();
+            s.status(206).header("Content-Range", "bytes " + r.first() + "-" + r.last() + "/" + length);
+        } else {
+            s.status(200);
         }
-        return s.status(200).header("Content-Type", "application/octet-stream").sendByteArray(Mono.just(bytes)).then();
+        // A client that stops reading is cut once nothing it was sent moved for the write stall.
+        q.withConnection(c -> c.addHandlerLast("sush-write-stall", new WriteStall(writeStall)));
+        return s.header("Content-Type", "application/octet-stream").header("Content-Length", Long.toString(count))
+                .sendFile(file, first, count).then().doFinally(signal -> downloads.decrementAndGet());
+    }
+
+    /** Bound on output downloads in progress at once (issue 22); past it a new one is a 503. */
+    public static final int MAX_DOWNLOADS = 32;
+    /**
+     * A download whose client has taken no byte for this long is closed (issue 22); the
+     * property {@code sush.api.write-stall-ms} changes it for API fronts made afterwards.
+     */
+    public static final java.time.Duration WRITE_STALL = java.time.Duration.ofSeconds(30);
+    private final java.time.Duration writeStall = java.time.Duration.ofMillis(Long.getLong("sush.api.write-stall-ms",
+            WRITE_STALL.toMillis()));
+    private final java.util.concurrent.atomic.AtomicInteger downloads = new java.util.concurrent.atomic.AtomicInteger();
+
+    /**
+     * Closes a connection whose pending output has not moved for {@code stall}: Netty's idle
+     * handler with output observed (a slow reader that keeps taking bytes is not idle), acting
+     * only when something is waiting to be written.
+     */
+    static final class WriteStall extends io.netty.handler.timeout.IdleStateHandler {
+        WriteStall(java.time.Duration stall) {
+            super(true, 0, stall.toMillis(), 0, java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
+
+        @Override
+        protected void channelIdle(io.netty.channel.ChannelHandlerContext ctx, io.netty.handler.timeout.IdleStateEvent e) {
+            io.netty.channel.ChannelOutboundBuffer out = ctx.channel().unsafe().outboundBuffer();
+            if (e.state() == io.netty.handler.timeout.IdleState.WRITER_IDLE && out != null && out.current() != null) {
+                ctx.close();
+            }
+        }
     }
 
     // ---- Requests -------------------------------------------------------------------------
