@@ -635,10 +635,25 @@ public final class ApiServer {
             eventStreams.decrementAndGet();
             return error(s, 503, "too-many-streams", MAX_EVENT_STREAMS + " event streams are open on this sled");
         }
-        Flux<String> frames = events.asFlux().filter(n -> n.id() > after).map(n -> "id: " + n.id() + "\nevent: "
-                + n.kind() + "\ndata: " + Json.MAPPER.writeValueAsString(n.data()) + "\n\n")
+        Flux<String> frames = lagBounded(events.asFlux().filter(n -> n.id() > after), MAX_EVENT_LAG)
+                .map(n -> "id: " + n.id() + "\nevent: " + n.kind() + "\ndata: " + Json.MAPPER.writeValueAsString(n.data())
+                        + "\n\n")
                 .doFinally(signal -> eventStreams.decrementAndGet());
+        // A subscriber that stops reading: its pending frames stop moving, and it is cut.
+        q.withConnection(c -> c.addHandlerLast("sush-write-stall", new WriteStall(writeStall)));
         return s.sse().sendString(frames).then();
+    }
+
+    /** Events one stream may fall behind by before it is dropped (its client reconnects with Last-Event-ID). */
+    public static final int MAX_EVENT_LAG = 1024;
+
+    /**
+     * The events of one stream, at most {@code lag} behind what the sled has emitted: past it the
+     * stream ends with an error (the connection closes) instead of holding the sled's history
+     * for a client that does not read (issue 22).
+     */
+    static <T> Flux<T> lagBounded(Flux<T> events, int lag) {
+        return events.onBackpressureBuffer(lag, dropped -> { }, reactor.core.publisher.BufferOverflowStrategy.ERROR);
     }
 
     // ---- Plumbing -------------------------------------------------------------------------
