@@ -96,7 +96,7 @@ public final class ApiServer {
     public DisposableServer bind(HttpServer server) {
         // At the channel's start, before any byte is read: the bound, and the request deadline.
         return server.idleTimeout(IDLE_TIMEOUT).doOnChannelInit((observer, channel, remote) -> {
-            if (connections.size() >= MAX_CONNECTIONS) {
+            if (connections.size() >= MAX_CONNECTIONS || fileDescriptorsLeft() < FD_RESERVE) {
                 refusedConnections.incrementAndGet();
                 channel.close();
                 return;
@@ -129,6 +129,23 @@ public final class ApiServer {
                 .get("/iam", (q, s) -> guard(q, s, (b, who) -> json(s, 200, iam())))
                 .post("/iam/revoke/{kid}", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> revoke(q, who))))
                 .get("/events", (q, s) -> guard(q, s, (b, who) -> events(q, s)))).bindNow();
+    }
+
+    /**
+     * File descriptors the API never takes (issue 22): a new connection is closed at once when
+     * fewer are left under the process's limit, so that the locker's slot files, the journal and
+     * the jobs' pipes and output files always open.
+     */
+    public static final int FD_RESERVE = 256;
+
+    /** Descriptors this process may still open (its RLIMIT_NOFILE less those open). */
+    static long fileDescriptorsLeft() {
+        java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        if (os instanceof com.sun.management.UnixOperatingSystemMXBean) {
+            com.sun.management.UnixOperatingSystemMXBean u = (com.sun.management.UnixOperatingSystemMXBean) os;
+            return u.getMaxFileDescriptorCount() - u.getOpenFileDescriptorCount();
+        }
+        return Long.MAX_VALUE;
     }
 
     /** Bound on the API's open connections (issue 22): past it a new one is closed at once. */
