@@ -45,7 +45,15 @@ public final class GossipNode implements MuxHandler {
     /** Session timeouts a loser waits for its winner before it bootstraps from anyone. */
     static final int BOOTSTRAP_PATIENCE_SESSIONS = 3;
     /** Pushes held back because this sled lacks part of their base; the oldest is dropped past it. */
-    static final int MAX_PENDING_PUSHES = 4096;
+    static final int MAX_PENDING_PUSHES = 1024;
+    /** The same bound in bytes of held messages (issue 22: 4,096 pushes of 975 KB were 4 GiB). */
+    static final long MAX_PENDING_BYTES = 8L << 20;
+    /**
+     * One link's share of the hold-back queue, in pushes and bytes: past it that link's oldest
+     * held push is dropped (and a session with it asked for), not another sender's.
+     */
+    static final int MAX_PENDING_PER_LINK = 256;
+    static final long MAX_PENDING_BYTES_PER_LINK = 2L << 20;
     /**
      * How long a push may wait for its missing causal past to arrive by other pushes (they are
      * usually in flight) before this sled runs a session with its sender instead.
@@ -77,6 +85,9 @@ public final class GossipNode implements MuxHandler {
     private final Map<SyncException.Kind, AtomicLong> failuresByKind = new java.util.concurrent.ConcurrentHashMap<>();
     private final AtomicLong universeLosses = new AtomicLong();
     private final java.util.ArrayDeque<Pending> pending = new java.util.ArrayDeque<>();
+    /** Bytes held in {@link #pending}, in all and per link (under this object's lock). */
+    private long pendingBytes;
+    private final java.util.Map<LinkMux, long[]> pendingPerLink = new java.util.IdentityHashMap<>();
     private Replica replica;
     private boolean bootstrapping;
     private SyncSession.UniverseFloor floor;
@@ -435,23 +446,40 @@ public final class GossipNode implements MuxHandler {
      * after {@link #GAP_PATIENCE}, a session with its sender brings everything.
      */
     private void hold(Pending p) {
-        Pending dropped = null;
+        List<Pending> dropped = new ArrayList<>();
         synchronized (this) {
             pending.addLast(p);
-            if (pending.size() > MAX_PENDING_PUSHES) {
-                dropped = pending.pollFirst();
+            pendingBytes += p.bytes;
+            long[] share = pendingPerLink.computeIfAbsent(p.from, k -> new long[2]);
+            share[0]++;
+            share[1] += p.bytes;
+            // The sender's own oldest first, while it is over its share; then anyone's oldest.
+            while (share[0] > MAX_PENDING_PER_LINK || share[1] > MAX_PENDING_BYTES_PER_LINK) {
+                Pending oldest = null;
+                for (Pending q : pending) {
+                    if (q.from == p.from) {
+                        oldest = q;
+                        break;
+                    }
+                }
+                unhold(oldest);
+                dropped.add(oldest);
+            }
+            while (pending.size() > MAX_PENDING_PUSHES || pendingBytes > MAX_PENDING_BYTES) {
+                Pending oldest = pending.peekFirst();
+                unhold(oldest);
+                dropped.add(oldest);
             }
         }
-        if (dropped != null) {
-            dropped.from.requestSession();
-        }
+        // What was dropped comes again by a session with its sender.
+        dropped.stream().map(Pending::from).distinct().forEach(LinkMux::requestSession);
         // The missing past may have been applied on another link's thread between our failed
         // apply and the hold; retrying now closes that race (else it waits for the timer).
         retryPending();
         scheduler.schedule(() -> {
             boolean waiting;
             synchronized (this) {
-                waiting = pending.remove(p);
+                waiting = unhold(p);
             }
             if (waiting) {
                 p.from.requestSession();
@@ -475,7 +503,7 @@ public final class GossipNode implements MuxHandler {
                 Push.Result result = apply(p.from, p.push);
                 if (result != Push.Result.GAP) {
                     synchronized (this) {
-                        pending.remove(p);
+                        unhold(p);
                     }
                     if (result == Push.Result.APPLIED) {
                         relay(p.from, p.push);
@@ -486,8 +514,31 @@ public final class GossipNode implements MuxHandler {
         }
     }
 
-    /** A push waiting for its base. */
-    private record Pending(LinkMux from, Push push) {
+    /** Removes a held push and its bytes from the counts; false if it was no longer held. Under the lock. */
+    private boolean unhold(Pending p) {
+        if (!pending.remove(p)) {
+            return false;
+        }
+        pendingBytes -= p.bytes;
+        long[] share = pendingPerLink.get(p.from);
+        share[0]--;
+        share[1] -= p.bytes;
+        if (share[0] == 0) {
+            pendingPerLink.remove(p.from);
+        }
+        return true;
+    }
+
+    /** Pushes held back now, and their bytes (tests, metrics). */
+    synchronized long[] held() {
+        return new long[] {pending.size(), pendingBytes};
+    }
+
+    /** A push waiting for its base; {@code bytes} counts its payloads and a per-message overhead. */
+    private record Pending(LinkMux from, Push push, long bytes) {
+        Pending(LinkMux from, Push push) {
+            this(from, push, push.messages().stream().mapToLong(m -> m.payloadSize() + 64L).sum() + 64);
+        }
     }
 
     /** Forwards a push to connected peers it has not been pushed to yet (never back). */

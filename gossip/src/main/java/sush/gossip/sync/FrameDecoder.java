@@ -12,7 +12,7 @@ import java.util.List;
 final class FrameDecoder {
     private static final int HEADER_BYTES = 4;
 
-    private final int maxFrameBytes;
+    private int maxFrameBytes;
     private byte[] buffer = new byte[256];
     private int filled;
 
@@ -23,6 +23,24 @@ final class FrameDecoder {
     /** Adds a chunk and returns every frame body it completes. */
     List<byte[]> feed(byte[] chunk) throws SyncException {
         List<byte[]> frames = new ArrayList<>(2);
+        feed(chunk, frames::add);
+        return frames;
+    }
+
+    /** Receives frames one at a time; it may change the bound before the next frame is read. */
+    @FunctionalInterface
+    interface Sink {
+        /** False to stop reading this chunk (the link is closing). */
+        boolean accept(byte[] frame) throws SyncException;
+    }
+
+    /** The bound on frame bodies from the next frame header on. */
+    void bound(int maxFrameBytes) {
+        this.maxFrameBytes = maxFrameBytes;
+    }
+
+    /** Adds a chunk and hands each frame it completes to {@code sink}, in order. */
+    void feed(byte[] chunk, Sink sink) throws SyncException {
         int offset = 0;
         while (offset < chunk.length) {
             int take = Math.min(chunk.length - offset, wanted() - filled);
@@ -34,11 +52,16 @@ final class FrameDecoder {
                 checkLength(bodyLength());
             }
             if (filled >= HEADER_BYTES && filled == HEADER_BYTES + bodyLength()) {
-                frames.add(Arrays.copyOfRange(buffer, HEADER_BYTES, filled));
+                byte[] frame = Arrays.copyOfRange(buffer, HEADER_BYTES, filled);
                 filled = 0;
+                if (buffer.length > 64 * 1024) {
+                    buffer = new byte[256]; // a large frame's buffer is not kept for the link's life
+                }
+                if (!sink.accept(frame)) {
+                    return;
+                }
             }
         }
-        return frames;
     }
 
     /** Whether a frame was cut off: the stream must not end here. */
@@ -66,7 +89,9 @@ final class FrameDecoder {
 
     private void ensure(int size) {
         if (size > buffer.length) {
-            buffer = Arrays.copyOf(buffer, Math.max(size, buffer.length * 2));
+            // Once: the whole declared frame (its length was checked against the bound).
+            int frame = filled >= HEADER_BYTES ? HEADER_BYTES + bodyLength() : HEADER_BYTES;
+            buffer = Arrays.copyOf(buffer, Math.max(size, frame));
         }
     }
 }

@@ -33,6 +33,11 @@ import sush.gossip.wire.WireWriter;
  */
 final class Frames {
     static final int MAX_FRAME_BYTES = 1 << 20;
+    /**
+     * Bound on a frame from a peer not yet identified: its PREAMBLE (a dialler's first frame,
+     * about 40 bytes and its name) fits many times over; nothing larger is read from a stranger.
+     */
+    static final int MAX_FIRST_FRAME_BYTES = 4096;
     /** MESSAGES frames are filled up to about this size. */
     static final int BATCH_TARGET_BYTES = 64 * 1024;
     static final int MAX_SENDER_BYTES = 256;

@@ -28,7 +28,14 @@ public final class LinkMux {
     private final Duration sessionTimeout;
     private final Duration idleTimeout;
     private final Traffic traffic;
-    private final FrameDecoder decoder = new FrameDecoder(Frames.MAX_FRAME_BYTES);
+    /**
+     * Frames are bounded by {@link Frames#MAX_FIRST_FRAME_BYTES} until the peer is identified
+     * (an accepted link learns it from its first frame): a stranger cannot make the sled hold
+     * a megabyte per connection by sending a large frame one byte short.
+     */
+    private final FrameDecoder decoder;
+    /** Whether this side dialled the link (it knew the peer's name before any frame). */
+    private final boolean dialled;
     private final ArrayDeque<byte[]> outbound = new ArrayDeque<>();
     private final AtomicInteger sending = new AtomicInteger();
     private final List<Disposable> timers = new ArrayList<>();
@@ -59,6 +66,8 @@ public final class LinkMux {
         this.sessionTimeout = sessionTimeout;
         this.peer = peer == null ? null : peer.clone();
         this.idleTimeout = idleTimeout;
+        this.decoder = new FrameDecoder(peer == null ? Frames.MAX_FIRST_FRAME_BYTES : Frames.MAX_FRAME_BYTES);
+        this.dialled = peer != null;
     }
 
     /** The sled the link's transport proved the peer to be (TLS), if it proves one. */
@@ -111,15 +120,29 @@ public final class LinkMux {
      */
     public void push(byte[] encodedPush) {
         boolean overflow = false;
+        Runnable failure = null;
         synchronized (this) {
             if (closed) {
                 return;
             }
-            if (outbound.size() >= MAX_QUEUED_FRAMES) {
+            if (dialled && sessionNumber == 0 && current == null) {
+                // A dialled link's first frame is a session's PREAMBLE: the accepting side reads
+                // nothing larger than Frames.MAX_FIRST_FRAME_BYTES before it knows who we are.
+                try {
+                    openSession();
+                } catch (SyncException e) {
+                    failure = failLocked(e);
+                }
+            }
+            if (failure == null && outbound.size() >= MAX_QUEUED_FRAMES) {
                 overflow = true;
-            } else {
+            } else if (failure == null) {
                 outbound.add(encodedPush);
             }
+        }
+        if (failure != null) {
+            failure.run();
+            return;
         }
         if (overflow) {
             close("outbound queue over " + MAX_QUEUED_FRAMES + " frames: the peer is not reading");
@@ -161,12 +184,10 @@ public final class LinkMux {
             }
             inboundChunks++;
             try {
-                for (byte[] frame : decoder.feed(chunk)) {
+                decoder.feed(chunk, frame -> {
                     onFrame(frame, callbacks);
-                    if (closed || failed) {
-                        break;
-                    }
-                }
+                    return !(closed || failed);
+                });
             } catch (SyncException e) {
                 callbacks.add(failLocked(e));
             } catch (RuntimeException e) {
@@ -216,7 +237,11 @@ public final class LinkMux {
         if (known == null) {
             peer = sender.clone();
         }
-        return handler.admits(this, sender);
+        boolean admitted = handler.admits(this, sender);
+        if (admitted) {
+            decoder.bound(Frames.MAX_FRAME_BYTES);
+        }
+        return admitted;
     }
 
     private void openSession() throws SyncException {

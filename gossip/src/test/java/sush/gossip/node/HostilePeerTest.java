@@ -57,8 +57,9 @@ class HostilePeerTest {
         a.setPeers(Map.of());
         Link stranger = stranger(rack, "evil", "a");
         stranger.receive().subscribe(bytes -> { }, error -> { });
-        // A frame header announcing a big frame, then one byte at a time, well inside the idle timeout.
-        stranger.send(new byte[] {0, 0x0f, 0, 0});
+        // A frame header announcing a frame within the first-frame bound, then one byte at a
+        // time, well inside the idle timeout.
+        stranger.send(new byte[] {0, 0, 0x0f, 0});
         Duration step = Duration.ofSeconds(2);
         for (Duration t = Duration.ZERO; t.compareTo(GossipNode.IDENTIFY_DEADLINE.minus(step)) < 0; t = t.plus(step)) {
             rack.advance(step);
@@ -97,6 +98,54 @@ class HostilePeerTest {
         assertEquals(b.network(), a.network());
     }
 
+    @Test
+    void aStrangerDeclaringAFrameOverTheFirstFrameBoundIsCutAtItsHeader() {
+        Sleds rack = new Sleds(15);
+        GossipNode a = rack.start("a");
+        a.setPeers(Map.of());
+        Link stranger = stranger(rack, "evil", "a");
+        stranger.receive().subscribe(bytes -> { }, error -> { });
+        int declared = sush.gossip.sync.FramesAccess.maxFirstFrameBytes() + 1;
+        stranger.send(java.nio.ByteBuffer.allocate(4).putInt(declared).array());
+        rack.advance(Duration.ofMillis(10));
+        assertFalse(stranger.isOpen(), "nothing over the bound is read from an unidentified peer");
+        // One byte less is read (and cut at the deadline, as it never names a sled).
+        Link patient = stranger(rack, "evil2", "a");
+        patient.receive().subscribe(bytes -> { }, error -> { });
+        patient.send(java.nio.ByteBuffer.allocate(4).putInt(declared - 1).array());
+        rack.advance(Duration.ofMillis(10));
+        assertTrue(patient.isOpen());
+    }
+
+    @Test
+    void pushesHeldForTheirMissingPastAreBoundedPerLinkInCountAndBytes() {
+        Sleds rack = new Sleds(16);
+        List<Link> links = hostile(rack, "zz", link -> { });
+        GossipNode a = rack.start("a");
+        a.setPeers(Map.of("zz", "zz")); // "a" < "zz": a dials, so zz's pushes are a peer's
+        rack.advance(Duration.ofSeconds(1));
+        Link zz = links.get(0);
+        // Pushes in a's universe whose base a has never seen: each waits for its past.
+        sush.gossip.clock.Version base = sush.gossip.clock.Version.ZERO;
+        for (int i = 0; i < 1000; i++) {
+            base = base.tick(sush.gossip.clock.Id.ONE);
+        }
+        for (int i = 0; i < 600; i++) {
+            sush.gossip.clock.Version v = base.tick(sush.gossip.clock.Id.ONE);
+            sush.gossip.sync.Push push = new sush.gossip.sync.Push(a.network(), "zz".getBytes(
+                    java.nio.charset.StandardCharsets.UTF_8), java.util.Set.of(), base, v, List.of(
+                    new sush.gossip.set.Message(v, new byte[16 * 1024])));
+            zz.send(push.encode()); // a whole frame, length included
+            base = v;
+            rack.advance(Duration.ofMillis(1));
+            long[] held = a.held();
+            assertTrue(held[0] <= GossipNode.MAX_PENDING_PER_LINK, held[0] + " pushes held");
+            assertTrue(held[1] <= GossipNode.MAX_PENDING_BYTES_PER_LINK, held[1] + " bytes held");
+        }
+        assertTrue(a.stats().gapPushes() >= 600, "every push was a gap: " + a.stats() + " open " + zz.isOpen());
+        assertTrue(a.held()[1] > GossipNode.MAX_PENDING_BYTES_PER_LINK / 2, "held up to the link's share");
+    }
+
     /** A raw endpoint named {@code name} that dials {@code to} (the memory network lets only listeners dial). */
     private static Link stranger(Sleds rack, String name, String to) {
         Transport t = rack.network.transport(name);
@@ -106,8 +155,12 @@ class HostilePeerTest {
 
     /** A raw endpoint named "evil" that does {@code behaviour} with every link it accepts. */
     private static List<Link> hostile(Sleds rack, java.util.function.Consumer<Link> behaviour) {
+        return hostile(rack, "evil", behaviour);
+    }
+
+    private static List<Link> hostile(Sleds rack, String name, java.util.function.Consumer<Link> behaviour) {
         List<Link> links = new ArrayList<>();
-        Transport evil = rack.network.transport("evil");
+        Transport evil = rack.network.transport(name);
         evil.listen(link -> {
             links.add(link);
             link.receive().subscribe(bytes -> { }, error -> { });
