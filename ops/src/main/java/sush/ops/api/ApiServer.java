@@ -96,7 +96,7 @@ public final class ApiServer {
     public DisposableServer bind(HttpServer server) {
         // At the channel's start, before any byte is read: the bound, and the request deadline.
         return server.idleTimeout(IDLE_TIMEOUT).doOnChannelInit((observer, channel, remote) -> {
-            if (connections.size() >= MAX_CONNECTIONS || fileDescriptorsLeft() < FD_RESERVE) {
+            if (fileDescriptorsLeft() < FD_RESERVE || !makeRoom()) {
                 refusedConnections.incrementAndGet();
                 channel.close();
                 return;
@@ -148,7 +148,10 @@ public final class ApiServer {
         return Long.MAX_VALUE;
     }
 
-    /** Bound on the API's open connections (issue 22): past it a new one is closed at once. */
+    /**
+     * Bound on the API's open connections (issue 22): past it the oldest idle one is closed for
+     * a newcomer, or the newcomer when none is idle.
+     */
     public static final int MAX_CONNECTIONS = 512;
     /** A connection that has not delivered a whole request head by then is closed. */
     public static final java.time.Duration REQUEST_DEADLINE = java.time.Duration.ofSeconds(10);
@@ -158,6 +161,10 @@ public final class ApiServer {
     public static final int MAX_EVENT_STREAMS = 64;
     private static final io.netty.util.AttributeKey<Boolean> SERVED = io.netty.util.AttributeKey.valueOf(
             "sush.served");
+    /** Set while a request on the connection is being answered. */
+    private static final io.netty.util.AttributeKey<Boolean> IN_FLIGHT = io.netty.util.AttributeKey.valueOf(
+            "sush.in-flight");
+    private final AtomicLong evictedConnections = new AtomicLong();
     private final AtomicLong refusedConnections = new AtomicLong();
     private final java.util.concurrent.atomic.AtomicInteger eventStreams = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -168,21 +175,67 @@ public final class ApiServer {
 
     /** Marks the connection as having delivered a request head, then handles it. */
     private static Publisher<Void> served(HttpServerRequest q, java.util.function.Supplier<Publisher<Void>> then) {
-        q.withConnection(c -> c.channel().attr(SERVED).set(Boolean.TRUE));
-        return then.get();
+        return inFlight(q, Mono.defer(() -> Mono.from(then.get())));
     }
 
-    /** Open client connections, idle keep-alive ones included. */
+    /** Open client connections in the order they opened, idle keep-alive ones included. */
     private final java.util.Set<io.netty.channel.Channel> connections =
-            java.util.concurrent.ConcurrentHashMap.newKeySet();
+            java.util.Collections.synchronizedSet(new java.util.LinkedHashSet<>());
+
+    /**
+     * Whether a new connection fits: below the bound it does; at the bound the oldest connection
+     * with no request in progress (a stranger that never sent one, or an idle keep-alive) is
+     * closed to make room, so that idle connections cannot lock operators out (issue 22). With
+     * every connection busy, the newcomer is refused.
+     */
+    private boolean makeRoom() {
+        io.netty.channel.Channel victim = null;
+        synchronized (connections) {
+            if (connections.size() < MAX_CONNECTIONS) {
+                return true;
+            }
+            for (io.netty.channel.Channel c : connections) {
+                if (!Boolean.TRUE.equals(c.attr(IN_FLIGHT).get())) {
+                    victim = c;
+                    break;
+                }
+            }
+            if (victim == null) {
+                return false;
+            }
+            connections.remove(victim);
+        }
+        evictedConnections.incrementAndGet();
+        victim.close();
+        return true;
+    }
+
+    /** Marks the connection busy while {@code p} answers (a download or event stream: while it streams). */
+    private static Publisher<Void> inFlight(HttpServerRequest q, Publisher<Void> p) {
+        io.netty.channel.Channel[] ch = new io.netty.channel.Channel[1];
+        q.withConnection(c -> {
+            ch[0] = c.channel();
+            ch[0].attr(SERVED).set(Boolean.TRUE);
+            ch[0].attr(IN_FLIGHT).set(Boolean.TRUE);
+        });
+        return Mono.from(p).doFinally(signal -> {
+            if (ch[0] != null) {
+                ch[0].attr(IN_FLIGHT).set(Boolean.FALSE);
+            }
+        });
+    }
 
     /**
      * Closes every client connection, idle keep-alive ones included: a stopped server must not
      * go on answering on them (an in-process restart would otherwise reach the old sled).
      */
     public void closeConnections() {
-        connections.forEach(io.netty.channel.Channel::close);
-        connections.clear();
+        List<io.netty.channel.Channel> all;
+        synchronized (connections) {
+            all = new ArrayList<>(connections);
+            connections.clear();
+        }
+        all.forEach(io.netty.channel.Channel::close);
     }
 
     // ---- Who may ask ----------------------------------------------------------------------
@@ -198,8 +251,7 @@ public final class ApiServer {
      * it names; a refusal answers 401 with {@code WWW-Authenticate} and changes nothing.
      */
     private Publisher<Void> guard(HttpServerRequest q, HttpServerResponse s, Guarded then) {
-        q.withConnection(c -> c.channel().attr(SERVED).set(Boolean.TRUE));
-        return body(q).flatMap(b -> {
+        return inFlight(q, body(q).flatMap(b -> {
             Authority.Identity who;
             try {
                 who = authority.authenticate(q.requestHeaders().get("Authorization"), q.method().name(), q.uri(), b);
@@ -207,7 +259,7 @@ public final class ApiServer {
                 return Mono.from(unauthorized(s, e));
             }
             return Mono.from(then.run(b, who));
-        }).onErrorResume(Refused.class, e -> error(s, e.status, e.code, e.getMessage()));
+        }).onErrorResume(Refused.class, e -> error(s, e.status, e.code, e.getMessage())));
     }
 
     private Publisher<Void> unauthorized(HttpServerResponse s, Authority.Refusal e) {
