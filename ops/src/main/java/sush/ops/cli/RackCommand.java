@@ -151,8 +151,13 @@ public final class RackCommand implements Callable<Integer> {
 
     /** Starts one sled's daemon as its own process; its pid goes to {@code sledNN/daemon.pid}. */
     static Process start(Path dir, RackFile.SledEntry s) throws IOException {
+        return start(dir, s, List.of());
+    }
+
+    /** As above, the daemon's command line run by {@code prefix} (tests: {@code strace ...}). */
+    static Process start(Path dir, RackFile.SledEntry s, List<String> prefix) throws IOException {
         Path home = s.output().getParent();
-        List<String> cmd = new ArrayList<>();
+        List<String> cmd = new ArrayList<>(prefix);
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
         cmd.addAll(JVM_FLAGS);
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "sush.ops.Main", "daemon", "--rack",

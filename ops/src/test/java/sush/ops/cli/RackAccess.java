@@ -15,6 +15,11 @@ public final class RackAccess {
         return RackCommand.start(dir, s);
     }
 
+    public static Process start(Path dir, RackFile.SledEntry s, java.util.List<String> prefix)
+            throws java.io.IOException {
+        return RackCommand.start(dir, s, prefix);
+    }
+
     public static boolean awaitApi(String api) {
         return RackCommand.awaitApi(api, Duration.ofSeconds(60));
     }
