@@ -118,4 +118,28 @@ class LoadTest {
         assertEquals(Verdict.DISCARD, l.verdict());
         assertTrue(l.reason().contains("OTHER_SLED"), l.reason());
     }
+
+    @Test
+    void everyBitOfASlotFileFlippedIsDiscardedNamingTheField() {
+        // Magic, process nonce, sequence number, digest and body: a change anywhere in one slot
+        // (or the same change in both) is found, and the load table discards (section 8). Were
+        // the nonce or the sequence left out of the digest, flipping them would adopt instead.
+        byte[] good = Slots.file((byte) 1, 6, NEW);
+        int magic = SlotFile.MAGIC.length;
+        for (int i = 0; i < good.length; i++) {
+            for (int bit = 0; bit < 8; bit++) {
+                byte[] bad = good.clone();
+                bad[i] ^= (byte) (1 << bit);
+                String field = i < magic ? "magic" : i < magic + SlotFile.NONCE_BYTES ? "nonce"
+                        : i < magic + SlotFile.NONCE_BYTES + Long.BYTES ? "sequence"
+                        : i < SlotFile.HEADER_BYTES ? "digest" : "body";
+                Load one = judge(present(bad), present(good));
+                assertEquals(Verdict.DISCARD, one.verdict(), field + " byte " + i + " bit " + bit + ": " + one.reason());
+                assertTrue(one.reason().contains(i < magic ? "magic" : "digest"), field + " byte " + i + ": "
+                        + one.reason());
+                Load both = judge(present(bad), present(bad.clone()));
+                assertEquals(Verdict.DISCARD, both.verdict(), "the same flip in both slots, " + field + " byte " + i);
+            }
+        }
+    }
 }
