@@ -23,9 +23,42 @@ declare -A ABOUT=(
   [rack]="32 sleds on loopback TCP: cold boot, dissemination (also at 100 ms per hop), ScaleCube baseline"
 )
 
+# Mutation testing of the core (issue 21): PIT per module, then one table and a JSON line.
+#   ./bench.sh mutation                 every core package of gossip, projections, locker, pipeline
+#   ./bench.sh mutation locker          one module's core packages
+#   ./bench.sh mutation sush.locker.store   one package
+if [ "${1:-}" = mutation ]; then
+  shift
+  what=${1:-}
+  modules=(gossip projections locker pipeline)
+  declare -A CORE=( [gossip]="sush.gossip.clock.*,sush.gossip.set.*,sush.gossip.sync.*"
+    [projections]="sush.projections.id.*,sush.projections.job.*,sush.projections.fold.*"
+    [locker]="sush.locker.admission.*,sush.locker.record.*,sush.locker.store.*"
+    [pipeline]="sush.pipeline.sled.*,sush.pipeline.journal.*" )
+  only=""
+  case "$what" in
+    "") ;;
+    gossip|projections|locker|pipeline) modules=("$what") ;;
+    sush.*) modules=("$(echo "$what" | cut -d. -f2)"); only="$what.*" ;;
+    *) echo "mutation: give a module (gossip projections locker pipeline) or a package (sush.locker.store)" >&2; exit 2 ;;
+  esac
+  echo "building (tests skipped) ..." >&2
+  mvn -B -q -DskipTests install >&2
+  reports=()
+  for m in "${modules[@]}"; do
+    echo "mutating $m ..." >&2
+    mvn -B -q -P mutation -pl "$m" org.pitest:pitest-maven:mutationCoverage -DtargetClasses="${only:-${CORE[$m]}}" >&2
+    reports+=("$m/target/pit-reports/mutations.xml")
+  done
+  mvn -B -q -pl gossip dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/bench.classpath >&2
+  exec java -cp "gossip/target/test-classes:gossip/target/classes:$(cat gossip/target/bench.classpath)" \
+    sush.gossip.bench.MutationReport docs/mutation.md "${reports[@]}"
+fi
+
 if [ $# -eq 0 ] || [ -z "${MODULE[$1]:-}" ]; then
   [ $# -gt 0 ] && echo "unknown measurement: $1" >&2
   echo "usage: ./bench.sh NAME [--quick] [args]"
+  printf '  %-10s %s\n' mutation "PIT over the core packages (or one MODULE or PACKAGE): a table per class, killed_pct per package"
   for name in $(printf '%s\n' "${!MODULE[@]}" | sort); do
     printf '  %-10s %s\n' "$name" "${ABOUT[$name]}"
   done

@@ -106,14 +106,8 @@ public final class DirectorySlot implements Slot {
             ch.close();
             throw new SlotLockedException(dir + " is locked by another locker (is a daemon already running?)");
         }
-        FileLock held = lock;
-        return () -> {
-            try {
-                held.release();
-            } finally {
-                ch.close();
-            }
-        };
+        // Closing the channel releases its lock (and the descriptor): one call, nothing to forget.
+        return ch::close;
     }
 
     private void requireDirectory() throws IOException {

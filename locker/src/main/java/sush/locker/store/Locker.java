@@ -108,7 +108,7 @@ public final class Locker implements Closeable {
         byte[] nonce = new byte[SlotFile.NONCE_BYTES];
         entropy.nextBytes(nonce);
         Locker l = new Locker(baseboard, slots, locks, new Memory(load, nonce, load.record(), 0, 0, false));
-        for (int i = 0; i < reads.size() && i < slots.size(); i++) {
+        for (int i = 0; i < reads.size(); i++) { // one read per slot, in order
             Load.Read r = reads.get(i);
             l.expected.set(i, r instanceof Load.Read.Present ? Optional.of(((Load.Read.Present) r).bytes().clone())
                     : r instanceof Load.Read.Missing ? Optional.empty() : null);

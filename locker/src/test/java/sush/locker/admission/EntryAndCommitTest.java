@@ -157,4 +157,14 @@ class EntryAndCommitTest {
                 Bloom.EMPTY, true);
         assertThrows(IllegalStateException.class, () -> BoundaryRecord.checkI1(Optional.of(r), forgot));
     }
+
+    @Test
+    void anEndingTouchesARecentUniverseOnlyForItsJobAndOnlyUpward() {
+        BoundaryRecord r = Commit.build(Optional.of(inUniverse(1, V1)), commit(Fixtures.universe(2), V2, 1, false));
+        assertTrue(Commit.ended(r, Fixtures.job(S, 7), Outcome.ended(JobStatus.STOPPED, 0, "")).isEmpty(),
+                "a job in neither the current nor a recent universe changes nothing");
+        BoundaryRecord after = Commit.ended(r, Fixtures.job(S, 0), Outcome.ended(JobStatus.STOPPED, 3, "")).orElseThrow();
+        assertTrue(Commit.ended(after, Fixtures.job(S, 0), Outcome.ended(JobStatus.INTERRUPTED, 0, "")).isEmpty(),
+                "a lower rank never replaces a recent universe's ending either");
+    }
 }

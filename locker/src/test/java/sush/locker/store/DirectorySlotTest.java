@@ -100,4 +100,39 @@ class DirectorySlotTest {
         Files.createDirectories(root.resolve("b"));
         return List.of(new DirectorySlot(root.resolve("a")), new DirectorySlot(root.resolve("b")));
     }
+
+    @Test
+    void aSlotIsNamedByItsDirectoryAndAFileOfExactlyTheBoundReads() throws Exception {
+        DirectorySlot s = new DirectorySlot(root);
+        assertEquals(root.toString(), s.name());
+        Files.write(root.resolve(DirectorySlot.FILE), new byte[DirectorySlot.MAX_FILE_BYTES]);
+        assertEquals(DirectorySlot.MAX_FILE_BYTES, s.read().orElseThrow().length);
+    }
+
+    @Test
+    void lockingAMissingDirectorySaysItIsMissingAndCreatesNothing() {
+        DirectorySlot s = new DirectorySlot(root.resolve("unmounted"));
+        NoSuchFileException e = assertThrows(NoSuchFileException.class, s::lock);
+        assertTrue(e.getMessage().contains("slot directory missing"), e.getMessage());
+        assertFalse(Files.exists(root.resolve("unmounted")));
+    }
+
+    @Test
+    void lockingNeitherLeaksDescriptorsWhenRefusedNorKeepsTheLockWhenReleased() throws Exception {
+        DirectorySlot s = new DirectorySlot(root);
+        java.io.Closeable held = s.lock();
+        long before = openDescriptors();
+        for (int i = 0; i < 50; i++) {
+            assertThrows(SlotLockedException.class, s::lock);
+        }
+        assertTrue(openDescriptors() - before < 10, "refused locks left descriptors open: " + (openDescriptors() - before));
+        held.close();
+        s.lock().close(); // released: it locks again
+    }
+
+    private static long openDescriptors() throws java.io.IOException {
+        try (var fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.count();
+        }
+    }
 }

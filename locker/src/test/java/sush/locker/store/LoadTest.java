@@ -1,6 +1,7 @@
 package sush.locker.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -141,5 +142,42 @@ class LoadTest {
                 assertEquals(Verdict.DISCARD, both.verdict(), "the same flip in both slots, " + field + " byte " + i);
             }
         }
+    }
+
+    @Test
+    void withThreeSlotsOneMissingAndTwoDisagreeingIsDiscarded() {
+        Load l = judge(new Read.Missing(), present(Slots.file((byte) 1, 6, NEW)), present(Slots.file((byte) 1, 5, OLD)));
+        assertEquals(Verdict.DISCARD, l.verdict());
+        assertTrue(l.reason().contains("lack a file"), l.reason());
+    }
+
+    @Test
+    void withThreeSlotsATornWriteNeedsOneSingleNewest() {
+        // Two slots share the highest sequence: no single newest write, whatever the third holds.
+        assertEquals(Verdict.DISCARD, judge(present(Slots.file((byte) 1, 5, OLD)), present(Slots.file((byte) 1, 6, NEW)),
+                present(Slots.file((byte) 1, 6, NEW))).verdict());
+        Load one = judge(present(Slots.file((byte) 1, 5, OLD)), present(Slots.file((byte) 1, 5, OLD)),
+                present(Slots.file((byte) 1, 6, NEW)));
+        assertEquals(Verdict.TORN, one.verdict());
+        assertEquals(Optional.of(NEW), one.record());
+    }
+
+    @Test
+    void aSlotFileWithAnEmptyBodyDecodesAndOneShorterThanItsHeaderDoesNot() throws Exception {
+        byte[] nonce = new byte[SlotFile.NONCE_BYTES];
+        SlotFile empty = new SlotFile(nonce, 3, new byte[0]);
+        byte[] bytes = empty.encode();
+        assertEquals(SlotFile.HEADER_BYTES, bytes.length);
+        assertEquals(empty, SlotFile.decode(bytes));
+        assertEquals(empty.hashCode(), SlotFile.decode(bytes).hashCode());
+        byte[] other = nonce.clone();
+        other[0] = 1;
+        // Equality is by nonce, sequence and body.
+        org.junit.jupiter.api.Assertions.assertNotEquals(empty, new SlotFile(nonce, 4, new byte[0]));
+        org.junit.jupiter.api.Assertions.assertNotEquals(empty, new SlotFile(nonce, 3, new byte[1]));
+        org.junit.jupiter.api.Assertions.assertNotEquals(empty, new SlotFile(other, 3, new byte[0]));
+        org.junit.jupiter.api.Assertions.assertNotEquals(empty, (Object) "a string");
+        assertThrows(SlotFile.SlotFileException.class, () -> SlotFile.decode(java.util.Arrays.copyOf(bytes,
+                bytes.length - 1)));
     }
 }

@@ -328,4 +328,99 @@ class LockerTest {
             assertTrue(l.verify().orElseThrow().contains("removed"));
         }
     }
+
+    @Test
+    void aTicketIsStoredOnceAndAnOlderOneNever() throws Exception {
+        Slots s = new Slots();
+        try (Locker l = s.open()) {
+            Locker.Ticket first = l.reserve(newest -> R1);
+            Locker.Ticket second = l.reserve(newest -> R1_ENDED);
+            l.store(first);
+            LockerException again = assertThrows(LockerException.class, () -> l.store(first));
+            assertEquals(LockerException.Kind.SUPERSEDED, again.kind());
+            l.store(second);
+            assertEquals(LockerException.Kind.SUPERSEDED, assertThrows(LockerException.class, () -> l.store(first)).kind());
+        }
+    }
+
+    @Test
+    void theMemorySlotsFaultsDoWhatTheyClaim() throws Exception {
+        MemorySlot m = new MemorySlot("m");
+        m.write(new byte[] {1, 2, 3, 4});
+        m.write(new byte[] {5, 6, 7, 8});
+        assertEquals(2, m.writes());
+        m.flipBit(0);
+        assertEquals(4, m.contents().orElseThrow()[0]);
+        m.flipBit(8 * 4 + 9); // wraps: byte 1, bit 1
+        assertEquals(4, m.contents().orElseThrow()[1]);
+        m.arm(MemorySlot.Fault.TORN, false);
+        assertThrows(java.io.IOException.class, () -> m.write(new byte[] {1, 2, 3, 4, 5, 6}));
+        assertEquals(3, m.contents().orElseThrow().length, "a torn write keeps half");
+        assertEquals(2, m.writes(), "a torn write is not a write");
+    }
+
+    @Test
+    void aLockerDrawsItsNonceResumesFromItsMemoryAndReleasesWhatItLockedWhenRefused() throws Exception {
+        Slots s = new Slots();
+        byte[] nonce;
+        Locker.Memory memory;
+        try (Locker l = s.open()) {
+            nonce = l.memory().nonce();
+            assertFalse(java.util.Arrays.equals(new byte[SlotFile.NONCE_BYTES], nonce), "a nonce was drawn");
+            Locker.Ticket t = l.reserve(newest -> R1);
+            assertEquals(R1, t.record());
+            l.store(t);
+            memory = l.memory();
+        }
+        try (Locker again = s.open()) {
+            assertFalse(java.util.Arrays.equals(nonce, again.memory().nonce()), "each life draws its own");
+        }
+        try (Locker resumed = Locker.resume(Fixtures.ME, s.both(), memory)) {
+            assertEquals(Optional.of(R1), resumed.newest());
+            assertEquals(memory.stored(), resumed.memory().stored());
+        }
+        // A refused open (the second slot is held) releases the first slot's lock.
+        java.io.Closeable held = s.b.lock();
+        assertEquals(LockerException.Kind.LOCKED, assertThrows(LockerException.class, s::open).kind());
+        assertEquals(LockerException.Kind.LOCKED, assertThrows(LockerException.class,
+                () -> Locker.resume(Fixtures.ME, s.both(), memory)).kind());
+        s.a.lock().close();
+        held.close();
+    }
+
+    @Test
+    void aSlotThatFailsToReadAtOpenDiscardsAndTheTamperFindingIsKept() throws Exception {
+        Slots s = new Slots();
+        try (Locker l = s.open()) {
+            commit(l, R1);
+        }
+        s.crash();
+        s.a.arm(MemorySlot.Fault.IO_ERROR, true);
+        try (Locker l = s.open()) {
+            assertEquals(Load.Verdict.DISCARD, l.load().verdict());
+        }
+        s.a.heal();
+        s.crash();
+        try (Locker l = s.open()) {
+            assertEquals(Optional.empty(), l.changed());
+            s.a.setContents(Optional.empty());
+            String finding = l.verify().orElseThrow();
+            assertEquals(Optional.of(finding), l.changed());
+        }
+        MemorySlot empty = new MemorySlot("empty");
+        assertThrows(IllegalStateException.class, () -> empty.flipBit(0));
+    }
+
+    @Test
+    void slotFilesThatDifferHashDifferently() {
+        byte[] n1 = new byte[SlotFile.NONCE_BYTES];
+        byte[] n2 = n1.clone();
+        n2[5] = 9;
+        SlotFile a = new SlotFile(n1, 3, new byte[] {1, 2});
+        java.util.Set<Integer> hashes = new java.util.HashSet<>(List.of(a.hashCode(), new SlotFile(n2, 3, new byte[] {1, 2})
+                .hashCode(), new SlotFile(n1, 4, new byte[] {1, 2}).hashCode(), new SlotFile(n1, 3, new byte[] {1, 3})
+                .hashCode(), new SlotFile(n2, 4, new byte[] {1, 3}).hashCode()));
+        assertEquals(5, hashes.size(), "nonce, sequence and body each change the hash: " + hashes);
+        assertEquals(a.hashCode(), new SlotFile(n1.clone(), 3, new byte[] {1, 2}).hashCode());
+    }
 }
