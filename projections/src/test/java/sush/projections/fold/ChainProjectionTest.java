@@ -204,4 +204,192 @@ class ChainProjectionTest {
         assertFalse(targets.test("3,,4"), "unparsable: no one");
         assertFalse(targets.test("40"), "a cubby out of range: no one");
     }
+
+    // ---- Issue 21: each test below kills mutants of ChainProjection that survived the suite. ----
+
+    private static SignedJob at(JobId position, String target) {
+        sush.projections.job.JobRequest r = new sush.projections.job.JobRequest(S, position, "echo " + position, target,
+                false);
+        return new SignedJob(r, new sush.projections.id.KeyId(new byte[11]), sush.projections.job.SignatureAlgorithm.ED25519,
+                new byte[64]);
+    }
+
+    private static JobId pos(SignedJob j) {
+        return j.request().job();
+    }
+
+    private static JobId next(SignedJob j) {
+        return j.request().successor();
+    }
+
+    private static final String OTHER = "p:other";
+
+    @Test
+    void aBurnAtTheHeadReportsTheJobForThisSledThereOnceAndWalksOn() {
+        SignedJob mine = at(Chain.first(S), "*");
+        JobId after = Chain.afterBurn(pos(mine));
+        SignedJob waiting = at(after, OTHER); // known before the burn: the head walks past it
+        ChainProjection c = new ChainProjection(ME, S, Optional.empty());
+        c.onJob(mine);
+        c.onJob(waiting);
+        assertEquals(java.util.List.of(), c.drainBurnt());
+        c.onBurn(pos(mine));
+        assertEquals(next(waiting), c.head(), "the head walked past the job for another sled after the burn");
+        assertEquals(java.util.List.of(mine), c.drainBurnt());
+        assertEquals(java.util.List.of(), c.drainBurnt(), "reported once");
+        // A burnt position whose job is for another sled is nothing to report.
+        ChainProjection d = new ChainProjection(ME, S, Optional.empty());
+        SignedJob theirs = at(Chain.first(S), OTHER);
+        d.onBurn(pos(theirs));
+        d.onJob(theirs);
+        assertEquals(java.util.List.of(), d.drainBurnt());
+    }
+
+    @Test
+    void aBurnWaitingAheadIsWalkedOverAndRemembersItsJobForThisSled() {
+        SignedJob first = at(Chain.first(S), OTHER);
+        SignedJob mine = at(next(first), "*");
+        ChainProjection c = new ChainProjection(ME, S, Optional.empty());
+        c.onBurn(pos(mine)); // ahead of the head: it waits there
+        c.onJob(mine);
+        assertEquals(Chain.first(S), c.head());
+        c.onJob(first); // the head walks past the other sled's job onto the burn, and past it
+        assertEquals(Chain.afterBurn(pos(mine)), c.head());
+        assertEquals(java.util.List.of(mine), c.drainBurnt());
+        // Both positions were walked past unstarted: a burn of the first moves the head back there.
+        c.onBurn(pos(first));
+        assertEquals(Chain.afterBurn(pos(first)), c.head());
+        assertEquals(0, c.ignoredBurns());
+    }
+
+    @Test
+    void aBurnBehindTheHeadOverPositionsBurntAtTheHeadMovesItBack() {
+        SignedJob first = at(Chain.first(S), OTHER);
+        ChainProjection c = new ChainProjection(ME, S, Optional.empty());
+        c.onJob(first);
+        // Three burns at the head in a row: more burns than jobs behind the head.
+        JobId p = next(first);
+        for (int i = 0; i < 3; i++) {
+            c.onBurn(p);
+            p = Chain.afterBurn(p);
+        }
+        assertEquals(p, c.head());
+        assertTrue(c.precedesHead(next(first)), "a burnt position leads to the head");
+        c.onBurn(pos(first));
+        assertEquals(Chain.afterBurn(pos(first)), c.head(), "every position up to the head was walked past");
+        assertEquals(0, c.ignoredBurns());
+    }
+
+    @Test
+    void aBurnBehindStartedJobsIsIgnoredEvenPastTheLastStartedOne() {
+        SignedJob[] jobs = chain("*", "*", "*");
+        ChainProjection c = new ChainProjection(ME, S, Optional.empty());
+        for (SignedJob j : jobs) {
+            c.onJob(j);
+        }
+        c.passHead(pos(jobs[0]), ChainProjection.Passed.RAN);
+        c.passHead(pos(jobs[1]), ChainProjection.Passed.MAY_HAVE_RUN);
+        JobId head = c.head();
+        c.onBurn(pos(jobs[0]));
+        assertEquals(head, c.head());
+        assertEquals(1, c.ignoredBurns());
+    }
+
+    @Test
+    void aJobPassedAsNeverRunIsWalkedPastAndTheHeadWalksOn() {
+        SignedJob[] jobs = chain("*", OTHER, "*");
+        ChainProjection c = new ChainProjection(ME, S, Optional.empty());
+        for (SignedJob j : jobs) {
+            c.onJob(j);
+        }
+        assertTrue(c.isHead(pos(jobs[0])));
+        assertFalse(c.isHead(pos(jobs[1])));
+        c.passHead(pos(jobs[0]), ChainProjection.Passed.NEVER_RAN);
+        assertEquals(pos(jobs[2]), c.head(), "past the other sled's job at once");
+        // Never run there: a burn of it may move the head back (it was walked past).
+        c.onBurn(pos(jobs[0]));
+        assertEquals(Chain.afterBurn(pos(jobs[0])), c.head());
+    }
+
+    @Test
+    void theNextFreePositionFollowsJobsAndBurnsFromTheHead() {
+        SignedJob[] jobs = chain("*", "*");
+        ChainProjection c = new ChainProjection(ME, S, Optional.empty());
+        assertEquals(Chain.first(S), c.nextFree(), "nothing known: the head itself");
+        c.onJob(jobs[0]);
+        c.onJob(jobs[1]);
+        assertEquals(next(jobs[1]), c.nextFree());
+        c.onBurn(next(jobs[1]));
+        assertEquals(Chain.afterBurn(next(jobs[1])), c.nextFree());
+        assertEquals(Optional.of(jobs[1]), c.known(pos(jobs[1])));
+        assertEquals(Optional.empty(), c.known(next(jobs[1])));
+    }
+
+    @Test
+    void twoRequestsForOnePositionAheadKeepTheSmallerDigestInEitherOrder() {
+        JobId ahead = next(at(Chain.first(S), "*"));
+        SignedJob a = at(ahead, "*");
+        SignedJob b = new SignedJob(new sush.projections.job.JobRequest(S, ahead, "another command", "*", false),
+                new sush.projections.id.KeyId(new byte[11]), sush.projections.job.SignatureAlgorithm.ED25519, new byte[64]);
+        SignedJob smaller = java.util.Arrays.compareUnsigned(a.request().digest(), b.request().digest()) < 0 ? a : b;
+        for (SignedJob[] order : new SignedJob[][] {{a, b}, {b, a}}) {
+            ChainProjection c = new ChainProjection(ME, S, Optional.empty());
+            c.onJob(order[0]);
+            c.onJob(order[1]);
+            assertEquals(Optional.of(smaller), c.known(ahead));
+        }
+        // At the head, what stood there first stays (it may have run).
+        SignedJob h1 = at(Chain.first(S), "*");
+        ChainProjection c = new ChainProjection(ME, S, Optional.empty());
+        c.onJob(h1);
+        SignedJob other = new SignedJob(new sush.projections.job.JobRequest(S, Chain.first(S), "zzz", "*", false),
+                new sush.projections.id.KeyId(new byte[11]), sush.projections.job.SignatureAlgorithm.ED25519, new byte[64]);
+        c.onJob(other);
+        assertEquals(Optional.of(h1), c.known(Chain.first(S)), "the job at the head is not replaced");
+    }
+
+    @Test
+    void theFingerprintTellsStatesApart() {
+        SignedJob[] jobs = chain("*", "*");
+        ChainProjection a = new ChainProjection(ME, S, Optional.empty());
+        ChainProjection b = new ChainProjection(ME, S, Optional.empty());
+        assertEquals(a.fingerprint(), b.fingerprint());
+        b.onJob(jobs[1]); // a job known, the head unchanged
+        assertFalse(a.fingerprint().equals(b.fingerprint()), "jobs are part of the state");
+        a.onJob(jobs[1]);
+        assertEquals(a.fingerprint(), b.fingerprint());
+        b.onBurn(next(jobs[1]));
+        assertFalse(a.fingerprint().equals(b.fingerprint()), "burns are part of the state");
+    }
+
+    @Test
+    void pastItsMemoryBoundAChainRefusesJobsAndBurnsAndCountsWhatItDropped() {
+        int n = ChainProjection.MAX_POSITIONS;
+        String[] targets = new String[n];
+        java.util.Arrays.fill(targets, OTHER);
+        SignedJob[] jobs = chain(targets);
+        ChainProjection c = new ChainProjection(ME, S, Optional.empty());
+        for (SignedJob j : jobs) {
+            c.onJob(j);
+        }
+        assertEquals(next(jobs[n - 1]), c.head(), "every job for another sled walked past");
+        assertEquals(0, c.overflow(), "exactly the bound: nothing dropped");
+        c.onJob(at(c.head(), "*"));
+        assertEquals(1, c.overflow(), "one job past the bound is refused");
+        assertEquals(Optional.empty(), c.atHead());
+        c.onBurn(c.head()); // the head leaves one more position than walked can remember
+        assertEquals(2, c.overflow());
+        assertEquals(0, c.ignoredBurns());
+        // Burns up to their own bound.
+        ChainProjection d = new ChainProjection(ME, S, Optional.empty());
+        JobId p = next(at(Chain.first(S), "*"));
+        for (int i = 0; i < n; i++) {
+            d.onBurn(p); // ahead of the head: each waits there
+            p = Chain.afterBurn(p);
+        }
+        assertEquals(0, d.overflow());
+        d.onBurn(p);
+        assertEquals(1, d.overflow());
+        assertEquals(1, d.ignoredBurns());
+    }
 }
