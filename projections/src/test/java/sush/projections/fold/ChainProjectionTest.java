@@ -392,4 +392,14 @@ class ChainProjectionTest {
         assertEquals(1, d.overflow());
         assertEquals(1, d.ignoredBurns());
     }
+
+    @Test
+    void targetAnswersAreRememberedAndStayRight() {
+        TargetsMe t = new TargetsMe(ME);
+        assertTrue(t.test("*"));
+        assertTrue(t.test("*"), "from memory");
+        assertFalse(t.test(OTHER));
+        assertFalse(t.test(OTHER), "from memory");
+        assertEquals(2, t.remembered());
+    }
 }

@@ -172,4 +172,45 @@ class SessionProjectionTest {
         assertEquals(a.active(), b.active());
         assertEquals(Optional.empty(), a.active(), "the copy ended the session and reactivated nothing");
     }
+
+    @Test
+    void aReplayedStartIsAbsorbedWhileOthersCameAfterIt() {
+        SessionProjection fold = new SessionProjection();
+        Version v = Version.ZERO;
+        for (int n = 1; n <= 5; n++) {
+            v = v.tick(PARTIES[0]);
+            fold.onStart(v, start(n));
+        }
+        assertEquals(start(5).session(), fold.active().orElseThrow().id());
+        assertTrue(fold.startsJoin().equals(v), "the join of the valid starts");
+        // The first start again, as a later message (a replay): its id was accepted once and is
+        // never activated again (it still counts as a start: it supersedes the active one).
+        fold.onStart(v.tick(PARTIES[1]), start(1));
+        assertFalse(fold.active().map(a -> a.id().equals(start(1).session())).orElse(false));
+    }
+
+    @Test
+    void pastItsBoundTheOldestSessionIsForgottenButNeverTheActiveOne() {
+        SessionProjection fold = new SessionProjection();
+        Version v = Version.ZERO;
+        int n = SessionProjection.MAX_SESSIONS + 1;
+        for (int i = 0; i < n; i++) {
+            v = v.tick(PARTIES[0]);
+            fold.onStart(v, bigStart(i));
+        }
+        assertEquals(Optional.empty(), fold.session(bigStart(0).session()), "the oldest is forgotten past the bound");
+        assertTrue(fold.session(bigStart(1).session()).isPresent(), "exactly the bound is kept");
+        assertEquals(bigStart(n - 1).session(), fold.active().orElseThrow().id());
+        // Forgotten as a session, still remembered as an id: a replay of it is never activated.
+        fold.onStart(v.tick(PARTIES[1]), bigStart(0));
+        assertFalse(fold.active().map(a -> a.id().equals(bigStart(0).session())).orElse(false));
+    }
+
+    private static SessionStart bigStart(int n) {
+        byte[] nonce = new byte[SessionIds.NONCE_BYTES];
+        nonce[0] = (byte) n;
+        nonce[1] = (byte) (n >>> 8);
+        byte[] client = {(byte) n, (byte) (n >>> 8)};
+        return new SessionStart(SessionIds.compute("p:b", nonce, client), "p:b", nonce, client, "op");
+    }
 }

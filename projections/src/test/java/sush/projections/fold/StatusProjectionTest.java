@@ -83,4 +83,40 @@ class StatusProjectionTest {
         b[10] = (byte) v;
         return b;
     }
+
+    @Test
+    void applySaysWhetherTheStatusChangedForEveryKindOfEvent() {
+        List<Message> events = List.of(new Message.JobStarted(SLED, JOB),
+                new Message.JobStopped(SLED, JOB, 0, null, 0, new byte[32], 0, new byte[32]),
+                new Message.JobErrored(SLED, JOB, Message.JobError.KILLED, "stop", 9),
+                new Message.JobErrored(SLED, JOB, Message.JobError.INTERRUPTED, "crash", 0),
+                new Message.JobSkipped(SLED, JOB, Message.SkipReason.BELOW_FLOOR),
+                new Message.JobCancelled(SLED, JOB));
+        for (Message e : events) {
+            StatusProjection p = new StatusProjection();
+            assertTrue(p.apply(e), "a first status: " + e);
+            org.junit.jupiter.api.Assertions.assertFalse(p.apply(e), "the same event again changes nothing: " + e);
+            assertEquals(List.of(JOB), p.jobs());
+        }
+        StatusProjection p = new StatusProjection();
+        org.junit.jupiter.api.Assertions.assertFalse(p.apply(new Message.JobStop(JOB, "someone")), "not a status");
+        assertTrue(p.apply(events.get(1)));
+        org.junit.jupiter.api.Assertions.assertFalse(p.apply(events.get(0)), "a lower rank changes nothing");
+        // Equal ranks: the smaller encoding wins, in either order, and only it changes the status.
+        Message a = new Message.JobStopped(SLED, JOB, 1, null, 0, new byte[32], 0, new byte[32]);
+        Message b = new Message.JobStopped(SLED, JOB, 2, null, 0, new byte[32], 0, new byte[32]);
+        boolean aFirst = java.util.Arrays.compareUnsigned(sush.projections.message.MessageCodec.encode(a),
+                sush.projections.message.MessageCodec.encode(b)) < 0;
+        StatusProjection q = new StatusProjection();
+        q.apply(aFirst ? b : a);
+        assertTrue(q.apply(aFirst ? a : b), "the smaller one replaces");
+        org.junit.jupiter.api.Assertions.assertFalse(q.apply(aFirst ? b : a), "the larger one does not");
+    }
+
+    @Test
+    void aStatusNeverOutranksItself() {
+        for (JobStatus s : JobStatus.values()) {
+            org.junit.jupiter.api.Assertions.assertFalse(s.outranks(s), s.toString());
+        }
+    }
 }
