@@ -376,4 +376,46 @@ class SledProjectionTest {
     private static sush.gossip.clock.Version gossipVersion() {
         return sush.gossip.clock.Version.ZERO.tick(sush.gossip.clock.Id.ONE);
     }
+
+    // ---- Issue 21: requests that arrive before their session's start. ----
+
+    @Test
+    void aBurnThatArrivesBeforeItsSessionsStartIsAppliedWhenTheStartArrives() {
+        SignedJob[] jobs = chain("*", "*");
+        SledProjection p = new Stream().add(new Message.JobSkip(S, jobs[0].request().job(), "op")).add(START)
+                .add(new Message.JobStart(jobs[0])).fold();
+        assertEquals(java.util.Optional.empty(), p.chain().orElseThrow().atHead(),
+                "the burnt first position never reaches the head");
+        assertEquals(Chain.afterBurn(jobs[0].request().job()), p.chain().orElseThrow().head());
+        // A burn held early by someone other than the starter is not applied.
+        SledProjection q = new Stream().add(new Message.JobSkip(S, jobs[0].request().job(), "intruder")).add(START)
+                .add(new Message.JobStart(jobs[0])).fold();
+        assertEquals(java.util.Optional.of(jobs[0]), q.chain().orElseThrow().atHead());
+    }
+
+    @Test
+    void aStopThatArrivesBeforeItsSessionsStartEndsTheSessionWhenTheStartArrives() {
+        SledProjection p = new Stream().add(new Message.SessionStop(S, "op")).add(START).fold();
+        assertEquals(java.util.Optional.empty(), p.sessions().active(), "stopped as soon as it started");
+    }
+
+    @Test
+    void aRequestHeldForAStartThatIsNeverActivatedIsReleasedAsEnded() {
+        // S2 is started while S is active, then S's start arrives again late: S2 supersedes it.
+        SessionId s2 = SessionIds.compute("p:b", NONCE, new byte[] {2});
+        SignedJob early = Chains.signed(s2, "*")[0];
+        Stream st = new Stream().add(START).add(new Message.SessionStart(s2, "p:b", NONCE, new byte[] {2}, "op2"));
+        SledProjection p = st.fold();
+        assertEquals(s2, p.sessions().active().orElseThrow().id());
+        // A request of a third session, then that session's start as a stale (older) message.
+        SessionId s3 = SessionIds.compute("p:c", NONCE, new byte[] {3});
+        SignedJob held = Chains.signed(s3, "*")[0];
+        p.apply(st.v.tick(Id.ONE), MessageCodec.encode(new Message.JobStart(held)));
+        List<SledProjection.Outcome> out = p.apply(Version.ZERO.tick(Id.ONE.fork()[1]), MessageCodec.encode(
+                new Message.SessionStart(s3, "p:c", NONCE, new byte[] {3}, "op3")));
+        assertEquals(s2, p.sessions().active().orElseThrow().id(), "a stale start is never activated");
+        assertTrue(out.stream().noneMatch(o -> o instanceof SledProjection.Outcome.AtHead), out.toString());
+        assertEquals(0, p.faults());
+        org.junit.jupiter.api.Assertions.assertNotNull(early);
+    }
 }
