@@ -418,4 +418,34 @@ class SledProjectionTest {
         assertEquals(0, p.faults());
         org.junit.jupiter.api.Assertions.assertNotNull(early);
     }
+
+    @Test
+    void passingTheHeadOffersTheNextJobForThisSledAndWalksPastOthers() {
+        SignedJob[] jobs = chain("*", "p:other", "*");
+        Stream st = new Stream().add(START);
+        for (SignedJob j : jobs) {
+            st.add(new Message.JobStart(j));
+        }
+        SledProjection p = st.fold();
+        assertEquals(List.of(new SledProjection.Outcome.AtHead(jobs[2])),
+                p.passHead(jobs[0].request().job(), ChainProjection.Passed.RAN),
+                "past the other sled's job to this sled's next");
+    }
+
+    @Test
+    void zombiesAreListedInOneOrder() {
+        SledProjection p = new SledProjection(ME, Chains.TRUST);
+        Version v = Version.ZERO;
+        List<JobId> ids = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            byte[] b = new byte[11];
+            b[0] = (byte) (60 - 10 * i); // inserted in descending byte order
+            ids.add(new JobId(b));
+            v = v.tick(Id.ONE);
+            p.apply(v, MessageCodec.encode(new Message.JobStarted(ME.baseboard(), ids.get(i))));
+        }
+        List<JobId> sorted = new ArrayList<>(ids);
+        java.util.Collections.reverse(sorted);
+        assertEquals(sorted, p.zombies(v), "ascending by bytes, whatever the order they started in");
+    }
 }

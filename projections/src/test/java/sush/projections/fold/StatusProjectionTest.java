@@ -119,4 +119,20 @@ class StatusProjectionTest {
             org.junit.jupiter.api.Assertions.assertFalse(s.outranks(s), s.toString());
         }
     }
+
+    @Test
+    void aFullHistoryOfRunningJobsRefusesANewJobsStatusAndCountsIt() {
+        StatusProjection p = new StatusProjection(3);
+        for (int i = 0; i < 3; i++) {
+            byte[] b = new byte[11];
+            b[0] = (byte) i;
+            assertTrue(p.apply(new Message.JobStarted(SLED, new JobId(b))));
+        }
+        byte[] b = new byte[11];
+        b[0] = 9;
+        org.junit.jupiter.api.Assertions.assertFalse(p.apply(new Message.JobStarted(SLED, new JobId(b))),
+                "no room: running jobs are never forgotten");
+        assertEquals(1, p.untracked());
+        assertEquals(3, p.size());
+    }
 }
