@@ -53,4 +53,33 @@ class HashesTest {
         d.update(ByteBuffer.allocate(4).putInt(field.length).array());
         d.update(field);
     }
+
+    @Test
+    void aFieldOverSixteenMebibytesIsFramedWithItsWholeLength() throws Exception {
+        // The 4-byte big-endian length of every field, checked against the JDK's SHA3-256 over
+        // the same framing with a field long enough to use all four length bytes.
+        byte[] big = new byte[(1 << 24) + 3];
+        big[5] = 1;
+        java.security.MessageDigest jdk = java.security.MessageDigest.getInstance("SHA3-256");
+        for (byte[] f : new byte[][] {"tag".getBytes(java.nio.charset.StandardCharsets.UTF_8), big}) {
+            jdk.update(java.nio.ByteBuffer.allocate(4).putInt(f.length).array());
+            jdk.update(f);
+        }
+        org.junit.jupiter.api.Assertions.assertArrayEquals(jdk.digest(), Hashes.sha3("tag", big));
+        java.security.MessageDigest parts = Hashes.sha3();
+        parts.update(new byte[] {1, 2});
+        org.junit.jupiter.api.Assertions.assertArrayEquals(Hashes.sha3Raw(new byte[] {1, 2}), parts.digest());
+    }
+
+    @Test
+    void anIdIsItsBytesAndAKeyIdParsesFromItsCodephrase() throws Exception {
+        byte[] b = new byte[Id88.BYTES];
+        b[3] = 7;
+        KeyId k = new KeyId(b);
+        org.junit.jupiter.api.Assertions.assertTrue(k.is(b.clone()));
+        byte[] other = b.clone();
+        other[3] = 8;
+        org.junit.jupiter.api.Assertions.assertFalse(k.is(other));
+        org.junit.jupiter.api.Assertions.assertEquals(k, KeyId.parse(k.codephrase()));
+    }
 }
