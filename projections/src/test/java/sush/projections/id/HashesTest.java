@@ -58,7 +58,7 @@ class HashesTest {
     void aFieldOverSixteenMebibytesIsFramedWithItsWholeLength() throws Exception {
         // The 4-byte big-endian length of every field, checked against the JDK's SHA3-256 over
         // the same framing with a field long enough to use all four length bytes.
-        byte[] big = new byte[(1 << 24) + 3];
+        byte[] big = new byte[(1 << 24) + (1 << 16) + 3]; // length bytes 01 01 00 03
         big[5] = 1;
         java.security.MessageDigest jdk = java.security.MessageDigest.getInstance("SHA3-256");
         for (byte[] f : new byte[][] {"tag".getBytes(java.nio.charset.StandardCharsets.UTF_8), big}) {
