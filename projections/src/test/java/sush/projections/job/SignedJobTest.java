@@ -147,4 +147,42 @@ class SignedJobTest {
         assertTrue(trust.signatureValid(jobs.get(0)), "still remembered, and right");
         assertEquals(TrustStore.VERDICTS_PER_GENERATION + 1, trust.remembered());
     }
+
+    @Test
+    void signedJobsAreEqualByEveryFieldAndHashAlike() {
+        SignerKey key = SignerKey.generate(SignatureAlgorithm.ED25519, new SecureRandom());
+        SignedJob a = key.sign(request("true"));
+        SignedJob same = new SignedJob(a.request(), a.key(), a.algorithm(), a.signature().clone());
+        assertEquals(a, same);
+        assertEquals(a.hashCode(), same.hashCode());
+        byte[] otherSignature = a.signature().clone();
+        otherSignature[0] ^= 1;
+        SignedJob resigned = new SignedJob(a.request(), a.key(), a.algorithm(), otherSignature);
+        assertFalse(a.equals(resigned));
+        assertFalse(a.hashCode() == resigned.hashCode(), "the signature is part of the hash");
+        assertFalse(a.equals(key.sign(request("false"))));
+        assertFalse(a.equals((Object) "a job"));
+    }
+
+    @Test
+    void theConcurrentFlagIsPartOfTheDigest() {
+        JobRequest sequential = request("true");
+        JobRequest concurrent = new JobRequest(sequential.session(), sequential.job(), sequential.command(),
+                sequential.target(), true);
+        assertFalse(java.util.Arrays.equals(sequential.digest(), concurrent.digest()));
+    }
+
+    @Test
+    void aRememberedVerdictIsTheVerdictEvenWhenItIsARefusal() throws Exception {
+        SignerKey trusted = SignerKey.generate(SignatureAlgorithm.ED25519, new SecureRandom());
+        SignerKey stranger = SignerKey.generate(SignatureAlgorithm.ED25519, new SecureRandom());
+        TrustStore store = TrustStore.of(List.of(trusted.publicPem()));
+        SignedJob forged = stranger.sign(request("true"));
+        assertFalse(store.signatureValid(forged));
+        assertFalse(store.signatureValid(forged), "asked again: remembered, still refused");
+        SignedJob good = trusted.sign(request("true"));
+        assertTrue(store.signatureValid(good));
+        assertTrue(store.signatureValid(good));
+        assertEquals(2, store.remembered());
+    }
 }
