@@ -185,4 +185,20 @@ class SignedJobTest {
         assertTrue(store.signatureValid(good));
         assertEquals(2, store.remembered());
     }
+
+    @Test
+    void aRequestsDigestIsPinned() {
+        // The bytes a signer signs: any change to their framing (a field, its order, the
+        // concurrent flag's value) changes this pin and every signature made before it.
+        assertEquals("51f80f9e9225dab669e7923b6ce68ffcfe4a7076a3fffc0465b317213784a362", java.util.HexFormat.of().formatHex(request("true").digest()));
+    }
+
+    @Test
+    void jobsWithOneSignatureButDifferentRequestsHashApart() {
+        byte[] signature = new byte[64];
+        sush.projections.id.KeyId key = new sush.projections.id.KeyId(new byte[11]);
+        SignedJob a = new SignedJob(request("true"), key, SignatureAlgorithm.ED25519, signature);
+        SignedJob b = new SignedJob(request("false"), key, SignatureAlgorithm.ED25519, signature);
+        assertFalse(a.hashCode() == b.hashCode());
+    }
 }
