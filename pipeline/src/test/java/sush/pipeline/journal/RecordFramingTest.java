@@ -102,4 +102,33 @@ class RecordFramingTest {
         }
         assertTrue(corrupt > 0 && other > 0, corrupt + " corrupt, " + other + " other records");
     }
+
+    @Test
+    void anEmptyRecordSealsToExactlyNonceAndTagAndOpens() throws Exception {
+        Sealer sealer = new Sealer(new byte[Sealer.KEY_BYTES], Entropy.seeded(4));
+        byte[] position = {1};
+        byte[] sealed = sealer.seal(position, new byte[0]);
+        assertEquals(Sealer.NONCE_BYTES + Sealer.TAG_BITS / 8, sealed.length);
+        assertEquals(0, sealer.open(position, sealed).length);
+        // Sealing and opening alternate on one sealer: each direction keeps its own cipher.
+        for (int i = 0; i < 3; i++) {
+            byte[] again = sealer.seal(position, new byte[] {(byte) i});
+            assertEquals(i, sealer.open(position, again)[0]);
+        }
+    }
+
+    @Test
+    void deliveriesAreEqualByVersionPayloadAndVerdict() {
+        Version v = Version.ZERO.tick(Id.ONE);
+        JournalRecord.Delivered a = new JournalRecord.Delivered(v, new byte[] {1, 2});
+        JournalRecord.Delivered same = new JournalRecord.Delivered(v, new byte[] {1, 2});
+        assertEquals(a, same);
+        assertEquals(a.hashCode(), same.hashCode());
+        assertNotEquals(a, new JournalRecord.Delivered(v, new byte[] {1, 3}));
+        assertNotEquals(a.hashCode(), new JournalRecord.Delivered(v, new byte[] {1, 3}).hashCode());
+        assertNotEquals(a, new JournalRecord.Delivered(v.tick(Id.ONE), new byte[] {1, 2}));
+        assertNotEquals(a.hashCode(), new JournalRecord.Delivered(v.tick(Id.ONE), new byte[] {1, 2}).hashCode());
+        assertNotEquals(a, new JournalRecord.Delivered(v, new byte[] {1, 2}, JournalRecord.Signature.values()[
+                JournalRecord.Signature.values().length - 1]));
+    }
 }
