@@ -448,4 +448,22 @@ class SledProjectionTest {
         java.util.Collections.reverse(sorted);
         assertEquals(sorted, p.zombies(v), "ascending by bytes, whatever the order they started in");
     }
+
+    @Test
+    void aCopyKeepsAnnouncementsResumptionsAndTheSessionsOfRequests() {
+        SignedJob[] jobs = chain("*", "*");
+        SledProjection p = new SledProjection(ME, Chains.TRUST);
+        Version v = Version.ZERO.tick(Id.ONE);
+        p.apply(v, MessageCodec.encode(new Message.Announcement("p:x", "1", 4)));
+        p.resume(new SledProjection.Resumption(S, jobs[0].request().job(), jobs[0].request().successor()));
+        SledProjection fork = p.copy();
+        assertTrue(fork.announcements().containsKey("p:x"), "announcements");
+        fork.apply(v = v.tick(Id.ONE), MessageCodec.encode(START));
+        assertEquals(jobs[0].request().successor(), fork.chain().orElseThrow().head(), "the resumption");
+        // The session of a request, needed to honour its starter's stop, survives a copy.
+        fork.apply(v = v.tick(Id.ONE), MessageCodec.encode(new Message.JobStart(jobs[1])));
+        SledProjection again = fork.copy();
+        assertTrue(again.mayStop(new Message.JobStop(jobs[1].request().job(), "op")));
+        assertFalse(again.mayStop(new Message.JobStop(jobs[1].request().job(), "someone else")));
+    }
 }
