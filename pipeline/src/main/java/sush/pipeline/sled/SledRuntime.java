@@ -3,7 +3,6 @@ package sush.pipeline.sled;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -55,8 +54,6 @@ public final class SledRuntime {
     public static final int MAX_PENDING_LAUNCHES = 256;
     /** Bound on the event history a late subscriber (an SSE client reconnecting) can still read. */
     public static final int MAX_EVENT_HISTORY = 4096;
-    /** Bound on remembered request versions (for the live/replayed skip rule). */
-    static final int MAX_JOB_VERSIONS = 65_536;
     /** Bound on deliveries the ingress stage reads ahead of the state machine. */
     static final int INGRESS_AHEAD = 64;
     /** Bound on deliveries buffered between gossip and the state machine. */
@@ -89,8 +86,7 @@ public final class SledRuntime {
     private long replayUntil;
     private boolean drained;
     private Disposable deliveries;
-    private final Map<JobId, Version> requestVersions = new LinkedHashMap<>();
-    private final List<Deferred> deferredSkips = new ArrayList<>();
+    private final List<Deferred> deferredReports = new ArrayList<>();
     private Optional<SignedJob> waiting = Optional.empty();
 
     // This life.
@@ -126,8 +122,12 @@ public final class SledRuntime {
     private record Adjudication(JobId job, NetworkId network) {
     }
 
-    /** A skip of a replayed request, reported after local replay only if no status exists then. */
-    private record Deferred(JobId job, Message.SkipReason reason) {
+    /**
+     * A skip of a replayed request or a cancellation by a replayed stop: reported after local
+     * replay only if the job has no status of this sled's then (an earlier life may have
+     * reported it already).
+     */
+    private record Deferred(JobId job, Message report) {
     }
 
     public SledRuntime(SledConfig cfg, Gossip gossip, Locker locker, Launcher launcher, Optional<Journal> journal,
@@ -248,18 +248,21 @@ public final class SledRuntime {
     /** The fold of the current entry, read on the loop (tests, the API's queries). */
     public reactor.core.publisher.Mono<View> view() {
         return reactor.core.publisher.Mono.fromCallable(() -> new View(network, fold, locker.newest(), floor,
-                locker.trusted(), Set.copyOf(running.keySet()))).subscribeOn(loop);
+                locker.trusted(), Set.copyOf(running.keySet()), pendingLaunches)).subscribeOn(loop);
     }
 
     /** Runs {@code f} on the loop, where the fold may be read; for the API's queries. */
     public <T> reactor.core.publisher.Mono<T> query(java.util.function.Function<View, T> f) {
         return reactor.core.publisher.Mono.fromCallable(() -> f.apply(new View(network, fold, locker.newest(), floor,
-                locker.trusted(), Set.copyOf(running.keySet())))).subscribeOn(loop);
+                locker.trusted(), Set.copyOf(running.keySet()), pendingLaunches))).subscribeOn(loop);
     }
 
-    /** A consistent look at the sled from its own thread. */
+    /**
+     * A consistent look at the sled from its own thread; {@code pendingLaunches} counts commits
+     * reserved and not yet launched or failed (bounded by {@link #MAX_PENDING_LAUNCHES}).
+     */
     public record View(NetworkId network, SledProjection fold, Optional<BoundaryRecord> record, Optional<Version> floor,
-            boolean trusted, Set<JobId> running) {
+            boolean trusted, Set<JobId> running, int pendingLaunches) {
     }
 
     // ---- Entries (section 3) -------------------------------------------------------------
@@ -294,8 +297,7 @@ public final class SledRuntime {
         plan.floor().ifPresent(this::raiseEntryFloor);
         birth = replica.frontier();
         fold = new SledProjection(cfg.me(), cfg.trust());
-        requestVersions.clear();
-        deferredSkips.clear();
+        deferredReports.clear();
         passedThisEntry.clear();
         skipReported.clear();
         cancelled.clear();
@@ -389,7 +391,7 @@ public final class SledRuntime {
         if (journal.isPresent()) {
             journal(new JournalRecord.Delivered(d.version(), d.payload(), signatureVerdict(m)));
         }
-        Optional<SignedJob> request = m.flatMap(x -> peek(d, x));
+        Optional<SignedJob> request = m.flatMap(this::peek);
         Optional<Report> before = m.flatMap(this::reportOf);
         // Each message is decoded once: the fold takes what peek already read.
         handle(m.isPresent() ? fold.apply(d.version(), m.get()) : fold.apply(d.version(), d.payload()));
@@ -470,15 +472,10 @@ public final class SledRuntime {
         return fold.statuses().status(job, board).map(e -> new Report(job, board, e));
     }
 
-    /** What the sled itself needs from a message beyond the fold: request versions, stops. */
-    private Optional<SignedJob> peek(Delivery d, Message m) {
+    /** What the sled itself needs from a message beyond the fold: requests, stops, operator keys. */
+    private Optional<SignedJob> peek(Message m) {
         if (m instanceof Message.JobStart) {
-            SignedJob job = ((Message.JobStart) m).job();
-            requestVersions.put(job.request().job(), d.version());
-            if (requestVersions.size() > MAX_JOB_VERSIONS) {
-                requestVersions.remove(requestVersions.keySet().iterator().next());
-            }
-            return Optional.of(job);
+            return Optional.of(((Message.JobStart) m).job());
         } else if (m instanceof Message.JobStop) {
             Launcher.Running r = running.get(((Message.JobStop) m).job());
             if (r != null && fold.mayStop((Message.JobStop) m)) {
@@ -493,7 +490,9 @@ public final class SledRuntime {
     /**
      * Section 2: a stop of a targeted job of the active session that this sled has not started
      * (ahead of the head, or waiting at it) gives it {@code Cancelled} here; at the head it is then
-     * passed without running, so later jobs still run.
+     * passed without running, so later jobs still run. A replayed stop's {@code Cancelled} is
+     * reported after replay, and only if the job still has no status of this sled's then: an
+     * earlier life already reported it.
      */
     private void cancel(Message.JobStop stop) {
         JobId id = stop.job();
@@ -503,7 +502,11 @@ public final class SledRuntime {
             return;
         }
         cancelled.add(id);
-        send(new Message.JobCancelled(me, id));
+        if (drained) {
+            send(new Message.JobCancelled(me, id));
+        } else {
+            deferredReports.add(new Deferred(id, new Message.JobCancelled(me, id)));
+        }
         if (fold.chain().get().isHead(id)) {
             waiting = waiting.filter(w -> !w.request().job().equals(id));
             pass(id, ChainProjection.Passed.NEVER_RAN);
@@ -733,27 +736,29 @@ public final class SledRuntime {
 
     // ---- Skips, reaping and adjudication (sections 6 and 7) --------------------------------
 
-    /** A live request's skip is gossiped at once; a replayed one's after replay, if still without status. */
+    /**
+     * A live request's skip is gossiped at once; a replayed one's after replay, if still without
+     * status. Deliveries come in log order and the replayed ones are the log at entry, so until
+     * replay drains every request met is a replayed one, and after it every new one is live.
+     */
     private void skip(JobId job, Message.SkipReason reason) {
         if (ownStatus(job).isPresent() || !skipReported.add(job)) {
             return;
         }
-        Version v = requestVersions.get(job);
-        boolean live = v != null && arrival.lessThan(v);
-        if (live || drained) {
+        if (drained) {
             send(new Message.JobSkipped(me, job, reason));
         } else {
-            deferredSkips.add(new Deferred(job, reason));
+            deferredReports.add(new Deferred(job, new Message.JobSkipped(me, job, reason)));
         }
     }
 
     private void onDrained() {
-        for (Deferred d : deferredSkips) {
+        for (Deferred d : deferredReports) {
             if (ownStatus(d.job()).isEmpty()) {
-                send(new Message.JobSkipped(me, d.job(), d.reason()));
+                send(d.report());
             }
         }
-        deferredSkips.clear();
+        deferredReports.clear();
         reapZombies();
         adjudicate();
         emit(new SledEvent.Drained(entrySeq));
