@@ -1,7 +1,6 @@
 package sush.pipeline.sled;
 
 import reactor.core.publisher.Flux;
-import sush.gossip.clock.Version;
 import sush.gossip.node.Entry;
 
 /** What a sled needs of its gossip node: its entries into universes, and sending. */
@@ -9,8 +8,8 @@ public interface Gossip {
     /** Every entry: the start of the life, then each migration; the last one is current. */
     Flux<Entry> entries();
 
-    /** Adds a message to the current universe; its version. */
-    Version send(byte[] payload);
+    /** Adds a message to the current universe (the sled never needs its version). */
+    void send(byte[] payload);
 
     /** The daemon's gossip node. */
     static Gossip of(sush.gossip.node.GossipNode node) {
@@ -21,8 +20,8 @@ public interface Gossip {
             }
 
             @Override
-            public Version send(byte[] payload) {
-                return node.send(payload);
+            public void send(byte[] payload) {
+                node.send(payload);
             }
         };
     }

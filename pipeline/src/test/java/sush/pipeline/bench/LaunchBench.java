@@ -68,8 +68,8 @@ public final class LaunchBench {
             }
 
             @Override
-            public Version send(byte[] payload) {
-                return replica.send(payload);
+            public void send(byte[] payload) {
+                replica.send(payload);
             }
         };
         Scheduler loop = Schedulers.newSingle("sled-loop");

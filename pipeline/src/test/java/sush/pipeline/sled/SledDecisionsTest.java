@@ -258,12 +258,14 @@ class SledDecisionsTest {
     }
 
     @Test
-    void aJobThisLifeLaunchedIsNeverScreenedAgainWhenAnUntrustedEntryMeetsItAtTheHead() throws Exception {
-        SledHarness h = new SledHarness().provision().boot(1);
+    void aJobThisLifeLaunchedIsNeverScreenedAgainWhenAnUntrustedEntryMeetsItAtTheHead(@TempDir Path dir)
+            throws Exception {
+        SledHarness h = new SledHarness().provision();
+        h.journal = Optional.of(Journal.open(dir, Optional.empty(), Entropy.seeded(6)));
         List<SignedJob> jobs = Rack.jobs(Rack.session(1), 1, "w", "*");
-        h.operator(Rack.start(1));
-        h.operator(new Message.JobStart(jobs.get(0)));
-        h.sync();
+        h.operator0(1, Rack.start(1));
+        h.operator0(1, new Message.JobStart(jobs.get(0)));
+        h.boot(1); // j0 runs from the replayed request; its Started stays on this sled
         assertEquals(List.of(id(jobs.get(0))), ledger(h));
         // Something rewrites a slot: the store is untrusted for the rest of this life, so the
         // next entry has no snapshot to resume from and meets j0 at the head again. Its own
@@ -271,11 +273,20 @@ class SledDecisionsTest {
         h.a.setContents(Optional.of(new byte[] {1, 2, 3}));
         assertTrue(h.locker.verify().isPresent());
         h.migrate(1);
-        h.sync();
         assertEquals(List.of(id(jobs.get(0))), ledger(h), "never re-run");
         assertEquals(1, h.events(SledEvent.Screened.class).stream().filter(x -> x.job().equals(id(jobs.get(0)))).count(),
                 "passed as already handled without being screened again");
         assertTrue(h.gossiped(Message.JobErrored.class).isEmpty(), "no refusal for a job that is running");
+        // Section 2: passed as Skipped{AlreadyHandled}, and the head moved past it.
+        List<Message.JobSkipped> skips = h.gossiped(Message.JobSkipped.class);
+        assertEquals(1, skips.size(), skips.toString());
+        assertEquals(Message.SkipReason.ALREADY_HANDLED, skips.get(0).reason());
+        assertEquals(jobs.get(0).request().successor(), h.sled.view().block().fold().chain().orElseThrow().head());
+        h.journal.get().close();
+        String j0 = id(jobs.get(0)).codephrase();
+        List<String> d = decisions(dir);
+        assertEquals(List.of("VERDICT " + j0, "PASSED " + j0 + " RAN", "VERDICT " + j0, "PASSED " + j0 + " MAY_HAVE_RUN"),
+                d.stream().filter(x -> x.startsWith("VERDICT") || x.startsWith("PASSED")).toList());
     }
 
     @Test

@@ -51,6 +51,10 @@ final class SledHarness {
     /** Runs on each new runtime before it starts (tests install fault probes). */
     java.util.function.Consumer<SledRuntime> beforeStart = sled -> { };
     private Sinks.Many<Entry> entries;
+    /** Thrown by every gossip send while set (the universe changed under the send). */
+    RuntimeException sendFault;
+    /** The launcher of the next life, given the ledger; a ledger launcher unless a test says otherwise. */
+    java.util.function.Function<List<LedgerLauncher.Launch>, sush.pipeline.exec.Launcher> launchers = null;
     private long entrySeq;
     private int lives;
 
@@ -96,6 +100,7 @@ final class SledHarness {
     SledHarness boot(int n, int k) throws LockerException {
         lives++;
         launcher = new LedgerLauncher(Rack.ME.baseboard(), ledger, false);
+        sush.pipeline.exec.Launcher used = launchers == null ? launcher : launchers.apply(ledger);
         locker = Locker.open(Rack.ME.baseboard(), List.of(a, b), Entropy.seeded(lives));
         entries = Sinks.many().replay().all();
         entrySeq = 0;
@@ -106,11 +111,14 @@ final class SledHarness {
             }
 
             @Override
-            public Version send(byte[] payload) {
-                return replica.send(payload);
+            public void send(byte[] payload) {
+                if (sendFault != null) {
+                    throw sendFault;
+                }
+                replica.send(payload);
             }
         };
-        sled = new SledRuntime(new SledConfig(Rack.ME, trust, "0.1.0", Limits.DEFAULT), gossip, locker, launcher,
+        sled = new SledRuntime(new SledConfig(Rack.ME, trust, "0.1.0", Limits.DEFAULT), gossip, locker, used,
                 journal, time, writerTime, ingress);
         sled.events().subscribe(events::add);
         beforeStart.accept(sled);
@@ -130,6 +138,12 @@ final class SledHarness {
         replica = Replica.newcomer();
         replica.adopt(side(n, k).grant());
         entries.tryEmitNext(new Entry(++entrySeq, cause, universe(n), replica));
+        settle();
+    }
+
+    /** The gossip node's entry stream fails. */
+    void entriesFail(RuntimeException e) {
+        entries.tryEmitError(e);
         settle();
     }
 
