@@ -25,12 +25,6 @@ final class Leaves {
         this.size = size;
     }
 
-    static Leaves single(long v) {
-        Leaves leaves = new Leaves(1);
-        leaves.add(0, v);
-        return leaves;
-    }
-
     void add(int d, long v) {
         if (size == depth.length) {
             depth = Arrays.copyOf(depth, size * 2);
@@ -39,13 +33,6 @@ final class Leaves {
         depth[size] = d;
         value[size] = v;
         size++;
-    }
-
-    /** Copies leaves {@code [from, to)} of {@code source}. */
-    void addRange(Leaves source, int from, int to) {
-        for (int k = from; k < to; k++) {
-            add(source.depth[k], source.value[k]);
-        }
     }
 
     int[] depths() {

@@ -96,18 +96,17 @@ public record Push(NetworkId network, byte[] sender, Set<Integer> targets, Versi
     /** Adds the messages to {@code replica} if it is in this universe and holds the base. */
     public Result applyTo(Replica replica) throws SyncException {
         Replica.View view = replica.view();
-        if (!view.network().equals(network)) {
+        // A bootstrapping replica takes nothing but a bootstrap, even a push in its all-zero network.
+        if (view.network().isBootstrapping() || !view.network().equals(network)) {
             return Result.FOREIGN;
         }
         if (!base.leq(view.frontier())) {
             return Result.GAP;
         }
         try {
+            // Only a bootstrapping replica changes universe, so the one checked above still holds.
             replica.commit(network, base.join(frontier), messages);
         } catch (ReplicaException e) {
-            if (e.kind() == ReplicaException.Kind.UNIVERSE_CHANGED) {
-                return Result.FOREIGN;
-            }
             throw new SyncException(SyncException.Kind.REPLICA_REFUSED, e.getMessage(), e);
         }
         return Result.APPLIED;

@@ -3,6 +3,9 @@ package sush.gossip.clock;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -200,6 +203,124 @@ class ClockTest {
         Id[] halves = deepId.fork();
         assertEquals(deepId, halves[0].join(halves[1]));
         assertTrue(Version.CAUSAL_ORDER.compare(deep, ticked) < 0);
+    }
+
+    @Test
+    void onlyTheSeedIsTheWholeInterval() {
+        Id[] halves = Id.ONE.fork();
+        assertTrue(Id.ONE.isOne());
+        assertFalse(Id.ZERO.isOne());
+        assertFalse(halves[0].isOne());
+        assertFalse(halves[1].isOne());
+        assertTrue(halves[0].join(halves[1]).isOne());
+        assertEquals(1, Id.ONE.leafCount());
+        assertEquals(2, halves[0].leafCount());
+        assertEquals(3, halves[1].fork()[0].leafCount());
+    }
+
+    @Test
+    void theEmptyIdentityForksIntoTwoEmptyOnesAndJoinsAsNothing() {
+        assertArrayEquals(new Id[] {Id.ZERO, Id.ZERO}, Id.ZERO.fork());
+        Id[] halves = Id.ONE.fork();
+        assertEquals(halves[0], halves[0].join(Id.ZERO));
+        assertEquals(halves[1], Id.ZERO.join(halves[1]));
+    }
+
+    /** Equal trees hash alike; trees with the same leaf values in another shape hash apart. */
+    @Test
+    void hashesFollowShapeAndValues() throws MalformedException {
+        Id leftQuarter = Id.of(new Leaves(new int[] {2, 2, 1}, new long[] {0, 1, 0}, 3));
+        Id rightQuarter = Id.of(new Leaves(new int[] {1, 2, 2}, new long[] {0, 1, 0}, 3));
+        assertEquals("((0, 1), 0)", leftQuarter.toString());
+        assertEquals("(0, (1, 0))", rightQuarter.toString());
+        assertNotEquals(leftQuarter.hashCode(), rightQuarter.hashCode());
+        assertNotEquals(Id.ZERO.hashCode(), Id.ONE.hashCode());
+        assertEquals(leftQuarter.hashCode(), Id.fromBytes(leftQuarter.toBytes()).hashCode());
+
+        Version left = Version.of(new Leaves(new int[] {2, 2, 1}, new long[] {1, 0, 2}, 3));
+        Version right = Version.of(new Leaves(new int[] {1, 2, 2}, new long[] {1, 0, 2}, 3));
+        assertEquals("((1, 0), 2)", left.toString());
+        assertEquals("(1, (0, 2))", right.toString());
+        assertNotEquals(left.hashCode(), right.hashCode());
+        assertNotEquals(Version.ZERO.hashCode(), Version.ZERO.tick(Id.ONE).hashCode());
+        assertEquals(left.hashCode(), Version.fromBytes(left.toBytes()).hashCode());
+    }
+
+    @Test
+    void leavesThatAreAllZeroAreTheZeroVersion() {
+        assertSame(Version.ZERO, Version.of(new Leaves(new int[] {1, 2, 2}, new long[] {0, 0, 0}, 3)));
+        assertSame(Version.ZERO, Version.of(new Leaves(new int[] {0}, new long[] {0}, 1)));
+        assertSame(Id.ONE, Id.of(new Leaves(new int[] {1, 1}, new long[] {1, 1}, 2)));
+    }
+
+    /** The largest counter is reachable, round-trips and is refused one further, by tick and by decoding. */
+    @Test
+    void theLargestCounterIsTheLast() throws MalformedException {
+        long max = Version.MAX_COUNTER;
+        Version below = Version.of(new Leaves(new int[] {0}, new long[] {max - 1}, 1));
+        Version top = below.tick(Id.ONE);
+        assertEquals(String.valueOf(max), top.toString());
+        assertEquals(top, Version.fromBytes(top.toBytes()));
+        ClockException e = assertThrows(ClockException.class, () -> top.tick(Id.ONE));
+        assertEquals(ClockException.Kind.COUNTER_OVERFLOW, e.kind());
+
+        Id[] halves = Id.ONE.fork();
+        Version topLeft = Version.of(new Leaves(new int[] {1, 1}, new long[] {max, 0}, 2));
+        assertEquals(topLeft, Version.fromBytes(topLeft.toBytes()));
+        assertEquals(ClockException.Kind.COUNTER_OVERFLOW,
+                assertThrows(ClockException.class, () -> topLeft.tick(halves[0])).kind());
+
+        byte[] over = ClockCodec.encode(new int[] {0}, new long[] {max + 1}, true);
+        assertEquals(MalformedException.Reason.OUT_OF_RANGE,
+                assertThrows(MalformedException.class, () -> Version.fromBytes(over)).reason());
+        byte[] overOnTheRight = ClockCodec.encode(new int[] {1, 1}, new long[] {max, max + 1}, true);
+        assertEquals(MalformedException.Reason.OUT_OF_RANGE,
+                assertThrows(MalformedException.class, () -> Version.fromBytes(overOnTheRight)).reason());
+    }
+
+    @Test
+    void identityBitsMustBePaddedWithZeros() throws MalformedException {
+        assertEquals(Id.ONE, Id.fromBytes(HexFormat.of().parseHex("0180")));
+        MalformedException e = assertThrows(MalformedException.class, () -> Id.fromBytes(HexFormat.of().parseHex("0181")));
+        assertEquals(MalformedException.Reason.NON_CANONICAL, e.reason());
+        Id[] halves = Id.ONE.fork();
+        assertEquals("028080", HexFormat.of().formatHex(halves[0].toBytes()));
+        e = assertThrows(MalformedException.class, () -> Id.fromBytes(HexFormat.of().parseHex("028081")));
+        assertEquals(MalformedException.Reason.NON_CANONICAL, e.reason());
+    }
+
+    /**
+     * Versions decoded from the same shape bits share one depth array (the point of keeping the
+     * last shape); bytes that hold the shape and nothing after it are refused and keep nothing new.
+     */
+    @Test
+    void versionsOfOneShapeShareTheirDepths() throws MalformedException {
+        byte[] bytes = HexFormat.of().parseHex("02800201");
+        Version first = Version.fromBytes(bytes);
+        Version second = Version.fromBytes(bytes);
+        assertSame(first.depth, second.depth);
+        Version other = Version.fromBytes(HexFormat.of().parseHex("02800101"));
+        assertEquals("(1, 0)", other.toString());
+        assertSame(first.depth, other.depth);
+        assertMalformed("0280", MalformedException.Reason.TRUNCATED);
+        assertSame(first.depth, Version.fromBytes(bytes).depth);
+        Version threeLeaves = Version.fromBytes(Version.of(new Leaves(new int[] {1, 2, 2}, new long[] {1, 0, 2}, 3))
+                .toBytes());
+        assertSame(threeLeaves.depth, Version.fromBytes(threeLeaves.toBytes()).depth);
+    }
+
+    /** A version inside a larger buffer decodes from its slice alone; a slice past the buffer is refused. */
+    @Test
+    void aVersionDecodesFromItsSliceOfABuffer() throws MalformedException {
+        byte[] buffer = HexFormat.of().parseHex("ff02800201ff");
+        assertEquals("(2, 1)", Version.fromBytes(buffer, 1, 4).toString());
+        assertEquals(MalformedException.Reason.TRAILING_BYTES,
+                assertThrows(MalformedException.class, () -> Version.fromBytes(buffer, 1, 5)).reason());
+        assertThrows(IllegalArgumentException.class, () -> Version.fromBytes(buffer, 2, 5));
+        assertThrows(IllegalArgumentException.class, () -> Version.fromBytes(buffer, 6, 1));
+        assertThrows(IllegalArgumentException.class, () -> Version.fromBytes(buffer, -1, 4));
+        assertThrows(IllegalArgumentException.class, () -> Version.fromBytes(buffer, 1, -1));
+        assertEquals(Version.ZERO, Version.fromBytes(HexFormat.of().parseHex("000100"), 1, 2));
     }
 
     private static void assertMalformed(String hex, MalformedException.Reason reason) {

@@ -58,6 +58,7 @@ class SledEdgesTest {
         h.sync();
         h.operator(new Message.JobStart(jobs.get(0))); // its position was burnt before it came
         h.sync();
+        assertEquals(1, h.gossiped(Message.JobErrored.class).size(), "ended with the store's error at once");
         h.operator(new Message.JobStart(jobs.get(0))); // and again
         h.sync();
         List<Message.JobErrored> errors = h.gossiped(Message.JobErrored.class).stream()
@@ -231,11 +232,13 @@ class SledEdgesTest {
         h.launcher.end(id(s2.get(0)), 0);
         h.settle();
         assertEquals(1, h.locker.newest().orElseThrow().recent().size());
-        // Universe 3 holds session 1 again (its messages carried over): it resumes after j0.
+        // A new life boots into universe 3, which holds session 1 again (its messages carried
+        // over): only the record's recent list knows j0 ran, and the session resumes after it.
+        h.crash();
         h.operator0(3, Rack.start(1));
         h.operator0(3, new Message.JobStart(s1.get(0)));
         h.operator0(3, new Message.JobStart(s1.get(1)));
-        h.migrate(3);
+        h.boot(3);
         assertEquals(List.of(id(s1.get(0)), id(s2.get(0)), id(s1.get(1))), ledger(h), "j0 never re-run");
     }
 
@@ -288,7 +291,7 @@ class SledEdgesTest {
     void anInvalidJobIsReportedOnlyByTheSledsItTargets() throws Exception {
         SledHarness h = new SledHarness().provision().boot(1);
         List<SignedJob> mine = Rack.jobs(Rack.session(1), 1, "i", "*");
-        List<SignedJob> unparsable = Rack.jobs(Rack.session(1), 2, "i", "((").subList(1, 2); // another position
+        List<SignedJob> unparsable = Rack.jobs(Rack.session(1), 2, "i", "7,,8").subList(1, 2); // another position
         h.operator(Rack.start(1));
         h.operator(new Message.JobStart(forged(unparsable.get(0))));
         h.operator(new Message.JobStart(forged(mine.get(0))));
@@ -303,5 +306,79 @@ class SledEdgesTest {
         byte[] bad = j.signature();
         bad[0] ^= 1;
         return new SignedJob(j.request(), j.key(), j.algorithm(), bad);
+    }
+
+    private static SignedJob at(sush.projections.id.SessionId session, JobId position, String command, boolean concurrent) {
+        return Rack.KEY.sign(new sush.projections.job.JobRequest(session, position, command, "*", concurrent));
+    }
+
+    @Test
+    void burningTheRunningJobMovesTheHeadOffItsWaitingSuccessorWhichNeverRuns() throws Exception {
+        SledHarness h = new SledHarness().provision().boot(1);
+        List<SignedJob> jobs = Rack.jobs(Rack.session(1), 2, "r", "*");
+        h.operator(Rack.start(1));
+        jobs.forEach(j -> h.operator(new Message.JobStart(j)));
+        h.sync(); // j0 runs; j1 waits at the head for it
+        h.operator(new Message.JobSkip(Rack.session(1), id(jobs.get(0)), "operator"));
+        h.sync(); // the last job started, with the head still its successor: the head moves past the burn
+        h.launcher.end(id(jobs.get(0)), 0);
+        h.settle();
+        h.sync();
+        assertEquals(List.of(id(jobs.get(0))), ledger(h), "j1 is off the chain now and never runs");
+        SignedJob next = at(Rack.session(1), sush.projections.id.Chain.afterBurn(id(jobs.get(0))), "k", false);
+        h.operator(new Message.JobStart(next));
+        h.sync();
+        assertEquals(List.of(id(jobs.get(0)), id(next)), ledger(h), "the job after the burn runs");
+    }
+
+    @Test
+    void aStopReplayedBeforeItsJobStillKeepsTheCancelledJobFromRunning() throws Exception {
+        SledHarness h = new SledHarness().provision();
+        h.operator0(1, Rack.start(1));
+        h.side(1, 1); // side 1 forks holding only the session start
+        List<SignedJob> jobs = Rack.jobs(Rack.session(1), 3, "x", "*");
+        h.operator0(1, new Message.JobStart(jobs.get(0)));
+        h.operator0(1, new Message.JobStart(jobs.get(1)));
+        h.boot(1, 0);
+        h.sync(); // j0 runs, j1 waits
+        // Side 1 stops j1 concurrently with its request (it never saw the request).
+        h.operator0side(1, 1, new Message.JobStop(id(jobs.get(1)), "operator"));
+        h.peers(1);
+        h.sync();
+        assertEquals(1, h.gossiped(Message.JobCancelled.class).size());
+        h.crash();
+        // The next life replays side 1's log: the stop before the request, so the stop cancels
+        // nothing then; only this sled's own Cancelled, later in the log, keeps j1 from running.
+        h.operator0side(1, 1, new Message.JobStart(jobs.get(2)));
+        h.boot(1, 1);
+        h.sync();
+        assertEquals(List.of(id(jobs.get(0)), id(jobs.get(2))), ledger(h), "the cancelled j1 never runs");
+    }
+
+    @Test
+    void aRequestNamingAnotherSessionAtAPositionBehindTheHeadIsNotThisSessionsJob() throws Exception {
+        SledHarness h = new SledHarness().provision().boot(1);
+        List<SignedJob> jobs = Rack.jobs(Rack.session(1), 1, "a", "*");
+        h.operator(Rack.start(1));
+        h.operator(new Message.JobStart(jobs.get(0)));
+        h.sync();
+        h.launcher.end(id(jobs.get(0)), 0);
+        h.settle();
+        h.sync();
+        SignedJob stray = at(Rack.session(9), id(jobs.get(0)), "stray", false); // session 9 never started
+        h.operator(new Message.JobStart(stray));
+        h.sync();
+        assertTrue(h.gossiped(Message.JobSkipped.class).isEmpty(), h.gossiped().toString());
+        assertEquals(1, h.ledger.size());
+    }
+
+    @Test
+    void replayDrainsAtItsLastDeliveryEvenWhenTheEntrysAnnouncementWasNotSent() throws Exception {
+        SledHarness h = new SledHarness().provision();
+        h.operator0(1, Rack.start(1));
+        h.operator0(1, new Message.JobStarted("913-0000019:OTHER", sush.projections.id.Chain.first(Rack.session(1))));
+        h.sendFault = new IllegalStateException("no universe yet");
+        h.boot(1);
+        assertEquals(1, h.events(SledEvent.Drained.class).size());
     }
 }
