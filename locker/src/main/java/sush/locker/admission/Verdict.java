@@ -20,6 +20,13 @@ public sealed interface Verdict {
     record Hop() implements Verdict {
     }
 
+    /**
+     * Ordering {@code signed}, rule 7: the committed session's signer issued the same epoch to
+     * another session. Report {@code Error{EpochReuse}}; the job never runs.
+     */
+    record EpochReuse(String why) implements Verdict {
+    }
+
     /** The snapshot's committed job: its fate is announced by adjudication (section 7), not admission. */
     record Adjudicate() implements Verdict {
     }

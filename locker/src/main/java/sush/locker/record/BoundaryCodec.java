@@ -36,7 +36,7 @@ public final class BoundaryCodec {
     /** Bound on an encoded record (16 recent universes and a full filter fit in well under this). */
     public static final int MAX_RECORD_BYTES = 64 * 1024;
 
-    private static final CBORMapper CBOR = CBORMapper.builder().build();
+    static final CBORMapper CBOR = CBORMapper.builder().build();
     private static final Set<String> RECORD_FIELDS = Set.of("baseboard", "network", "executed", "committed", "recent",
             "burned", "amnesiac");
     private static final Set<String> COMMITTED_FIELDS = Set.of("session", "job", "successor", "outcome", "code",
@@ -81,15 +81,22 @@ public final class BoundaryCodec {
     }
 
     public static BoundaryRecord decode(byte[] bytes) throws RecordException {
-        if (bytes.length > MAX_RECORD_BYTES) {
-            throw new RecordException(MALFORMED, "record of " + bytes.length + " bytes over " + MAX_RECORD_BYTES);
+        JsonNode root = tree(bytes);
+        JsonNode body = envelope(root);
+        if (body.has("ordering")) {
+            throw new RecordException(RecordException.Reason.ORDERING_MISMATCH, "a record of ordering "
+                    + body.get("ordering") + " where this rack's ordering is causal; only `sush locker convert` "
+                    + "turns one into the other");
         }
-        JsonNode root;
-        try {
-            root = CBOR.readTree(bytes);
-        } catch (JacksonException e) {
-            throw new RecordException(MALFORMED, "not CBOR: " + e.getOriginalMessage());
+        BoundaryRecord r = record(body);
+        if (!Arrays.equals(encode(r), bytes)) {
+            throw new RecordException(MALFORMED, "not the canonical encoding of its record");
         }
+        return r;
+    }
+
+    /** The record map inside a {@code [version, record]} envelope of this format version. */
+    static JsonNode envelope(JsonNode root) throws RecordException {
         if (root == null || !root.isArray() || root.size() != 2 || !root.get(0).isIntegralNumber()) {
             throw new RecordException(MALFORMED, "not a [version, record] envelope");
         }
@@ -99,11 +106,19 @@ public final class BoundaryCodec {
         if (root.get(0).longValue() < FORMAT_VERSION) {
             throw new RecordException(MALFORMED, "format " + root.get(0) + " was never written");
         }
-        BoundaryRecord r = record(root.get(1));
-        if (!Arrays.equals(encode(r), bytes)) {
-            throw new RecordException(MALFORMED, "not the canonical encoding of its record");
+        return root.get(1);
+    }
+
+    /** The CBOR tree of at most {@link #MAX_RECORD_BYTES}. */
+    static JsonNode tree(byte[] bytes) throws RecordException {
+        if (bytes.length > MAX_RECORD_BYTES) {
+            throw new RecordException(MALFORMED, "record of " + bytes.length + " bytes over " + MAX_RECORD_BYTES);
         }
-        return r;
+        try {
+            return CBOR.readTree(bytes);
+        } catch (JacksonException e) {
+            throw new RecordException(MALFORMED, "not CBOR: " + e.getOriginalMessage());
+        }
     }
 
     private static BoundaryRecord record(JsonNode n) throws RecordException {
@@ -169,7 +184,7 @@ public final class BoundaryCodec {
         return s == JobStatus.STARTED ? "committed" : s.name().toLowerCase(Locale.ROOT);
     }
 
-    private static JobStatus status(String wire) throws RecordException {
+    static JobStatus status(String wire) throws RecordException {
         for (JobStatus s : JobStatus.values()) {
             if (s != JobStatus.QUEUED && wireName(s).equals(wire)) {
                 return s;
@@ -178,7 +193,7 @@ public final class BoundaryCodec {
         throw new RecordException(MALFORMED, "unknown outcome " + wire);
     }
 
-    private static void fields(JsonNode n, String what, Set<String> required, Set<String> allowed)
+    static void fields(JsonNode n, String what, Set<String> required, Set<String> allowed)
             throws RecordException {
         if (n == null || !n.isObject()) {
             throw new RecordException(MALFORMED, what + " is not a map");
@@ -196,21 +211,21 @@ public final class BoundaryCodec {
         }
     }
 
-    private static String text(JsonNode n, String what, int maxChars) throws RecordException {
+    static String text(JsonNode n, String what, int maxChars) throws RecordException {
         if (!n.isString() || n.stringValue().length() > maxChars) {
             throw new RecordException(MALFORMED, what + " is not text of at most " + maxChars + " characters");
         }
         return n.stringValue();
     }
 
-    private static byte[] bytes(JsonNode n, String what, int exactLength) throws RecordException {
+    static byte[] bytes(JsonNode n, String what, int exactLength) throws RecordException {
         if (!n.isBinary() || n.binaryValue().length != exactLength) {
             throw new RecordException(MALFORMED, what + " is not " + exactLength + " bytes");
         }
         return n.binaryValue();
     }
 
-    private static byte[] id(JsonNode n, String what) throws RecordException {
+    static byte[] id(JsonNode n, String what) throws RecordException {
         return bytes(n, what, Id88.BYTES);
     }
 

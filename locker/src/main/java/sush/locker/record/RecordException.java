@@ -11,7 +11,9 @@ public final class RecordException extends Exception {
         /** Written by a newer format: decoding it would be a guess. */
         NEWER_FORMAT,
         /** Valid, but another sled's record (a swapped drive). */
-        OTHER_SLED
+        OTHER_SLED,
+        /** A record of the other session ordering ({@code causal} or {@code signed}) than the rack's. */
+        ORDERING_MISMATCH
     }
 
     private final Reason reason;

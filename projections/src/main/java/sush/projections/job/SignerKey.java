@@ -75,6 +75,14 @@ public final class SignerKey {
         return new SignedJob(request, id, algorithm, Keys.sign(algorithm, privateKey, request.digest()));
     }
 
+    /** Signs a grant of this key (its signer must be this key's id). */
+    public SignedGrant sign(Grant grant) {
+        if (!grant.signer().equals(id)) {
+            throw new IllegalArgumentException("a grant of signer " + grant.signer() + " handed to key " + id);
+        }
+        return new SignedGrant(grant, algorithm, Keys.sign(algorithm, privateKey, grant.digest()));
+    }
+
     public KeyId id() {
         return id;
     }

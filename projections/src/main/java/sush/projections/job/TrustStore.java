@@ -84,6 +84,19 @@ public final class TrustStore implements Signatures {
         return valid;
     }
 
+    /**
+     * Why {@code grant} is not a valid grant of a key this store trusts (its signer), if it is
+     * not. Grants are few (one per session): checked afresh, never remembered.
+     */
+    public Optional<InvalidJobReason> grant(SignedGrant grant) {
+        Trusted key = keys.get(grant.grant().signer());
+        if (key == null) {
+            return Optional.of(InvalidJobReason.UNKNOWN_KEY);
+        }
+        return key.algorithm == grant.algorithm() && Keys.verify(key.algorithm, key.key, grant.grant().digest(),
+                grant.signature()) ? Optional.empty() : Optional.of(InvalidJobReason.BAD_SIGNATURE);
+    }
+
     /** Verdicts remembered now (both generations); for tests and measurements. */
     public int remembered() {
         return young.verdicts.size() + old.verdicts.size();

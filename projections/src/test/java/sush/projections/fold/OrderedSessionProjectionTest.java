@@ -1,0 +1,113 @@
+package sush.projections.fold;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.function.Consumer;
+
+import org.junit.jupiter.api.Test;
+
+import sush.projections.job.Grant;
+import sush.projections.job.SignatureAlgorithm;
+import sush.projections.job.SignedGrant;
+import sush.projections.job.SignerKey;
+
+/** The newest grant not stopped by its starter is active, in every delivery order (section 2). */
+class OrderedSessionProjectionTest {
+    private static final SignerKey A = SignerKey.generate(SignatureAlgorithm.ED25519, new SecureRandom());
+    private static final SignerKey B = SignerKey.generate(SignatureAlgorithm.ED25519, new SecureRandom());
+
+    private static SignedGrant grant(SignerKey k, long epoch, int nonce, String starter) {
+        byte[] n = new byte[Grant.NONCE_BYTES];
+        n[0] = (byte) nonce;
+        return k.sign(new Grant(epoch, k.id(), starter, n));
+    }
+
+    @Test
+    void theNewestGrantIsActiveAndOlderOnesNeverComeBack() {
+        OrderedSessionProjection p = new OrderedSessionProjection();
+        assertEquals(Optional.empty(), p.active());
+        SignedGrant g1 = grant(A, 10, 1, "op");
+        SignedGrant g2 = grant(A, 20, 2, "op");
+        assertTrue(p.onGrant(g1));
+        assertTrue(p.onGrant(g2));
+        assertFalse(p.onGrant(g1), "superseded forever");
+        assertFalse(p.onGrant(g2), "the newest again changes nothing");
+        assertEquals(Optional.of(g2), p.active());
+        assertEquals(2, p.superseded(), "g1 replaced, then g1 again refused");
+        p.onStop(g2.grant().session(), "op");
+        assertEquals(Optional.empty(), p.active(), "stopping the newest leaves none active");
+        assertEquals(Optional.of(g2), p.newest());
+        assertFalse(p.onGrant(g1), "an older grant does not come back");
+        assertEquals(Optional.empty(), p.active());
+        SignedGrant g3 = grant(B, 30, 3, "op");
+        assertTrue(p.onGrant(g3));
+        assertEquals(Optional.of(g3), p.active(), "until a newer grant arrives");
+    }
+
+    @Test
+    void onlyTheStarterStopsASessionWhateverArrivesFirst() {
+        SignedGrant g = grant(A, 10, 1, "alice");
+        OrderedSessionProjection p = new OrderedSessionProjection();
+        p.onStop(g.grant().session(), "mallory");
+        p.onGrant(g);
+        assertEquals(Optional.of(g), p.active());
+        p.onStop(g.grant().session(), "mallory");
+        assertEquals(Optional.of(g), p.active());
+        OrderedSessionProjection q = new OrderedSessionProjection();
+        q.onStop(g.grant().session(), "mallory");
+        q.onStop(g.grant().session(), "alice");
+        q.onGrant(g);
+        assertEquals(Optional.empty(), q.active(), "the starter's stop counts even ahead of the grant");
+        assertEquals(0, q.pendingStops());
+    }
+
+    @Test
+    void everyDeliveryOrderFoldsToTheSameActiveSession() {
+        SignedGrant a10 = grant(A, 10, 1, "op");
+        SignedGrant b10 = grant(B, 10, 2, "op");
+        SignedGrant a20 = grant(A, 20, 3, "op");
+        SignedGrant b20 = grant(B, 20, 4, "op");
+        SignedGrant expectedNewest = a20.grant().rank().newerThan(b20.grant().rank()) ? a20 : b20;
+        List<Consumer<OrderedSessionProjection>> events = new ArrayList<>();
+        for (SignedGrant g : List.of(a10, b10, a20, b20)) {
+            events.add(p -> p.onGrant(g));
+        }
+        events.add(p -> p.onStop(a10.grant().session(), "op"));
+        events.add(p -> p.onStop(expectedNewest.grant().session(), "intruder"));
+        Random random = new Random(42);
+        for (int trial = 0; trial < 200; trial++) {
+            Collections.shuffle(events, random);
+            OrderedSessionProjection p = new OrderedSessionProjection();
+            events.forEach(e -> e.accept(p));
+            assertEquals(Optional.of(expectedNewest), p.active(), "order " + trial);
+            OrderedSessionProjection copy = new OrderedSessionProjection(p);
+            copy.onStop(expectedNewest.grant().session(), "op");
+            assertEquals(Optional.empty(), copy.active());
+            assertEquals(Optional.of(expectedNewest), p.active(), "a copy is independent");
+        }
+    }
+
+    @Test
+    void pendingStopsAreBounded() {
+        OrderedSessionProjection p = new OrderedSessionProjection();
+        SignedGrant first = grant(A, 1, 0, "op");
+        p.onStop(first.grant().session(), "op");
+        for (int i = 1; i <= OrderedSessionProjection.MAX_PENDING_STOPS; i++) {
+            p.onStop(grant(A, 100 + i, i, "op").grant().session(), "op");
+            for (int k = 0; k < OrderedSessionProjection.MAX_STOPPERS + 3; k++) {
+                p.onStop(grant(A, 100 + i, i, "op").grant().session(), "name " + k);
+            }
+        }
+        assertEquals(OrderedSessionProjection.MAX_PENDING_STOPS, p.pendingStops());
+        p.onGrant(first);
+        assertEquals(Optional.of(first), p.active(), "the oldest pending stop was forgotten");
+    }
+}
