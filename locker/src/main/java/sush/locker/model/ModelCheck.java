@@ -121,6 +121,11 @@ public final class ModelCheck {
     }
 
     public static void main(String[] args) {
+        int ordering = java.util.Arrays.asList(args).indexOf("--ordering");
+        if (ordering >= 0 && ordering + 1 < args.length && args[ordering + 1].equals("signed")) {
+            SignedModelCheck.main(args);
+            return;
+        }
         boolean quick = java.util.Arrays.asList(args).contains("--quick");
         long states = quick ? 200_000 : 2_000_000;
         for (int i = 0; i < args.length - 1; i++) {

@@ -37,11 +37,14 @@ class OrderedSessionProjectionTest {
         SignedGrant g1 = grant(A, 10, 1, "op");
         SignedGrant g2 = grant(A, 20, 2, "op");
         assertTrue(p.onGrant(g1));
+        assertEquals(0, p.superseded(), "the first grant supersedes nothing");
         assertTrue(p.onGrant(g2));
+        assertEquals(1, p.superseded(), "g1 replaced");
         assertFalse(p.onGrant(g1), "superseded forever");
+        assertEquals(2, p.superseded(), "g1 again refused");
         assertFalse(p.onGrant(g2), "the newest again changes nothing");
+        assertEquals(2, p.superseded(), "the newest again is no supersession");
         assertEquals(Optional.of(g2), p.active());
-        assertEquals(2, p.superseded(), "g1 replaced, then g1 again refused");
         p.onStop(g2.grant().session(), "op");
         assertEquals(Optional.empty(), p.active(), "stopping the newest leaves none active");
         assertEquals(Optional.of(g2), p.newest());
@@ -67,6 +70,27 @@ class OrderedSessionProjectionTest {
         q.onGrant(g);
         assertEquals(Optional.empty(), q.active(), "the starter's stop counts even ahead of the grant");
         assertEquals(0, q.pendingStops());
+        // A copy keeps the stops still waiting for their grant.
+        OrderedSessionProjection r = new OrderedSessionProjection();
+        r.onStop(g.grant().session(), "alice");
+        OrderedSessionProjection copy = new OrderedSessionProjection(r);
+        copy.onGrant(g);
+        assertEquals(Optional.empty(), copy.active());
+        assertEquals(1, r.pendingStops(), "the original keeps its own");
+    }
+
+    @Test
+    void atMostEightNamesAreRememberedAsStoppingOneSessionAheadOfItsGrant() {
+        SignedGrant g = grant(A, 10, 1, "alice");
+        OrderedSessionProjection p = new OrderedSessionProjection();
+        for (int i = 0; i < OrderedSessionProjection.MAX_STOPPERS; i++) {
+            p.onStop(g.grant().session(), "name " + i);
+        }
+        p.onStop(g.grant().session(), "alice"); // the ninth: not remembered (the bound is explicit)
+        p.onGrant(g);
+        assertEquals(Optional.of(g), p.active());
+        p.onStop(g.grant().session(), "alice");
+        assertEquals(Optional.empty(), p.active(), "once granted, the starter's stop always counts");
     }
 
     @Test

@@ -91,4 +91,30 @@ class GrantTest {
         n[0] = 0;
         assertEquals(9, g.clientNonce()[0], "the grant keeps its own copy");
     }
+
+    @Test
+    void boundsAreInclusiveAndSignedGrantsCompareByEveryField() {
+        Grant zero = new Grant(0, KEY.id(), "x".repeat(Grant.MAX_STARTER_CHARS), nonce(1));
+        assertEquals(0, zero.epoch());
+        assertEquals(1, new Grant(1, KEY.id(), "o", nonce(1)).starter().length());
+        SignedGrant a = KEY.sign(new Grant(7, KEY.id(), "o", nonce(1)));
+        SignedGrant same = new SignedGrant(a.grant(), a.algorithm(), a.signature());
+        assertEquals(a, same);
+        assertEquals(a.hashCode(), same.hashCode());
+        byte[] flipped = a.signature();
+        flipped[0] ^= 1;
+        SignedGrant otherSignature = new SignedGrant(a.grant(), a.algorithm(), flipped);
+        SignedGrant otherGrant = new SignedGrant(new Grant(8, KEY.id(), "o", nonce(1)), a.algorithm(), a.signature());
+        SignedGrant otherAlgorithm = new SignedGrant(a.grant(), SignatureAlgorithm.ECDSA_P256, a.signature());
+        for (SignedGrant o : List.of(otherSignature, otherGrant, otherAlgorithm)) {
+            assertNotEquals(a, o);
+        }
+        assertNotEquals(a.hashCode(), otherSignature.hashCode());
+        assertNotEquals(a.hashCode(), otherGrant.hashCode());
+        assertNotEquals(a, a.grant());
+        byte[] sig = a.signature();
+        sig[1] ^= 1;
+        assertNotEquals(sig[1], a.signature()[1], "the signed grant keeps its own copy");
+        assertNotEquals(new Grant(7, KEY.id(), "o", nonce(1)).hashCode(), new Grant(7, KEY.id(), "o", nonce(2)).hashCode());
+    }
 }
