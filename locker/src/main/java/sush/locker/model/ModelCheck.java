@@ -112,9 +112,14 @@ public final class ModelCheck {
     }
 
     private static List<String> trace(Node n) {
+        return trace(n, Node::parent, Node::action);
+    }
+
+    /** The actions from the start to {@code last}, following {@code parent} links (the start has none). */
+    static <N> List<String> trace(N last, java.util.function.UnaryOperator<N> parent, Function<N, String> action) {
         List<String> out = new ArrayList<>();
-        for (Node k = n; k.parent() != null; k = k.parent()) {
-            out.add(k.action());
+        for (N k = last; parent.apply(k) != null; k = parent.apply(k)) {
+            out.add(action.apply(k));
         }
         Collections.reverse(out);
         return out;

@@ -3,13 +3,11 @@ package sush.locker.model;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Function;
 
 import sush.locker.admission.Admission;
 import sush.locker.admission.SignedAdmission;
@@ -309,12 +307,7 @@ public final class SignedModelCheck {
     }
 
     private static List<String> trace(Node n) {
-        List<String> out = new ArrayList<>();
-        for (Node k = n; k.parent() != null; k = k.parent()) {
-            out.add(k.action());
-        }
-        Collections.reverse(out);
-        return out;
+        return ModelCheck.trace(n, Node::parent, Node::action);
     }
 
     public static void main(String[] args) {

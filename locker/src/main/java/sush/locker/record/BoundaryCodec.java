@@ -73,10 +73,7 @@ public final class BoundaryCodec {
     /** Decodes a record of {@code baseboard}; another sled's record is refused. */
     public static BoundaryRecord decode(byte[] bytes, String baseboard) throws RecordException {
         BoundaryRecord r = decode(bytes);
-        if (!r.baseboard().equals(baseboard)) {
-            throw new RecordException(RecordException.Reason.OTHER_SLED,
-                    "record of " + r.baseboard() + ", this sled is " + baseboard);
-        }
+        sameSled(r.baseboard(), baseboard);
         return r;
     }
 
@@ -93,6 +90,14 @@ public final class BoundaryCodec {
             throw new RecordException(MALFORMED, "not the canonical encoding of its record");
         }
         return r;
+    }
+
+    /** Refuses a record of another sled (a swapped drive). */
+    static void sameSled(String recorded, String baseboard) throws RecordException {
+        if (!recorded.equals(baseboard)) {
+            throw new RecordException(RecordException.Reason.OTHER_SLED,
+                    "record of " + recorded + ", this sled is " + baseboard);
+        }
     }
 
     /** The record map inside a {@code [version, record]} envelope of this format version. */

@@ -58,10 +58,7 @@ public final class SignedCodec {
     /** Decodes a record of {@code baseboard}; another sled's record is refused. */
     public static SignedRecord decode(byte[] bytes, String baseboard) throws RecordException {
         SignedRecord r = decode(bytes);
-        if (!r.baseboard().equals(baseboard)) {
-            throw new RecordException(RecordException.Reason.OTHER_SLED,
-                    "record of " + r.baseboard() + ", this sled is " + baseboard);
-        }
+        BoundaryCodec.sameSled(r.baseboard(), baseboard);
         return r;
     }
 

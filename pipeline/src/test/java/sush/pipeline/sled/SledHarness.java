@@ -63,6 +63,13 @@ final class SledHarness {
         return this;
     }
 
+    /** Both slots hold bytes that are no record: the next life's store is untrusted. */
+    SledHarness garbled() {
+        a.setContents(Optional.of(new byte[] {1, 2, 3}));
+        b.setContents(Optional.of(new byte[] {4, 5, 6}));
+        return this;
+    }
+
     static NetworkId universe(int n) {
         byte[] id = new byte[NetworkId.SIZE_BYTES];
         id[0] = 'u';

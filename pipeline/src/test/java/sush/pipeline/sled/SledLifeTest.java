@@ -191,9 +191,7 @@ class SledLifeTest {
 
     @Test
     void anUntrustedStoreRefusesEveryTargetedJob() throws Exception {
-        SledHarness h = new SledHarness();
-        h.a.setContents(Optional.of(new byte[] {1, 2, 3}));
-        h.b.setContents(Optional.of(new byte[] {4, 5, 6}));
+        SledHarness h = new SledHarness().garbled();
         h.boot(1);
         List<SignedJob> jobs = Rack.jobs(Rack.session(1), 2, "u", "*");
         h.operator(Rack.start(1));
