@@ -11,6 +11,13 @@ import sush.projections.job.SignedJob;
  * are the contract (architecture.md, "Data that crosses boundaries").
  */
 public sealed interface Message {
+    /**
+     * A session of the {@code signed} ordering (ordered-sessions.md): a grant signed by a
+     * trusted signer; its id is computed from the grant's fields by every sled.
+     */
+    record SessionGrant(sush.projections.job.SignedGrant grant) implements Message {
+    }
+
     /** Starts a session; its id is recomputed from the other fields by every sled. */
     record SessionStart(SessionId session, String acceptor, byte[] sledNonce, byte[] clientNonce, String starter)
             implements Message {

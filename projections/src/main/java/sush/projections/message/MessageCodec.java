@@ -13,8 +13,10 @@ import sush.projections.id.JobId;
 import sush.projections.id.KeyId;
 import sush.projections.id.SessionId;
 import sush.projections.id.SessionIds;
+import sush.projections.job.Grant;
 import sush.projections.job.JobRequest;
 import sush.projections.job.SignatureAlgorithm;
+import sush.projections.job.SignedGrant;
 import sush.projections.job.SignedJob;
 import sush.projections.message.Message.Announcement;
 import sush.projections.message.Message.JobErrored;
@@ -120,6 +122,7 @@ public final class MessageCodec {
             case "session-start": case "session-stop": case "job-skip": case "job-start": case "job-stop":
             case "announcement": case "job-started": case "job-stopped": case "job-error": case "job-skipped":
             case "rack-error": case "job-cancelled": case "operator-login": case "operator-revoked":
+            case "session-grant":
                 return true;
             default:
                 return false;
@@ -153,6 +156,8 @@ public final class MessageCodec {
             return "operator-login";
         } else if (m instanceof Message.OperatorRevoked) {
             return "operator-revoked";
+        } else if (m instanceof Message.SessionGrant) {
+            return "session-grant";
         }
         return "rack-error";
     }
@@ -212,6 +217,11 @@ public final class MessageCodec {
         } else if (m instanceof Message.OperatorRevoked) {
             Message.OperatorRevoked r = (Message.OperatorRevoked) m;
             b.put("key", r.key().toBytes()).put("by", r.by());
+        } else if (m instanceof Message.SessionGrant) {
+            SignedGrant g = ((Message.SessionGrant) m).grant();
+            b.put("signer", g.grant().signer().toBytes()).put("epoch", g.grant().epoch())
+                    .put("starter", g.grant().starter()).put("clientNonce", g.grant().clientNonce())
+                    .put("algorithm", wireName(g.algorithm())).put("signature", g.signature());
         } else {
             RackError e = (RackError) m;
             b.put("baseboard", e.baseboard()).put("error", wireName(e.kind())).put("session", e.session().toBytes())
@@ -264,6 +274,15 @@ public final class MessageCodec {
                         f.bytes("signature", -1, Fields.MAX_BLOB_BYTES), f.number("expires", 0, Long.MAX_VALUE));
             case "operator-revoked":
                 return new Message.OperatorRevoked(new KeyId(f.id("key")), f.text("by", name));
+            case "session-grant":
+                try {
+                    return new Message.SessionGrant(new SignedGrant(new Grant(f.number("epoch", 0, Long.MAX_VALUE),
+                            new KeyId(f.id("signer")), f.text("starter", Grant.MAX_STARTER_CHARS),
+                            f.bytes("clientNonce", Grant.NONCE_BYTES, Grant.NONCE_BYTES)),
+                            f.choice("algorithm", SignatureAlgorithm.class), f.bytes("signature", -1, Fields.MAX_BLOB_BYTES)));
+                } catch (IllegalArgumentException e) {
+                    throw new MessageException("session-grant: " + e.getMessage());
+                }
             default:
                 return new RackError(f.text("baseboard", name), f.choice("error", Message.RackErrorKind.class),
                         RecentIds.SESSIONS.of(f.id("session")), f.text("detail", Fields.MAX_DETAIL_CHARS));

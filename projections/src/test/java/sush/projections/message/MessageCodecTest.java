@@ -2,6 +2,7 @@ package sush.projections.message;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -69,5 +70,22 @@ class MessageCodecTest {
         byte[] lone = MessageCodec.encode(new Message.JobStarted("p:s-XYZ", Samples.job()));
         String hex = HexFormat.of().formatHex(lone).replace(HexFormat.of().formatHex("XYZ".getBytes()), "eda080");
         assertThrows(MessageException.class, () -> MessageCodec.decode(HexFormat.of().parseHex(hex)));
+    }
+
+    /** A grant that cannot be one (no starter, a short nonce, an epoch past 2^63 - 1) is malformed, not a crash. */
+    @Test
+    void aMalformedSessionGrantIsATypedError() {
+        byte[] good = MessageCodec.encode(Samples.all().get("session-grant"));
+        String hex = java.util.HexFormat.of().formatHex(good);
+        String noStarter = hex.replace("6773746172746572686f70657261746f72", "677374617274657260");
+        String shortNonce = hex.replace("6b636c69656e744e6f6e6365582011", "6b636c69656e744e6f6e6365581f");
+        String hugeEpoch = hex.replace("6565706f63681b0000019ada5b2e00", "6565706f63681bffffffffffffffff");
+        for (String bad : new String[] {noStarter, shortNonce, hugeEpoch}) {
+            assertNotEquals(hex, bad);
+            byte[] bytes = java.util.HexFormat.of().parseHex(bad);
+            org.junit.jupiter.api.Assertions.assertThrows(MessageException.class, () -> MessageCodec.decode(bytes), bad);
+            org.junit.jupiter.api.Assertions.assertThrows(MessageException.class,
+                    () -> MessageCodec.decodeWithJackson(bytes), bad);
+        }
     }
 }

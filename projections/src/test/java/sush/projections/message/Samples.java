@@ -49,6 +49,9 @@ final class Samples {
         m.put("rack-error", new Message.RackError(SLED, Message.RackErrorKind.SESSION_HOP, session(), "hop"));
         m.put("operator-login", new Message.OperatorLogin(SLED, filled(51, 10), filled(16, 11), filled(8, 12),
                 filled(32, 13), filled(83, 14), 1_800_000_000_000L));
+        m.put("session-grant", new Message.SessionGrant(new sush.projections.job.SignedGrant(
+                new sush.projections.job.Grant(1_764_600_000_000L, new KeyId(filled(Id88.BYTES, 16)), "operator",
+                        filled(32, 17)), sush.projections.job.SignatureAlgorithm.ED25519, filled(64, 18))));
         m.put("operator-revoked", new Message.OperatorRevoked(new KeyId(filled(Id88.BYTES, 15)),
                 "able-acid-aged-also-area-army-away-baby"));
         return m;
