@@ -75,6 +75,25 @@ class ReplayTimelineTest {
     }
 
     @Test
+    void aResumptionAtTheEntryPutsTheReplayedHeadAfterTheCommittedJob() throws Exception {
+        SessionId s = Rack.session(3);
+        List<SignedJob> jobs = Rack.jobs(s, 2, "r", "*");
+        Rack.Stream stream = new Rack.Stream(2);
+        stream.add(Rack.start(3)).add(new Message.JobStart(jobs.get(0))).add(new Message.JobStart(jobs.get(1)));
+        try (Journal j = Journal.open(dir, Optional.empty(), Entropy.seeded(7))) {
+            j.append(new JournalRecord.Resumed(s, jobs.get(0).request().job(), jobs.get(0).request().successor()));
+            j.append(new JournalRecord.Entered(2, NetworkId.BOOTSTRAPPING, "START"));
+            j.append(new JournalRecord.Resumed(s, jobs.get(0).request().job(), jobs.get(0).request().successor()));
+            stream.deliveries.forEach(d -> j.append(new JournalRecord.Delivered(d.version(), d.payload())));
+        }
+        List<Replay.Step> t = replay(dir, -1);
+        assertEquals("before any entry: ignored", t.get(0).note(), "a resumption needs an entry's fold");
+        assertEquals("resumed", t.get(2).note());
+        assertEquals("[]", t.get(4).note(), "j0 ran in an earlier life: never at the head again");
+        assertEquals("[AtHead(" + jobs.get(1).request().job() + ")]", t.get(5).note());
+    }
+
+    @Test
     void aSessionsSeveralOutcomesAreListedInOneNote() throws Exception {
         SessionId s = Rack.session(2);
         List<SignedJob> jobs = Rack.jobs(s, 2, "c", "*", true);

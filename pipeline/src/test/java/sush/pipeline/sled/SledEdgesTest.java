@@ -330,7 +330,8 @@ class SledEdgesTest {
     }
 
     @Test
-    void aStopReplayedBeforeItsJobStillKeepsTheCancelledJobFromRunning() throws Exception {
+    void aStopReplayedBeforeItsJobStillKeepsTheCancelledJobFromRunning(@org.junit.jupiter.api.io.TempDir
+            java.nio.file.Path dir) throws Exception {
         SledHarness h = new SledHarness().provision();
         h.operator0(1, Rack.start(1));
         h.side(1, 1); // side 1 forks holding only the session start
@@ -348,9 +349,20 @@ class SledEdgesTest {
         // The next life replays side 1's log: the stop before the request, so the stop cancels
         // nothing then; only this sled's own Cancelled, later in the log, keeps j1 from running.
         h.operator0side(1, 1, new Message.JobStart(jobs.get(2)));
+        h.journal = Optional.of(sush.pipeline.journal.Journal.open(dir, Optional.empty(), sush.gossip.Entropy.seeded(7)));
         h.boot(1, 1);
         h.sync();
         assertEquals(List.of(id(jobs.get(0)), id(jobs.get(2))), ledger(h), "the cancelled j1 never runs");
+        h.journal.get().close();
+        List<sush.projections.fold.ChainProjection.Passed> passes = new ArrayList<>();
+        sush.pipeline.journal.Journal.read(dir, Optional.empty(), r -> {
+            if (r instanceof sush.pipeline.journal.JournalRecord.Passed
+                    && ((sush.pipeline.journal.JournalRecord.Passed) r).job().equals(id(jobs.get(1)))) {
+                passes.add(((sush.pipeline.journal.JournalRecord.Passed) r).how());
+            }
+        });
+        assertEquals(List.of(sush.projections.fold.ChainProjection.Passed.NEVER_RAN), passes,
+                "passed as never run (a later burn may still move the head back over it), not as may have run");
     }
 
     @Test
