@@ -350,7 +350,7 @@ class SledDecisionsTest {
         List<Runnable> held = new ArrayList<>();
         h.writerTime = reactor.core.scheduler.Schedulers.fromExecutor(held::add);
         h.boot(1);
-        run(held, h); // the entry's drain
+        h.runHeld(held); // the entry's drain
         List<SignedJob> jobs = Rack.jobs(Rack.session(1), 2, "z", "*", true);
         h.operator(Rack.start(1));
         h.operator(new Message.JobStart(jobs.get(0)));
@@ -359,7 +359,7 @@ class SledDecisionsTest {
         h.sled.halt();
         h.settle();
         long writes = h.a.writes() + h.b.writes();
-        run(held, h);
+        h.runHeld(held);
         assertEquals(writes, h.a.writes() + h.b.writes(), "the halted writer stores nothing more");
         assertEquals(0, h.ledger.size(), "and launches nothing");
         int events = h.events.size();
@@ -391,12 +391,6 @@ class SledDecisionsTest {
         return new JobId(b);
     }
 
-    private static void run(List<Runnable> held, SledHarness h) {
-        List<Runnable> now = List.copyOf(held);
-        held.clear();
-        now.forEach(Runnable::run);
-        h.settle();
-    }
 
     /** What the rack heard of j0 before the life ended: nothing, its start, or its start and end. */
     private enum Heard { NOTHING, STARTED, ENDED }

@@ -36,15 +36,6 @@ class SledEdgesTest {
         return h.gossiped(Message.JobSkipped.class).stream().filter(s -> s.job().equals(id(j))).count();
     }
 
-    /** Runs held tasks (and what they schedule) until none is left. */
-    private static void runAll(List<Runnable> held, SledHarness h) {
-        while (!held.isEmpty()) {
-            List<Runnable> now = List.copyOf(held);
-            held.clear();
-            now.forEach(Runnable::run);
-            h.settle();
-        }
-    }
 
     @Test
     void aBehindTheHeadRequestInAnUntrustedStoreEndsWithTheStoresErrorOnce() throws Exception {
@@ -163,14 +154,14 @@ class SledEdgesTest {
         List<Runnable> held = new ArrayList<>();
         g.writerTime = reactor.core.scheduler.Schedulers.fromExecutor(held::add);
         g.boot(1);
-        runAll(held, g);
+        g.runHeld(held);
         List<SignedJob> k = Rack.jobs(Rack.session(1), 1, "k", "*");
         g.operator(Rack.start(1));
         g.operator(new Message.JobStart(k.get(0)));
         g.sync();
         g.operator(new Message.JobSkip(Rack.session(1), id(k.get(0)), "operator"));
         g.sync();
-        runAll(held, g);
+        g.runHeld(held);
         assertEquals(List.of(id(k.get(0))), ledger(g));
         assertEquals(0, skipsOf(g, k.get(0)), g.gossiped().toString());
     }
@@ -209,7 +200,7 @@ class SledEdgesTest {
         assertEquals(0, skipsOf(h, jobs.get(0)));
         held.clear(); // the rest of this entry's reads never happen
         h.migrate(1);
-        runAll(held, h);
+        h.runHeld(held);
         assertEquals(1, skipsOf(h, jobs.get(0)), "reported once, by the entry that drained");
     }
 

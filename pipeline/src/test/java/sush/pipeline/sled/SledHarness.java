@@ -196,6 +196,16 @@ final class SledHarness {
         settle();
     }
 
+    /** Runs tasks a test held back (a stalled writer or ingress), and what they schedule, until none is left. */
+    void runHeld(List<Runnable> held) {
+        while (!held.isEmpty()) {
+            List<Runnable> now = List.copyOf(held);
+            held.clear();
+            now.forEach(Runnable::run);
+            settle();
+        }
+    }
+
     /** Lets every queued task of the loop and the writer run. */
     void settle() {
         for (int i = 0; i < 10; i++) {

@@ -224,7 +224,7 @@ class SledLifeTest {
         h.writerTime = reactor.core.scheduler.Schedulers.fromExecutor(held::add);
         h.boot(1);
         // The writer's drain at entry needs the writer once; let it through, then hold it.
-        release(held, h);
+        h.runHeld(held);
         int n = SledRuntime.MAX_PENDING_LAUNCHES + 2;
         List<SignedJob> jobs = Rack.jobs(Rack.session(1), n, "c", "*", true);
         h.operator(Rack.start(1));
@@ -234,7 +234,7 @@ class SledLifeTest {
         assertEquals(2, full.size());
         assertTrue(full.get(0).detail().contains("launch queue full"), full.get(0).detail());
         assertEquals(0, h.ledger.size(), "nothing launched while the writer is stalled");
-        release(held, h);
+        h.runHeld(held);
         assertEquals(SledRuntime.MAX_PENDING_LAUNCHES, h.ledger.size(), "every reserved commit launched once stored");
     }
 
@@ -260,13 +260,5 @@ class SledLifeTest {
         assertEquals(1, h.ledger.size());
     }
 
-    private static void release(java.util.List<Runnable> held, SledHarness h) {
-        while (!held.isEmpty()) {
-            List<Runnable> now = List.copyOf(held);
-            held.clear();
-            now.forEach(Runnable::run);
-            h.settle();
-        }
-    }
 
 }
