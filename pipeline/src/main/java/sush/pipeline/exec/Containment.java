@@ -67,16 +67,28 @@ public interface Containment {
         return Cgroup.create().map(c -> (Containment) c).orElseGet(Marker::new);
     }
 
+    /** How {@link #describe} names a process whose command line could not be read any more. */
+    String EXITED = " (exited)";
+    String GONE = " (gone)";
+
+    /** Whether {@code description} names the command (not only that the process was already ending). */
+    static boolean namesCommand(String description) {
+        return !description.endsWith(EXITED) && !description.endsWith(GONE);
+    }
+
     /** {@code pid command-line} of a live process, its command line cut at 200 characters. */
     static String describe(long pid) {
         try {
             byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline"));
             String cmd = new String(raw, StandardCharsets.UTF_8).replace('\0', ' ').strip();
+            if (cmd.isEmpty()) {
+                return pid + EXITED; // a zombie or an exiting process: its command line is gone
+            }
             StringBuilder b = new StringBuilder();
             cmd.codePoints().limit(200).forEach(c -> b.appendCodePoint(c < 0x20 || c == 0x7f ? '?' : c));
             return pid + " " + b;
         } catch (IOException e) {
-            return pid + " (gone)";
+            return pid + GONE;
         }
     }
 

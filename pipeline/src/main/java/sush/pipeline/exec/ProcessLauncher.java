@@ -253,7 +253,10 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
 
         private void note(java.util.List<String> killed) {
             for (String k : killed) {
-                leftovers.putIfAbsent(Long.parseLong(k.substring(0, k.indexOf(' '))), k);
+                // The ending's own kill may describe a process the stop's SIGTERM already ended
+                // (no command line left): a description naming the command wins, whichever came first.
+                leftovers.merge(Long.parseLong(k.substring(0, k.indexOf(' '))), k,
+                        (had, now) -> Containment.namesCommand(had) || !Containment.namesCommand(now) ? had : now);
             }
         }
 

@@ -156,8 +156,9 @@ class ContainmentTest {
     void inACgroupTheWholeJobIsKilledAndTheContainerRemoved() throws Exception {
         launcher("cgroup");
         Containment.Cgroup g = (Containment.Cgroup) launcherContainment();
+        // Two seconds of wall time: on a loaded machine the three children must exist before the kill.
         Launcher.Running r = run("for i in 1 2 3; do setsid sleep 40 & done; sleep 40",
-                new Limits(Duration.ofMillis(500), 1 << 20, Duration.ofMillis(100)));
+                new Limits(Duration.ofSeconds(2), 1 << 20, Duration.ofMillis(100)));
         Ending.Killed k = assertInstanceOf(Ending.Killed.class, r.ending().block(WAIT));
         assertEquals(Ending.Cause.WALL_TIME, k.cause());
         assertEquals(3, k.leftovers().size(), k.leftovers().toString());
@@ -187,5 +188,20 @@ class ContainmentTest {
         java.lang.reflect.Field f = ProcessLauncher.class.getDeclaredField("containment");
         f.setAccessible(true);
         return (Containment) f.get(launcher);
+    }
+
+    /** A leftover is named by its command line while it lives; one already ending never replaces that name. */
+    @Test
+    void aLeftoversDescriptionNamesItsCommandOrSaysItWasAlreadyEnding() throws Exception {
+        long me = ProcessHandle.current().pid();
+        String mine = Containment.describe(me);
+        assertTrue(mine.startsWith(me + " ") && Containment.namesCommand(mine), mine);
+        Process done = new ProcessBuilder("true").start();
+        done.waitFor();
+        String gone = Containment.describe(done.pid());
+        assertEquals(done.pid() + " (gone)", gone);
+        assertFalse(Containment.namesCommand(gone));
+        assertFalse(Containment.namesCommand("12 (exited)"));
+        assertTrue(Containment.namesCommand("12 sleep 35"));
     }
 }

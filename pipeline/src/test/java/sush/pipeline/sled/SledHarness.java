@@ -34,7 +34,8 @@ final class SledHarness {
     final MemorySlot a = new MemorySlot("m2-a");
     final MemorySlot b = new MemorySlot("m2-b");
     final List<LedgerLauncher.Launch> ledger = LedgerLauncher.newLedger();
-    final List<SledEvent> events = new ArrayList<>();
+    /** Everything the sled emitted, in order; appended from the loop (other threads with a parallel ingress). */
+    final List<SledEvent> events = java.util.Collections.synchronizedList(new ArrayList<>());
     LedgerLauncher launcher;
     SledRuntime sled;
     Locker locker;
@@ -215,7 +216,7 @@ final class SledHarness {
 
     List<Message> gossiped() {
         List<Message> out = new ArrayList<>();
-        for (SledEvent e : events) {
+        for (SledEvent e : snapshot()) {
             if (e instanceof SledEvent.Gossiped) {
                 out.add(((SledEvent.Gossiped) e).message());
             }
@@ -233,9 +234,16 @@ final class SledHarness {
         return out;
     }
 
+    /** A copy of the events so far, taken under the list's lock. */
+    List<SledEvent> snapshot() {
+        synchronized (events) {
+            return new ArrayList<>(events);
+        }
+    }
+
     <T extends SledEvent> List<T> events(Class<T> kind) {
         List<T> out = new ArrayList<>();
-        for (SledEvent e : events) {
+        for (SledEvent e : snapshot()) {
             if (kind.isInstance(e)) {
                 out.add(kind.cast(e));
             }
