@@ -93,8 +93,13 @@ public final class Global {
         return Path.of(base, "sush", "identity-" + name + ".json");
     }
 
+    /** The signer key file: {@code --key}, else {@code SUSH_SIGNER_KEY}; null when neither is given. */
+    static Path signerKeyFile(Path option) {
+        return option != null ? option : Optional.ofNullable(System.getenv("SUSH_SIGNER_KEY")).map(Path::of).orElse(null);
+    }
+
     SignerKey signer() throws Client.Failure {
-        Path k = key != null ? key : Optional.ofNullable(System.getenv("SUSH_SIGNER_KEY")).map(Path::of).orElse(null);
+        Path k = signerKeyFile(key);
         if (k == null) {
             throw new Client.Failure(2, "no-key", "no signer key: pass --key FILE or set SUSH_SIGNER_KEY "
                     + "(sush keygen --out DIR makes one)");

@@ -1,7 +1,6 @@
 package sush.ops.cli;
 
 import java.nio.file.Path;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 
 import picocli.CommandLine.Command;
@@ -25,7 +24,7 @@ public final class SignerCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            Path k = key != null ? key : Optional.ofNullable(System.getenv("SUSH_SIGNER_KEY")).map(Path::of).orElse(null);
+            Path k = Global.signerKeyFile(key);
             if (k == null) {
                 System.err.println("sush: no signer key: pass --key FILE or set SUSH_SIGNER_KEY");
                 return 2;
