@@ -13,6 +13,7 @@ import sush.gossip.Entropy;
 import sush.gossip.clock.Version;
 import sush.gossip.set.NetworkId;
 import sush.locker.admission.Admission;
+import sush.locker.record.RecordFormat;
 import sush.locker.admission.Commit;
 import sush.locker.admission.Entry;
 import sush.locker.admission.Verdict;
@@ -35,7 +36,7 @@ public final class OneSled {
     public final MemorySlot b = new MemorySlot("m2-b");
     private final int recentCapacity;
     private final Function<Admission.Input, Verdict> admission;
-    private Locker locker;
+    private Locker<BoundaryRecord> locker;
     private int lives;
     private NetworkId universe;
     private Optional<BoundaryRecord> snapshot = Optional.empty();
@@ -51,7 +52,7 @@ public final class OneSled {
         this.recentCapacity = recentCapacity;
         this.admission = admission;
         if (provisioned) {
-            Locker.provision(Fixtures.ME, List.of(a, b), Entropy.seeded(0));
+            Locker.provision(RecordFormat.CAUSAL, List.of(a, b), Entropy.seeded(0), BoundaryRecord.genesis(Fixtures.ME));
         }
     }
 
@@ -65,7 +66,7 @@ public final class OneSled {
 
     /** A new life entering {@code n}; {@code announcement} is its first send (the floor, if one is raised). */
     public OneSled boot(NetworkId n, Version announcement) throws LockerException {
-        locker = Locker.open(Fixtures.ME, List.of(a, b), Entropy.seeded(++lives));
+        locker = Locker.open(RecordFormat.CAUSAL, Fixtures.ME, List.of(a, b), Entropy.seeded(++lives));
         enter(n, announcement);
         return this;
     }
@@ -112,7 +113,7 @@ public final class OneSled {
         return floor;
     }
 
-    public Locker locker() {
+    public Locker<BoundaryRecord> locker() {
         return locker;
     }
 

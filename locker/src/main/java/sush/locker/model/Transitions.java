@@ -10,6 +10,7 @@ import sush.gossip.Entropy;
 import sush.gossip.clock.Id;
 import sush.gossip.clock.Version;
 import sush.locker.admission.Admission;
+import sush.locker.record.RecordFormat;
 import sush.locker.admission.Commit;
 import sush.locker.admission.Entry;
 import sush.locker.admission.FloorCause;
@@ -186,7 +187,7 @@ final class Transitions {
                     World n = w.copy();
                     n.lives++;
                     try {
-                        Locker l = Locker.open(ME, List.copyOf(slots(n)), Entropy.seeded(n.lives));
+                        Locker<BoundaryRecord> l = Locker.open(RecordFormat.CAUSAL, ME, List.copyOf(slots(n)), Entropy.seeded(n.lives));
                         n.locker = l.memory();
                         l.close();
                     } catch (LockerException e) {
@@ -396,7 +397,7 @@ final class Transitions {
             }
         };
         slots.forEach(s -> s.beforeWrite(hook));
-        try (Locker l = Locker.resume(ME, List.copyOf(slots), n.locker)) {
+        try (Locker<BoundaryRecord> l = Locker.resume(RecordFormat.CAUSAL, ME, List.copyOf(slots), n.locker)) {
             try {
                 l.store(l.reserve(build));
                 n.locker = l.memory();
@@ -439,7 +440,7 @@ final class Transitions {
     byte[][] provisioned() {
         List<MemorySlot> slots = slots(World.initial());
         try {
-            Locker.provision(ME, List.copyOf(slots), Entropy.seeded(0));
+            Locker.provision(RecordFormat.CAUSAL, List.copyOf(slots), Entropy.seeded(0), BoundaryRecord.genesis(ME));
         } catch (LockerException e) {
             throw new IllegalStateException(e);
         }

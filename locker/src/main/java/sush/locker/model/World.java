@@ -51,7 +51,7 @@ final class World {
     int[] head = new int[SESSIONS];
     /** Jobs this life launched that have not ended (bit session * JOBS + job). */
     int running;
-    Locker.Memory locker;
+    Locker.Memory<BoundaryRecord> locker;
     byte[][] slots = new byte[2][];
     /** Jobs that ran or may have run on X, ever (bit session * JOBS + job). */
     int ledger;
@@ -115,7 +115,7 @@ final class World {
             k.bytes(slot == null ? new byte[0] : digest(slot)).num(slot == null ? 0 : 1);
         }
         if (locker != null) {
-            Load l = locker.load();
+            Load<BoundaryRecord> l = locker.load();
             k.num(l.verdict().ordinal()).bytes(locker.nonce()).num(locker.reserved()).num(locker.stored())
                     .num(locker.restamped() ? 1 : 0).bytes(locker.newest().map(World::digest)
                             .orElse(new byte[0]));

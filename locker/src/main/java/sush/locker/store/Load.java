@@ -5,16 +5,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-import sush.locker.record.BoundaryCodec;
-import sush.locker.record.BoundaryRecord;
 import sush.locker.record.RecordException;
+import sush.locker.record.RecordFormat;
 
 /**
  * The verdict of reading every slot, exactly as the load table of at-most-once.md section 8
  * ("equal" compares bodies, whatever the nonce or sequence). Pure: {@link #judge} sees only what
  * the slots returned.
  */
-public record Load(Verdict verdict, Optional<BoundaryRecord> record, Optional<byte[]> body, List<Integer> restampOrder,
+public record Load<R>(Verdict verdict, Optional<R> record, Optional<byte[]> body, List<Integer> restampOrder,
         String reason) {
     /** The rows of the load table. */
     public enum Verdict {
@@ -56,8 +55,12 @@ public record Load(Verdict verdict, Optional<BoundaryRecord> record, Optional<by
         return verdict.trusted();
     }
 
-    /** Judges what the slots returned, for the sled {@code baseboard}. */
-    public static Load judge(List<Read> reads, String baseboard) {
+    /**
+     * Judges what the slots returned, for the sled {@code baseboard} of a rack whose records are
+     * in {@code format}. A record of the other ordering fails its strict decode, so the load
+     * discards naming the mismatch (ordered-sessions.md section 6).
+     */
+    public static <R> Load<R> judge(List<Read> reads, RecordFormat<R> format, String baseboard) {
         List<SlotFile> files = new ArrayList<>();
         int missing = 0;
         for (int i = 0; i < reads.size(); i++) {
@@ -72,31 +75,31 @@ public record Load(Verdict verdict, Optional<BoundaryRecord> record, Optional<by
             }
             try {
                 SlotFile f = SlotFile.decode(((Read.Present) r).bytes());
-                BoundaryCodec.decode(f.body(), baseboard);
+                format.decode(f.body(), baseboard);
                 files.add(f);
             } catch (SlotFile.SlotFileException | RecordException e) {
                 return discard("slot " + i + ": " + e.getMessage());
             }
         }
         if (missing == reads.size()) {
-            return new Load(Verdict.EMPTY, Optional.empty(), Optional.empty(), List.of(), "no record on any slot");
+            return new Load<>(Verdict.EMPTY, Optional.empty(), Optional.empty(), List.of(), "no record on any slot");
         }
         SlotFile any = files.stream().filter(f -> f != null).findFirst().orElseThrow();
         boolean equal = files.stream().allMatch(f -> f == null || f.sameBody(any));
         if (equal && missing == 0) {
-            return adopted(Verdict.ADOPT, any, files, "every slot holds the same record");
+            return adopted(format, Verdict.ADOPT, any, files, "every slot holds the same record");
         }
         if (equal && missing == 1) {
-            return adopted(Verdict.RESTORE, any, files, "one slot lacks the record the others hold");
+            return adopted(format, Verdict.RESTORE, any, files, "one slot lacks the record the others hold");
         }
         if (missing > 0) {
             return discard(missing + " slots lack a file and the others disagree");
         }
-        return torn(files);
+        return torn(format, files);
     }
 
     /** Bodies differ and no file is missing: adoptable only as one process's torn write. */
-    private static Load torn(List<SlotFile> files) {
+    private static <R> Load<R> torn(RecordFormat<R> format, List<SlotFile> files) {
         SlotFile highest = files.get(0);
         for (SlotFile f : files) {
             if (!f.sameNonce(files.get(0))) {
@@ -111,11 +114,11 @@ public record Load(Verdict verdict, Optional<BoundaryRecord> record, Optional<by
         if (files.stream().filter(f -> f.seq() == top.seq()).count() != 1) {
             return discard("slots disagree with no single newest write");
         }
-        return adopted(Verdict.TORN, top, files, "a torn write of one process: the newest (seq " + top.seq()
+        return adopted(format, Verdict.TORN, top, files, "a torn write of one process: the newest (seq " + top.seq()
                 + ") is adopted");
     }
 
-    private static Load adopted(Verdict v, SlotFile chosen, List<SlotFile> files, String reason) {
+    private static <R> Load<R> adopted(RecordFormat<R> format, Verdict v, SlotFile chosen, List<SlotFile> files, String reason) {
         // Section 8: re-stamp differing or missing slots first, so a crash mid-re-stamp leaves
         // equal bodies or a one-nonce tear, never a two-nonce disagreement.
         List<Integer> order = new ArrayList<>();
@@ -130,14 +133,14 @@ public record Load(Verdict verdict, Optional<BoundaryRecord> record, Optional<by
             }
         }
         try {
-            BoundaryRecord r = BoundaryCodec.decode(chosen.body());
-            return new Load(v, Optional.of(r), Optional.of(chosen.body()), order, reason);
+            R r = format.decode(chosen.body());
+            return new Load<>(v, Optional.of(r), Optional.of(chosen.body()), order, reason);
         } catch (RecordException e) {
             throw new IllegalStateException("a body decoded once no longer decodes", e);
         }
     }
 
-    private static Load discard(String reason) {
-        return new Load(Verdict.DISCARD, Optional.empty(), Optional.empty(), List.of(), reason);
+    private static <R> Load<R> discard(String reason) {
+        return new Load<>(Verdict.DISCARD, Optional.empty(), Optional.empty(), List.of(), reason);
     }
 }

@@ -8,23 +8,23 @@ import java.util.List;
 import java.util.Optional;
 
 import sush.gossip.Entropy;
-import sush.locker.record.BoundaryCodec;
-import sush.locker.record.BoundaryRecord;
+import sush.locker.record.RecordFormat;
 
 /**
  * The boundary record on every M.2 slot (at-most-once.md section 8). Opening locks every slot and
  * loads them; {@link #reserve} hands the writer its newest record in order, {@link #store} makes
  * one durable on every slot. One writer: callers serialize stores (the pipeline runs them on one
- * thread, in reservation order).
+ * thread, in reservation order). The records are of one ordering's {@link RecordFormat}.
  */
-public final class Locker implements Closeable {
+public final class Locker<R> implements Closeable {
+    private final RecordFormat<R> format;
     private final String baseboard;
     private final List<Slot> slots;
     private final List<Closeable> locks;
-    private final Load load;
+    private final Load<R> load;
     private final byte[] nonce;
     /** The newest record handed to the writer (section 1: "the record"), queued or in flight. */
-    private Optional<BoundaryRecord> newest;
+    private Optional<R> newest;
     private long reserved;
     private long stored;
     private boolean restamped;
@@ -37,7 +37,7 @@ public final class Locker implements Closeable {
     private volatile String tampered;
 
     /** What the locker keeps in memory, as a value: the model check resumes a locker from it. */
-    public record Memory(Load load, byte[] nonce, Optional<BoundaryRecord> newest, long reserved, long stored,
+    public record Memory<R>(Load<R> load, byte[] nonce, Optional<R> newest, long reserved, long stored,
             boolean restamped) {
         public Memory {
             nonce = nonce.clone();
@@ -45,12 +45,12 @@ public final class Locker implements Closeable {
     }
 
     /** A record reserved for writing: its sequence number fixes its place among stores. */
-    public static final class Ticket {
+    public static final class Ticket<R> {
         private final long seq;
-        private final BoundaryRecord record;
+        private final R record;
         private final byte[] body;
 
-        private Ticket(long seq, BoundaryRecord record, byte[] body) {
+        private Ticket(long seq, R record, byte[] body) {
             this.seq = seq;
             this.record = record;
             this.body = body;
@@ -60,7 +60,7 @@ public final class Locker implements Closeable {
             return seq;
         }
 
-        public BoundaryRecord record() {
+        public R record() {
             return record;
         }
 
@@ -70,7 +70,8 @@ public final class Locker implements Closeable {
         }
     }
 
-    private Locker(String baseboard, List<Slot> slots, List<Closeable> locks, Memory m) {
+    private Locker(RecordFormat<R> format, String baseboard, List<? extends Slot> slots, List<Closeable> locks, Memory<R> m) {
+        this.format = format;
         this.expected = new ArrayList<>(java.util.Collections.nCopies(slots.size(), (Optional<byte[]>) null));
         this.baseboard = baseboard;
         this.slots = List.copyOf(slots);
@@ -87,7 +88,8 @@ public final class Locker implements Closeable {
      * Locks every slot, reads them and judges the load. A second locker over the same slots fails
      * with {@link LockerException.Kind#LOCKED}. The process nonce is drawn here, once.
      */
-    public static Locker open(String baseboard, List<Slot> slots, Entropy entropy) throws LockerException {
+    public static <R> Locker<R> open(RecordFormat<R> format, String baseboard, List<? extends Slot> slots, Entropy entropy)
+            throws LockerException {
         List<Closeable> locks = new ArrayList<>();
         List<Load.Read> reads = new ArrayList<>();
         for (Slot s : slots) {
@@ -104,10 +106,11 @@ public final class Locker implements Closeable {
                 reads.add(new Load.Read.Failed(e));
             }
         }
-        Load load = Load.judge(reads, baseboard);
+        Load<R> load = Load.judge(reads, format, baseboard);
         byte[] nonce = new byte[SlotFile.NONCE_BYTES];
         entropy.nextBytes(nonce);
-        Locker l = new Locker(baseboard, slots, locks, new Memory(load, nonce, load.record(), 0, 0, false));
+        Locker<R> l = new Locker<>(format, baseboard, slots, locks, new Memory<>(load, nonce, load.record(), 0, 0,
+                false));
         for (int i = 0; i < reads.size(); i++) { // one read per slot, in order
             Load.Read r = reads.get(i);
             l.expected.set(i, r instanceof Load.Read.Present ? Optional.of(((Load.Read.Present) r).bytes().clone())
@@ -117,17 +120,19 @@ public final class Locker implements Closeable {
     }
 
     /** A locker over {@code slots} in the state {@code memory} (the model check's replay). */
-    public static Locker resume(String baseboard, List<Slot> slots, Memory memory) throws LockerException {
-        return new Locker(baseboard, slots, lockAll(slots), memory);
+    public static <R> Locker<R> resume(RecordFormat<R> format, String baseboard, List<? extends Slot> slots, Memory<R> memory)
+            throws LockerException {
+        return new Locker<>(format, baseboard, slots, lockAll(slots), memory);
     }
 
     /**
-     * Provisioning (section 4): writes the genesis record to slots that hold nothing. Refuses
-     * slots holding any record, readable or not.
+     * Provisioning (at-most-once.md section 4, ordered-sessions.md section 4): writes the first
+     * record, {@code genesis}, to slots that hold nothing. Refuses slots holding any record,
+     * readable or not.
      */
-    public static BoundaryRecord provision(String baseboard, List<Slot> slots, Entropy entropy)
+    public static <R> R provision(RecordFormat<R> format, List<? extends Slot> slots, Entropy entropy, R genesis)
             throws LockerException {
-        try (Locker l = open(baseboard, slots, entropy)) {
+        try (Locker<R> l = open(format, format.baseboard(genesis), slots, entropy)) {
             if (!l.trusted()) {
                 throw new LockerException(LockerException.Kind.IO, "cannot read the slots: " + l.load.reason());
             }
@@ -136,13 +141,50 @@ public final class Locker implements Closeable {
                         "slots are not empty (" + l.load.verdict() + ": " + l.load.reason() + "); provisioning "
                                 + "is for a new sled's empty slots only");
             }
-            BoundaryRecord genesis = BoundaryRecord.genesis(baseboard);
             l.store(l.reserve(none -> genesis));
             return genesis;
         }
     }
 
-    public Load load() {
+    /**
+     * {@code sush locker convert} (ordered-sessions.md section 4): replaces this locker's loaded
+     * record by {@code how} of it, a record of another ordering, on every slot. Refuses an
+     * untrusted store, empty slots (provision those instead) and a locker that stored anything
+     * in this life. The loaded record is re-stamped under this process's nonce first, then the
+     * converted one written to every slot; after it this locker writes nothing more (its records
+     * are of the other format now). An interrupted conversion leaves slots of two orderings,
+     * which every load discards (fail closed); re-provisioning with a fresh floor is then safe.
+     */
+    public synchronized <B> B convert(RecordFormat<B> to, java.util.function.Function<R, B> how)
+            throws LockerException {
+        if (!trusted()) {
+            throw untrusted();
+        }
+        if (newest.isEmpty() || stored != 0 || reserved != 0) {
+            throw new LockerException(LockerException.Kind.NOT_EMPTY, newest.isEmpty()
+                    ? "no record to convert (the slots are empty): provision them instead"
+                    : "this locker already wrote in this life; convert from a fresh open");
+        }
+        B next = how.apply(newest.get());
+        if (!to.baseboard(next).equals(baseboard)) {
+            throw new IllegalArgumentException("a record of " + to.baseboard(next) + " handed to " + baseboard);
+        }
+        byte[] body = to.encode(next);
+        restamp();
+        byte[] file = new SlotFile(nonce, 2, body).encode();
+        for (Slot s : slots) {
+            write(s, file);
+        }
+        tampered = "the record was converted to the " + to.ordering() + " ordering";
+        return next;
+    }
+
+    /** The format (and so the ordering) of this locker's records. */
+    public RecordFormat<R> format() {
+        return format;
+    }
+
+    public Load<R> load() {
         return load;
     }
 
@@ -195,12 +237,12 @@ public final class Locker implements Closeable {
     }
 
     /** The newest record handed to the writer (or loaded). */
-    public synchronized Optional<BoundaryRecord> newest() {
+    public synchronized Optional<R> newest() {
         return newest;
     }
 
-    public synchronized Memory memory() {
-        return new Memory(load, nonce, newest, reserved, stored, restamped);
+    public synchronized Memory<R> memory() {
+        return new Memory<>(load, nonce, newest, reserved, stored, restamped);
     }
 
     /**
@@ -208,7 +250,7 @@ public final class Locker implements Closeable {
      * function of the newest record handed to the writer, never of the last one acknowledged
      * (sections 1 and 4), so a straggler cannot undo a newer record.
      */
-    public synchronized Ticket reserve(java.util.function.Function<Optional<BoundaryRecord>, BoundaryRecord> build)
+    public synchronized Ticket<R> reserve(java.util.function.Function<Optional<R>, R> build)
             throws LockerException {
         if (!trusted()) {
             throw untrusted();
@@ -218,20 +260,20 @@ public final class Locker implements Closeable {
 
     /**
      * Makes {@code next} the newest record and gives it the next sequence number. Checks it first
-     * (section 4: I1 against the newest record; metadata only, bounded).
+     * (the format's invariant, I1 or O1, against the newest record; metadata only, bounded).
      */
-    private Ticket reserve(BoundaryRecord next) throws LockerException {
+    private Ticket<R> reserve(R next) throws LockerException {
         if (!trusted()) {
             throw untrusted();
         }
-        if (!next.baseboard().equals(baseboard)) {
-            throw new IllegalArgumentException("a record of " + next.baseboard() + " handed to " + baseboard);
+        if (!format.baseboard(next).equals(baseboard)) {
+            throw new IllegalArgumentException("a record of " + format.baseboard(next) + " handed to " + baseboard);
         }
-        BoundaryRecord.checkI1(newest, next);
-        byte[] body = BoundaryCodec.encode(next);
+        format.check(newest, next);
+        byte[] body = format.encode(next);
         newest = Optional.of(next);
         reserved++;
-        return new Ticket(reserved, next, body);
+        return new Ticket<>(reserved, next, body);
     }
 
     /**
@@ -240,7 +282,7 @@ public final class Locker implements Closeable {
      * Any I/O failure fails the store (the job it guards must not run); a ticket older than one
      * already stored is refused, so a straggler never lands after a newer record.
      */
-    public synchronized void store(Ticket t) throws LockerException {
+    public synchronized void store(Ticket<R> t) throws LockerException {
         if (!trusted()) {
             throw untrusted();
         }
@@ -304,7 +346,7 @@ public final class Locker implements Closeable {
         }
     }
 
-    private static List<Closeable> lockAll(List<Slot> slots) throws LockerException {
+    private static List<Closeable> lockAll(List<? extends Slot> slots) throws LockerException {
         List<Closeable> taken = new ArrayList<>();
         for (Slot s : slots) {
             try {
@@ -336,6 +378,6 @@ public final class Locker implements Closeable {
 
     @Override
     public String toString() {
-        return "Locker(" + baseboard + ", " + load.verdict() + ", nonce " + Arrays.hashCode(nonce) + ")";
+        return "Locker(" + baseboard + ", " + format + ", " + load.verdict() + ", nonce " + Arrays.hashCode(nonce) + ")";
     }
 }

@@ -175,15 +175,15 @@ class ScenarioTest {
         OneSled x = OneSled.provisioned();
         Version vA = tick(NONE, OP1);
         x.boot(U1, tick(vA, X1));
-        Locker l = x.locker();
+        Locker<BoundaryRecord> l = x.locker();
         Commit.Input a0 = new Commit.Input(Fixtures.ME, U1, A, vA, Fixtures.job(A, 0), Fixtures.job(A, 1), false);
-        Locker.Ticket queued = l.reserve(newest -> Commit.build(newest, a0));
+        Locker.Ticket<BoundaryRecord> queued = l.reserve(newest -> Commit.build(newest, a0));
         // The migration reads the newest record handed to the writer: the queued commit of A0.
         Entry e = Entry.enter(l.newest(), U2);
         assertTrue(e.floor().isEmpty());
         Version vC = tick(NONE, OPU2);
         Commit.Input c0 = new Commit.Input(Fixtures.ME, U2, C, vC, Fixtures.job(C, 0), Fixtures.job(C, 1), false);
-        Locker.Ticket next = l.reserve(newest -> Commit.build(newest, c0));
+        Locker.Ticket<BoundaryRecord> next = l.reserve(newest -> Commit.build(newest, c0));
         l.store(queued);
         l.store(next);
         BoundaryRecord r = l.newest().orElseThrow();
@@ -198,9 +198,9 @@ class ScenarioTest {
         Version vA = tick(NONE, OP1);
         x.boot(U1, tick(vA, X1));
         admitted(x.offer(A, vA, 0, NONE));
-        Locker l = x.locker();
+        Locker<BoundaryRecord> l = x.locker();
         Commit.Input a1 = new Commit.Input(Fixtures.ME, U1, A, vA, Fixtures.job(A, 1), Fixtures.job(A, 2), false);
-        Locker.Ticket queued = l.reserve(newest -> Commit.build(newest, a1));
+        Locker.Ticket<BoundaryRecord> queued = l.reserve(newest -> Commit.build(newest, a1));
         x.ended(A, 0, Outcome.ended(JobStatus.STOPPED, 0, ""));
         l.store(queued);
         assertEquals(Fixtures.job(A, 1), l.newest().orElseThrow().committed().orElseThrow().job(),

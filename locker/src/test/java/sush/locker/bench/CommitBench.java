@@ -14,6 +14,7 @@ import java.util.Locale;
 import sush.gossip.Entropy;
 import sush.gossip.clock.Version;
 import sush.locker.Fixtures;
+import sush.locker.record.RecordFormat;
 import sush.locker.admission.Commit;
 import sush.locker.record.BoundaryCodec;
 import sush.locker.record.BoundaryRecord;
@@ -43,7 +44,7 @@ public final class CommitBench {
         Path fb = Files.createDirectory(root.resolve("floor-b"));
         List<Slot> slots = List.of(new DirectorySlot(a), new DirectorySlot(b));
         BoundaryRecord full = Fixtures.full();
-        Locker.provision(Fixtures.ME, slots, Entropy.secure());
+        Locker.provision(RecordFormat.CAUSAL, slots, Entropy.secure(), BoundaryRecord.genesis(Fixtures.ME));
         long[] commit = new long[rounds];
         long[] floor = new long[rounds];
         int recordBytes = BoundaryCodec.encode(full).length;
@@ -51,7 +52,7 @@ public final class CommitBench {
         // The locker's own work first, on in-memory slots: it also warms the code up, as a
         // benchmark harness would, so the disk rounds below compare steady states.
         long[] cpu = cpuOnly(full, 20_000);
-        try (Locker l = Locker.open(Fixtures.ME, slots, Entropy.secure())) {
+        try (Locker<BoundaryRecord> l = Locker.open(RecordFormat.CAUSAL, Fixtures.ME, slots, Entropy.secure())) {
             l.store(l.reserve(n -> full));
             SessionId s = Fixtures.session("bench");
             Version vS = full.executed();
@@ -108,7 +109,7 @@ public final class CommitBench {
     private static long[] cpuOnly(BoundaryRecord full, int rounds) throws Exception {
         List<Slot> mem = List.of(new sush.locker.store.MemorySlot("a"), new sush.locker.store.MemorySlot("b"));
         long[] out = new long[rounds];
-        try (Locker l = Locker.open(Fixtures.ME, mem, Entropy.secure())) {
+        try (Locker<BoundaryRecord> l = Locker.open(RecordFormat.CAUSAL, Fixtures.ME, mem, Entropy.secure())) {
             l.store(l.reserve(n -> full));
             SessionId s = Fixtures.session("bench");
             for (int i = 0; i < rounds * 2; i++) {

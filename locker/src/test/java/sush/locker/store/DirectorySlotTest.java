@@ -18,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import sush.gossip.Entropy;
 import sush.locker.Fixtures;
+import sush.locker.record.RecordFormat;
 import sush.locker.record.BoundaryRecord;
 
 class DirectorySlotTest {
@@ -52,23 +53,23 @@ class DirectorySlotTest {
     @Test
     void aSecondLockerInTheSameProcessIsRefused() throws Exception {
         List<Slot> slots = slots();
-        try (Locker l = Locker.open(Fixtures.ME, slots, Entropy.seeded(1))) {
+        try (Locker<BoundaryRecord> l = Locker.open(RecordFormat.CAUSAL, Fixtures.ME, slots, Entropy.seeded(1))) {
             assertTrue(l.trusted());
             LockerException e = assertThrows(LockerException.class,
-                    () -> Locker.open(Fixtures.ME, slots(), Entropy.seeded(2)));
+                    () -> Locker.open(RecordFormat.CAUSAL, Fixtures.ME, slots(), Entropy.seeded(2)));
             assertEquals(LockerException.Kind.LOCKED, e.kind());
             assertTrue(e.getMessage().contains("locked"), e.getMessage());
         }
-        Locker.open(Fixtures.ME, slots, Entropy.seeded(3)).close();
+        Locker.open(RecordFormat.CAUSAL, Fixtures.ME, slots, Entropy.seeded(3)).close();
     }
 
     @Test
     void aReadOnlyDirectoryFailsTheStore() throws Exception {
         List<Slot> slots = slots();
-        BoundaryRecord g = Locker.provision(Fixtures.ME, slots, Entropy.seeded(1));
+        BoundaryRecord g = Locker.provision(RecordFormat.CAUSAL, slots, Entropy.seeded(1), BoundaryRecord.genesis(Fixtures.ME));
         Path b = root.resolve("b");
         Files.setPosixFilePermissions(b, PosixFilePermissions.fromString("r-x------"));
-        try (Locker l = Locker.open(Fixtures.ME, slots, Entropy.seeded(2))) {
+        try (Locker<BoundaryRecord> l = Locker.open(RecordFormat.CAUSAL, Fixtures.ME, slots, Entropy.seeded(2))) {
             if (Files.isWritable(b)) {
                 return; // root ignores directory permissions; the in-memory slot tests cover this.
             }
@@ -82,13 +83,13 @@ class DirectorySlotTest {
     @Test
     void theLockerRoundTripsThroughDirectories() throws Exception {
         List<Slot> slots = slots();
-        BoundaryRecord g = Locker.provision(Fixtures.ME, slots, Entropy.seeded(1));
-        try (Locker l = Locker.open(Fixtures.ME, slots, Entropy.seeded(2))) {
+        BoundaryRecord g = Locker.provision(RecordFormat.CAUSAL, slots, Entropy.seeded(1), BoundaryRecord.genesis(Fixtures.ME));
+        try (Locker<BoundaryRecord> l = Locker.open(RecordFormat.CAUSAL, Fixtures.ME, slots, Entropy.seeded(2))) {
             assertEquals(Load.Verdict.ADOPT, l.load().verdict());
             assertEquals(Optional.of(g), l.newest());
         }
         Files.delete(root.resolve("a").resolve(DirectorySlot.FILE));
-        try (Locker l = Locker.open(Fixtures.ME, slots, Entropy.seeded(3))) {
+        try (Locker<BoundaryRecord> l = Locker.open(RecordFormat.CAUSAL, Fixtures.ME, slots, Entropy.seeded(3))) {
             assertEquals(Load.Verdict.RESTORE, l.load().verdict());
             l.store(l.reserve(n -> n.orElseThrow()));
         }

@@ -11,6 +11,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 import sush.locker.Fixtures;
+import sush.locker.record.RecordFormat;
 import sush.locker.record.BoundaryRecord;
 import sush.locker.record.Outcome;
 import sush.locker.store.Load.Read;
@@ -24,8 +25,8 @@ class LoadTest {
             Optional.of(Fixtures.committed(Fixtures.session("s"), 0, Outcome.COMMITTED)), List.of(),
             sush.locker.record.Bloom.EMPTY, false);
 
-    private static Load judge(Read... reads) {
-        return Load.judge(List.of(reads), Fixtures.ME);
+    private static Load<BoundaryRecord> judge(Read... reads) {
+        return Load.judge(List.of(reads), RecordFormat.CAUSAL, Fixtures.ME);
     }
 
     private static Read present(byte[] b) {
@@ -34,21 +35,21 @@ class LoadTest {
 
     @Test
     void bothDirectoriesWithoutFilesAreEmptyAndTrusted() {
-        Load l = judge(new Read.Missing(), new Read.Missing());
+        Load<BoundaryRecord> l = judge(new Read.Missing(), new Read.Missing());
         assertEquals(Verdict.EMPTY, l.verdict());
         assertTrue(l.trusted() && l.record().isEmpty());
     }
 
     @Test
     void equalBodiesAreAdoptedWhateverTheNonceOrSequence() {
-        Load l = judge(present(Slots.file((byte) 1, 5, NEW)), present(Slots.file((byte) 2, 9, NEW)));
+        Load<BoundaryRecord> l = judge(present(Slots.file((byte) 1, 5, NEW)), present(Slots.file((byte) 2, 9, NEW)));
         assertEquals(Verdict.ADOPT, l.verdict());
         assertEquals(Optional.of(NEW), l.record());
     }
 
     @Test
     void oneMissingFileWithTheRestEqualIsRestoredMissingSlotFirst() {
-        Load l = judge(new Read.Missing(), present(Slots.file((byte) 1, 5, NEW)));
+        Load<BoundaryRecord> l = judge(new Read.Missing(), present(Slots.file((byte) 1, 5, NEW)));
         assertEquals(Verdict.RESTORE, l.verdict());
         assertEquals(Optional.of(NEW), l.record());
         assertEquals(List.of(0, 1), l.restampOrder());
@@ -57,7 +58,7 @@ class LoadTest {
 
     @Test
     void tornPairAdoptsNewestWrite() {
-        Load l = judge(present(Slots.file((byte) 1, 6, NEW)), present(Slots.file((byte) 1, 5, OLD)));
+        Load<BoundaryRecord> l = judge(present(Slots.file((byte) 1, 6, NEW)), present(Slots.file((byte) 1, 5, OLD)));
         assertEquals(Verdict.TORN, l.verdict());
         assertEquals(Optional.of(NEW), l.record());
         assertEquals(List.of(1, 0), l.restampOrder(), "the slot holding the older body is re-stamped first");
@@ -65,7 +66,7 @@ class LoadTest {
 
     @Test
     void bodiesDifferingAcrossNoncesAreDiscarded() {
-        Load l = judge(present(Slots.file((byte) 1, 6, NEW)), present(Slots.file((byte) 2, 5, OLD)));
+        Load<BoundaryRecord> l = judge(present(Slots.file((byte) 1, 6, NEW)), present(Slots.file((byte) 2, 5, OLD)));
         assertEquals(Verdict.DISCARD, l.verdict());
         assertTrue(l.record().isEmpty() && !l.trusted());
     }
@@ -80,7 +81,7 @@ class LoadTest {
     void aFlippedBitIsADigestFailureAndDiscards() {
         byte[] bad = Slots.file((byte) 1, 6, NEW);
         bad[bad.length - 3] ^= 0x10;
-        Load l = judge(present(bad), present(Slots.file((byte) 1, 6, NEW)));
+        Load<BoundaryRecord> l = judge(present(bad), present(Slots.file((byte) 1, 6, NEW)));
         assertEquals(Verdict.DISCARD, l.verdict());
         assertTrue(l.reason().contains("digest"), l.reason());
     }
@@ -107,7 +108,7 @@ class LoadTest {
         byte[] body = sush.locker.record.BoundaryCodec.encode(NEW);
         body[1] = 2;
         byte[] file = new SlotFile(new byte[32], 1, body).encode();
-        Load l = judge(present(file), present(file));
+        Load<BoundaryRecord> l = judge(present(file), present(file));
         assertEquals(Verdict.DISCARD, l.verdict());
         assertTrue(l.reason().contains("NEWER_FORMAT"), l.reason());
     }
@@ -115,7 +116,7 @@ class LoadTest {
     @Test
     void anotherSledsRecordDiscards() {
         BoundaryRecord theirs = BoundaryRecord.genesis(Fixtures.OTHER);
-        Load l = judge(present(Slots.file((byte) 1, 1, theirs)), present(Slots.file((byte) 1, 1, theirs)));
+        Load<BoundaryRecord> l = judge(present(Slots.file((byte) 1, 1, theirs)), present(Slots.file((byte) 1, 1, theirs)));
         assertEquals(Verdict.DISCARD, l.verdict());
         assertTrue(l.reason().contains("OTHER_SLED"), l.reason());
     }
@@ -134,11 +135,11 @@ class LoadTest {
                 String field = i < magic ? "magic" : i < magic + SlotFile.NONCE_BYTES ? "nonce"
                         : i < magic + SlotFile.NONCE_BYTES + Long.BYTES ? "sequence"
                         : i < SlotFile.HEADER_BYTES ? "digest" : "body";
-                Load one = judge(present(bad), present(good));
+                Load<BoundaryRecord> one = judge(present(bad), present(good));
                 assertEquals(Verdict.DISCARD, one.verdict(), field + " byte " + i + " bit " + bit + ": " + one.reason());
                 assertTrue(one.reason().contains(i < magic ? "magic" : "digest"), field + " byte " + i + ": "
                         + one.reason());
-                Load both = judge(present(bad), present(bad.clone()));
+                Load<BoundaryRecord> both = judge(present(bad), present(bad.clone()));
                 assertEquals(Verdict.DISCARD, both.verdict(), "the same flip in both slots, " + field + " byte " + i);
             }
         }
@@ -146,7 +147,7 @@ class LoadTest {
 
     @Test
     void withThreeSlotsOneMissingAndTwoDisagreeingIsDiscarded() {
-        Load l = judge(new Read.Missing(), present(Slots.file((byte) 1, 6, NEW)), present(Slots.file((byte) 1, 5, OLD)));
+        Load<BoundaryRecord> l = judge(new Read.Missing(), present(Slots.file((byte) 1, 6, NEW)), present(Slots.file((byte) 1, 5, OLD)));
         assertEquals(Verdict.DISCARD, l.verdict());
         assertTrue(l.reason().contains("lack a file"), l.reason());
     }
@@ -156,7 +157,7 @@ class LoadTest {
         // Two slots share the highest sequence: no single newest write, whatever the third holds.
         assertEquals(Verdict.DISCARD, judge(present(Slots.file((byte) 1, 5, OLD)), present(Slots.file((byte) 1, 6, NEW)),
                 present(Slots.file((byte) 1, 6, NEW))).verdict());
-        Load one = judge(present(Slots.file((byte) 1, 5, OLD)), present(Slots.file((byte) 1, 5, OLD)),
+        Load<BoundaryRecord> one = judge(present(Slots.file((byte) 1, 5, OLD)), present(Slots.file((byte) 1, 5, OLD)),
                 present(Slots.file((byte) 1, 6, NEW)));
         assertEquals(Verdict.TORN, one.verdict());
         assertEquals(Optional.of(NEW), one.record());

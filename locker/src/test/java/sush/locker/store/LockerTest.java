@@ -11,6 +11,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 import sush.locker.Fixtures;
+import sush.locker.record.RecordFormat;
 import sush.locker.record.Bloom;
 import sush.locker.record.BoundaryRecord;
 import sush.locker.record.Outcome;
@@ -26,7 +27,7 @@ class LockerTest {
                 Optional.of(Fixtures.committed(Fixtures.session("s"), job, o)), List.of(), Bloom.EMPTY, false);
     }
 
-    private static void commit(Locker l, BoundaryRecord r) throws LockerException {
+    private static void commit(Locker<BoundaryRecord> l, BoundaryRecord r) throws LockerException {
         l.store(l.reserve(newest -> r));
     }
 
@@ -41,13 +42,13 @@ class LockerTest {
     @Test
     void aStoreIsOnEverySlotWhenAcknowledged() throws Exception {
         Slots s = new Slots();
-        try (Locker l = s.open()) {
+        try (Locker<BoundaryRecord> l = s.open()) {
             assertEquals(Load.Verdict.EMPTY, l.load().verdict());
             commit(l, R1);
         }
         assertEquals(Optional.of(R1), Slots.body(s.a));
         assertEquals(Optional.of(R1), Slots.body(s.b));
-        try (Locker l = s.open()) {
+        try (Locker<BoundaryRecord> l = s.open()) {
             assertEquals(Load.Verdict.ADOPT, l.load().verdict());
             assertEquals(Optional.of(R1), l.newest());
         }
@@ -57,7 +58,7 @@ class LockerTest {
     void crashAtEachStepOfAFirstCommitLeavesNothingOrTheNewRecord() throws Exception {
         for (int writes = 0; writes <= 2; writes++) {
             Slots s = new Slots();
-            try (Locker l = s.open()) {
+            try (Locker<BoundaryRecord> l = s.open()) {
                 crashAfter(s, writes);
                 if (writes < 2) {
                     assertThrows(Fixtures.Crash.class, () -> commit(l, R1));
@@ -67,7 +68,7 @@ class LockerTest {
             }
             s.crash();
             noCrash(s);
-            try (Locker l = s.open()) {
+            try (Locker<BoundaryRecord> l = s.open()) {
                 assertTrue(l.trusted(), "crash after " + writes + " writes: " + l.load().reason());
                 Optional<BoundaryRecord> expected = writes == 0 ? Optional.empty() : Optional.of(R1);
                 assertEquals(expected, l.newest(), "crash after " + writes + " writes");
@@ -84,11 +85,11 @@ class LockerTest {
         // (2 writes): crash before each, and after all.
         for (int writes = 0; writes <= 4; writes++) {
             Slots s = new Slots();
-            try (Locker l = s.open()) {
+            try (Locker<BoundaryRecord> l = s.open()) {
                 commit(l, R1);
             }
             s.crash();
-            try (Locker l = s.open()) {
+            try (Locker<BoundaryRecord> l = s.open()) {
                 crashAfter(s, writes);
                 if (writes < 4) {
                     assertThrows(Fixtures.Crash.class, () -> commit(l, R2));
@@ -98,7 +99,7 @@ class LockerTest {
             }
             s.crash();
             noCrash(s);
-            try (Locker l = s.open()) {
+            try (Locker<BoundaryRecord> l = s.open()) {
                 assertTrue(l.trusted(), "crash after " + writes + " writes: " + l.load().reason());
                 BoundaryRecord expected = writes <= 2 ? R1 : R2;
                 assertEquals(Optional.of(expected), l.newest(), "crash after " + writes + " writes");
@@ -110,7 +111,7 @@ class LockerTest {
     void crashBeforeTheOutcomeWriteKeepsTheCommittedRecord() throws Exception {
         for (int writes = 0; writes <= 2; writes++) {
             Slots s = new Slots();
-            try (Locker l = s.open()) {
+            try (Locker<BoundaryRecord> l = s.open()) {
                 commit(l, R1);
                 crashAfter(s, writes);
                 if (writes < 2) {
@@ -121,7 +122,7 @@ class LockerTest {
             }
             s.crash();
             noCrash(s);
-            try (Locker l = s.open()) {
+            try (Locker<BoundaryRecord> l = s.open()) {
                 assertTrue(l.trusted());
                 assertEquals(Optional.of(writes == 0 ? R1 : R1_ENDED), l.newest());
             }
@@ -131,7 +132,7 @@ class LockerTest {
     @Test
     void aReadOnlySlotFailsTheStoreAndTheNextLifeAdoptsTheNewestWrite() throws Exception {
         Slots s = new Slots();
-        try (Locker l = s.open()) {
+        try (Locker<BoundaryRecord> l = s.open()) {
             commit(l, R1);
             s.b.arm(MemorySlot.Fault.READ_ONLY, true);
             LockerException e = assertThrows(LockerException.class, () -> commit(l, R2));
@@ -141,7 +142,7 @@ class LockerTest {
         }
         s.crash();
         s.b.heal();
-        try (Locker l = s.open()) {
+        try (Locker<BoundaryRecord> l = s.open()) {
             assertEquals(Load.Verdict.TORN, l.load().verdict());
             assertEquals(Optional.of(R2), l.newest());
         }
@@ -150,7 +151,7 @@ class LockerTest {
     @Test
     void aFullDiskFailsTheStore() throws Exception {
         Slots s = new Slots();
-        try (Locker l = s.open()) {
+        try (Locker<BoundaryRecord> l = s.open()) {
             s.a.arm(MemorySlot.Fault.NO_SPACE, false);
             LockerException e = assertThrows(LockerException.class, () -> commit(l, R1));
             assertEquals(LockerException.Kind.IO, e.kind());
@@ -164,13 +165,13 @@ class LockerTest {
     @Test
     void bothSlotDirectoriesMissingMakeTheLifeUntrustedAndUnwrittenThenBackTheyLoad() throws Exception {
         Slots s = new Slots();
-        try (Locker l = s.open()) {
+        try (Locker<BoundaryRecord> l = s.open()) {
             commit(l, R1);
         }
         s.crash();
         s.a.removeDirectory();
         s.b.removeDirectory();
-        try (Locker l = s.open()) {
+        try (Locker<BoundaryRecord> l = s.open()) {
             assertEquals(Load.Verdict.DISCARD, l.load().verdict());
             assertFalse(l.trusted());
             LockerException e = assertThrows(LockerException.class, () -> l.reserve(newest -> R2));
@@ -180,7 +181,7 @@ class LockerTest {
             assertThrows(LockerException.class, () -> l.reserve(newest -> R2), "untrusted for the whole life");
         }
         s.crash();
-        try (Locker l = s.open()) {
+        try (Locker<BoundaryRecord> l = s.open()) {
             assertEquals(Load.Verdict.ADOPT, l.load().verdict());
             assertEquals(Optional.of(R1), l.newest());
         }
@@ -191,7 +192,7 @@ class LockerTest {
         Slots s = new Slots();
         s.a.setContents(Optional.of(Slots.file((byte) 1, 1, R1)));
         s.b.setContents(Optional.of(Slots.file((byte) 2, 1, R2)));
-        try (Locker l = s.open()) {
+        try (Locker<BoundaryRecord> l = s.open()) {
             assertFalse(l.trusted());
             assertThrows(LockerException.class, () -> commit(l, R2));
         }
@@ -201,7 +202,7 @@ class LockerTest {
     @Test
     void aSecondLockerOverTheSameSlotsFailsToOpen() throws Exception {
         Slots s = new Slots();
-        try (Locker l = s.open()) {
+        try (Locker<BoundaryRecord> l = s.open()) {
             assertTrue(l.trusted());
             LockerException e = assertThrows(LockerException.class, s::open);
             assertEquals(LockerException.Kind.LOCKED, e.kind());
@@ -212,9 +213,9 @@ class LockerTest {
     @Test
     void aStragglerNeverLandsAfterANewerRecord() throws Exception {
         Slots s = new Slots();
-        try (Locker l = s.open()) {
-            Locker.Ticket first = l.reserve(newest -> R1);
-            Locker.Ticket second = l.reserve(newest -> R2);
+        try (Locker<BoundaryRecord> l = s.open()) {
+            Locker.Ticket<BoundaryRecord> first = l.reserve(newest -> R1);
+            Locker.Ticket<BoundaryRecord> second = l.reserve(newest -> R2);
             l.store(second);
             LockerException e = assertThrows(LockerException.class, () -> l.store(first));
             assertEquals(LockerException.Kind.SUPERSEDED, e.kind());
@@ -225,7 +226,7 @@ class LockerTest {
     @Test
     void everyRecordIsBuiltFromTheNewestHandedToTheWriter() throws Exception {
         Slots s = new Slots();
-        try (Locker l = s.open()) {
+        try (Locker<BoundaryRecord> l = s.open()) {
             l.reserve(newest -> R1);
             l.reserve(newest -> {
                 assertEquals(Optional.of(R1), newest, "not the acknowledged one (nothing is acknowledged yet)");
@@ -237,7 +238,7 @@ class LockerTest {
     @Test
     void aRecordForgettingAUniverseIsRefusedBeforeAnyWrite() throws Exception {
         Slots s = new Slots();
-        try (Locker l = s.open()) {
+        try (Locker<BoundaryRecord> l = s.open()) {
             commit(l, R1);
             BoundaryRecord elsewhere = new BoundaryRecord(Fixtures.ME, Fixtures.universe(2), R1.executed(),
                     R1.committed(), List.of(), Bloom.EMPTY, false);
@@ -248,28 +249,29 @@ class LockerTest {
     @Test
     void provisioningWritesGenesisToEmptySlotsOnly() throws Exception {
         Slots s = new Slots();
-        BoundaryRecord g = Locker.provision(Fixtures.ME, s.both(), sush.gossip.Entropy.seeded(9));
+        BoundaryRecord g = Locker.provision(RecordFormat.CAUSAL, s.both(), sush.gossip.Entropy.seeded(9), BoundaryRecord.genesis(Fixtures.ME));
         assertFalse(g.amnesiac());
         assertEquals(Optional.of(g), Slots.body(s.a));
         LockerException e = assertThrows(LockerException.class,
-                () -> Locker.provision(Fixtures.ME, s.both(), sush.gossip.Entropy.seeded(10)));
+                () -> Locker.provision(RecordFormat.CAUSAL, s.both(), sush.gossip.Entropy.seeded(10),
+                        BoundaryRecord.genesis(Fixtures.ME)));
         assertEquals(LockerException.Kind.NOT_EMPTY, e.kind());
         Slots torn = new Slots();
         torn.a.setContents(Optional.of(new byte[] {1}));
-        assertThrows(LockerException.class, () -> Locker.provision(Fixtures.ME, torn.both(),
-                sush.gossip.Entropy.seeded(11)), "a slot holding anything is refused");
+        assertThrows(LockerException.class, () -> Locker.provision(RecordFormat.CAUSAL, torn.both(),
+                sush.gossip.Entropy.seeded(11), BoundaryRecord.genesis(Fixtures.ME)), "a slot holding anything is refused");
     }
 
     @Test
     void aLostWriteOfALyingDiskIsATornPairAfterTheCrash() throws Exception {
         Slots s = new Slots();
-        try (Locker l = s.open()) {
+        try (Locker<BoundaryRecord> l = s.open()) {
             commit(l, R1);
             s.b.arm(MemorySlot.Fault.LOST_ON_CRASH, false);
             commit(l, R2);
         }
         s.crash();
-        try (Locker l = s.open()) {
+        try (Locker<BoundaryRecord> l = s.open()) {
             assertEquals(Load.Verdict.TORN, l.load().verdict());
             assertEquals(Optional.of(R2), l.newest());
         }
@@ -278,13 +280,13 @@ class LockerTest {
     @Test
     void aTornFileIsDiscarded() throws Exception {
         Slots s = new Slots();
-        try (Locker l = s.open()) {
+        try (Locker<BoundaryRecord> l = s.open()) {
             commit(l, R1);
             s.a.arm(MemorySlot.Fault.TORN, false);
             assertThrows(LockerException.class, () -> commit(l, R2));
         }
         s.crash();
-        try (Locker l = s.open()) {
+        try (Locker<BoundaryRecord> l = s.open()) {
             assertEquals(Load.Verdict.DISCARD, l.load().verdict(), "a half-written file in place is not trusted");
         }
     }
@@ -292,7 +294,7 @@ class LockerTest {
     @Test
     void aSlotChangedByAnyoneElseIsFoundAndUntrustsTheRestOfTheLife() throws Exception {
         Slots s = new Slots();
-        try (Locker l = s.open()) {
+        try (Locker<BoundaryRecord> l = s.open()) {
             assertEquals(Optional.empty(), l.verify(), "empty slots, unchanged");
             commit(l, R1);
             commit(l, R1_ENDED);
@@ -313,16 +315,16 @@ class LockerTest {
     @Test
     void aSlotCreatedOrRemovedBehindTheLockersBackIsAChangeToo() throws Exception {
         Slots s = new Slots();
-        try (Locker l = s.open()) {
+        try (Locker<BoundaryRecord> l = s.open()) {
             s.a.write(Slots.file((byte) 1, 1, R1));
             assertTrue(l.verify().orElseThrow().contains("created"));
         }
         Slots t = new Slots();
-        try (Locker l = t.open()) {
+        try (Locker<BoundaryRecord> l = t.open()) {
             commit(l, R1);
         }
         t.crash();
-        try (Locker l = t.open()) {
+        try (Locker<BoundaryRecord> l = t.open()) {
             assertEquals(Optional.empty(), l.verify(), "what the load read is what it expects");
             t.b.setContents(Optional.empty());
             assertTrue(l.verify().orElseThrow().contains("removed"));
@@ -332,9 +334,9 @@ class LockerTest {
     @Test
     void aTicketIsStoredOnceAndAnOlderOneNever() throws Exception {
         Slots s = new Slots();
-        try (Locker l = s.open()) {
-            Locker.Ticket first = l.reserve(newest -> R1);
-            Locker.Ticket second = l.reserve(newest -> R1_ENDED);
+        try (Locker<BoundaryRecord> l = s.open()) {
+            Locker.Ticket<BoundaryRecord> first = l.reserve(newest -> R1);
+            Locker.Ticket<BoundaryRecord> second = l.reserve(newest -> R1_ENDED);
             l.store(first);
             LockerException again = assertThrows(LockerException.class, () -> l.store(first));
             assertEquals(LockerException.Kind.SUPERSEDED, again.kind());
@@ -363,19 +365,19 @@ class LockerTest {
     void aLockerDrawsItsNonceResumesFromItsMemoryAndReleasesWhatItLockedWhenRefused() throws Exception {
         Slots s = new Slots();
         byte[] nonce;
-        Locker.Memory memory;
-        try (Locker l = s.open()) {
+        Locker.Memory<BoundaryRecord> memory;
+        try (Locker<BoundaryRecord> l = s.open()) {
             nonce = l.memory().nonce();
             assertFalse(java.util.Arrays.equals(new byte[SlotFile.NONCE_BYTES], nonce), "a nonce was drawn");
-            Locker.Ticket t = l.reserve(newest -> R1);
+            Locker.Ticket<BoundaryRecord> t = l.reserve(newest -> R1);
             assertEquals(R1, t.record());
             l.store(t);
             memory = l.memory();
         }
-        try (Locker again = s.open()) {
+        try (Locker<BoundaryRecord> again = s.open()) {
             assertFalse(java.util.Arrays.equals(nonce, again.memory().nonce()), "each life draws its own");
         }
-        try (Locker resumed = Locker.resume(Fixtures.ME, s.both(), memory)) {
+        try (Locker<BoundaryRecord> resumed = Locker.resume(RecordFormat.CAUSAL, Fixtures.ME, s.both(), memory)) {
             assertEquals(Optional.of(R1), resumed.newest());
             assertEquals(memory.stored(), resumed.memory().stored());
         }
@@ -383,7 +385,7 @@ class LockerTest {
         java.io.Closeable held = s.b.lock();
         assertEquals(LockerException.Kind.LOCKED, assertThrows(LockerException.class, s::open).kind());
         assertEquals(LockerException.Kind.LOCKED, assertThrows(LockerException.class,
-                () -> Locker.resume(Fixtures.ME, s.both(), memory)).kind());
+                () -> Locker.resume(RecordFormat.CAUSAL, Fixtures.ME, s.both(), memory)).kind());
         s.a.lock().close();
         held.close();
     }
@@ -391,17 +393,17 @@ class LockerTest {
     @Test
     void aSlotThatFailsToReadAtOpenDiscardsAndTheTamperFindingIsKept() throws Exception {
         Slots s = new Slots();
-        try (Locker l = s.open()) {
+        try (Locker<BoundaryRecord> l = s.open()) {
             commit(l, R1);
         }
         s.crash();
         s.a.arm(MemorySlot.Fault.IO_ERROR, true);
-        try (Locker l = s.open()) {
+        try (Locker<BoundaryRecord> l = s.open()) {
             assertEquals(Load.Verdict.DISCARD, l.load().verdict());
         }
         s.a.heal();
         s.crash();
-        try (Locker l = s.open()) {
+        try (Locker<BoundaryRecord> l = s.open()) {
             assertEquals(Optional.empty(), l.changed());
             s.a.setContents(Optional.empty());
             String finding = l.verify().orElseThrow();

@@ -5,6 +5,7 @@ import java.util.Optional;
 
 import sush.gossip.Entropy;
 import sush.locker.Fixtures;
+import sush.locker.record.RecordFormat;
 import sush.locker.record.BoundaryCodec;
 import sush.locker.record.BoundaryRecord;
 
@@ -18,8 +19,8 @@ final class Slots {
         return List.of(a, b);
     }
 
-    Locker open() throws LockerException {
-        return Locker.open(Fixtures.ME, both(), Entropy.seeded(++lives));
+    Locker<BoundaryRecord> open() throws LockerException {
+        return Locker.open(RecordFormat.CAUSAL, Fixtures.ME, both(), Entropy.seeded(++lives));
     }
 
     /** The process died: the slots keep what was durable and release their locks. */

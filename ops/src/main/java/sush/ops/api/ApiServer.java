@@ -58,7 +58,7 @@ public final class ApiServer {
     private final SledConfig cfg;
     private final GossipNode node;
     private final SledRuntime runtime;
-    private final Locker locker;
+    private final Locker<BoundaryRecord> locker;
     private final ProcessLauncher launcher;
     private final Entropy entropy;
     /** Who may ask (security.md section 2): every request but the login's carries an identity. */
@@ -70,7 +70,7 @@ public final class ApiServer {
     record Numbered(long id, String kind, Map<String, Object> data) {
     }
 
-    public ApiServer(SledConfig cfg, GossipNode node, SledRuntime runtime, Locker locker, ProcessLauncher launcher,
+    public ApiServer(SledConfig cfg, GossipNode node, SledRuntime runtime, Locker<BoundaryRecord> locker, ProcessLauncher launcher,
             Entropy entropy, Authority authority) {
         this.authority = authority;
         this.cfg = cfg;

@@ -7,12 +7,21 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import sush.gossip.Entropy;
+import sush.locker.record.BoundaryRecord;
+import sush.locker.record.RecordFormat;
+import sush.locker.record.SignedRecord;
 import sush.locker.store.DirectorySlot;
 import sush.locker.store.Locker;
 import sush.locker.store.LockerException;
+import sush.locker.store.Slot;
+import sush.ops.signer.EpochFile;
 
-/** {@code sush locker provision}: the genesis record on a new sled's empty slots. */
-@Command(name = "locker", description = "Boundary record maintenance.", subcommands = LockerCommand.Provision.class)
+/**
+ * {@code sush locker provision} and {@code sush locker convert}: the first record on a sled's
+ * empty slots, and the one-way turn of a {@code causal} record into a {@code signed} one.
+ */
+@Command(name = "locker", description = "Boundary record maintenance.",
+        subcommands = {LockerCommand.Provision.class, LockerCommand.Convert.class})
 public final class LockerCommand implements Callable<Integer> {
     @Override
     public Integer call() {
@@ -20,25 +29,117 @@ public final class LockerCommand implements Callable<Integer> {
         return 0;
     }
 
-    @Command(name = "provision", description = "Write the genesis record to a new sled's empty slots (refuses slots "
-            + "holding anything). Run once at install; never after the drives were wiped.")
-    static final class Provision implements Callable<Integer> {
+    /** The options every locker command takes: the sled and its two slot directories. */
+    static class Slots {
         @Option(names = "--m2", required = true, split = ",", description = "the two slot directories")
         List<Path> m2;
-        @Option(names = "--baseboard", required = true)
+        @Option(names = "--baseboard", required = true, description = "this sled's baseboard serial")
         String baseboard;
+
+        List<Slot> slots() throws Client.Failure {
+            if (m2.size() != 2) {
+                throw new Client.Failure(2, "usage", "--m2 needs exactly two slot directories");
+            }
+            return List.of(new DirectorySlot(m2.get(0)), new DirectorySlot(m2.get(1)));
+        }
+    }
+
+    /**
+     * The floor of a signed record: the one given, else a fresh epoch of the signer (reserved in
+     * its epoch file), which is at least every epoch it issued before (ordered-sessions.md
+     * section 4).
+     */
+    static long floorEpoch(Long given, Path key) throws Client.Failure {
+        if (given != null) {
+            if (given < 0) {
+                throw new Client.Failure(2, "usage", "--floor-epoch must be an epoch from 0 to 2^63 - 1");
+            }
+            return given;
+        }
+        Path k = Global.signerKeyFile(key);
+        if (k == null) {
+            throw new Client.Failure(2, "no-floor", "a signed record needs a floor: pass --floor-epoch E (0 for a "
+                    + "factory-new sled in a new rack), or --key FILE / SUSH_SIGNER_KEY to take a fresh epoch of "
+                    + "the signer");
+        }
+        try {
+            return EpochFile.next(EpochFile.beside(k), System::currentTimeMillis);
+        } catch (EpochFile.EpochException e) {
+            throw new Client.Failure(1, "epoch", e.getMessage());
+        }
+    }
+
+    private static int fail(Client.Failure f) {
+        System.err.println("sush: " + f.getMessage());
+        return f.exit();
+    }
+
+    @Command(name = "provision", description = "Write the first record to a sled's empty slots (refuses slots "
+            + "holding anything). Ordering signed (the default): safe after a wipe or drive swap with a fresh "
+            + "floor epoch. Ordering causal: once at install only, never after the drives were wiped.")
+    static final class Provision extends Slots implements Callable<Integer> {
+        @Option(names = "--ordering", defaultValue = "signed", description = "the rack's session ordering: "
+                + "signed or causal (default: ${DEFAULT-VALUE})")
+        String ordering;
+        @Option(names = "--floor-epoch", description = "signed: sessions at or below this epoch are refused here "
+                + "(default: a fresh epoch of the signer, from --key or SUSH_SIGNER_KEY)")
+        Long floorEpoch;
+        @Option(names = "--key", description = "the signer's private key, for a fresh floor epoch")
+        Path key;
 
         @Override
         public Integer call() {
-            if (m2.size() != 2) {
-                System.err.println("sush: --m2 needs exactly two slot directories");
-                return 2;
-            }
             try {
-                Locker.provision(baseboard, List.of(new DirectorySlot(m2.get(0)), new DirectorySlot(m2.get(1))),
-                        Entropy.secure());
-                System.out.println("provisioned " + baseboard + " on " + m2.get(0) + " and " + m2.get(1));
+                List<Slot> slots = slots();
+                String what;
+                if ("signed".equals(ordering)) {
+                    long floor = floorEpoch(floorEpoch, key);
+                    Locker.provision(RecordFormat.SIGNED, slots, Entropy.secure(),
+                            SignedRecord.provisioned(baseboard, floor));
+                    what = "ordering signed, floor epoch " + floor;
+                } else if ("causal".equals(ordering)) {
+                    if (floorEpoch != null) {
+                        throw new Client.Failure(2, "usage", "--floor-epoch is for the signed ordering");
+                    }
+                    Locker.provision(RecordFormat.CAUSAL, slots, Entropy.secure(), BoundaryRecord.genesis(baseboard));
+                    what = "ordering causal";
+                } else {
+                    throw new Client.Failure(2, "usage", "--ordering is signed or causal, not " + ordering);
+                }
+                System.out.println("provisioned " + baseboard + " on " + m2.get(0) + " and " + m2.get(1) + " ("
+                        + what + ")");
                 return 0;
+            } catch (Client.Failure f) {
+                return fail(f);
+            } catch (LockerException e) {
+                System.err.println("sush: " + e.getMessage());
+                return 1;
+            }
+        }
+    }
+
+    @Command(name = "convert", description = "Turn this sled's causal record into a signed one with the given "
+            + "floor (the daemon must be stopped; refuses untrusted or empty slots). Every session granted before "
+            + "the floor epoch is refused here afterwards.")
+    static final class Convert extends Slots implements Callable<Integer> {
+        @Option(names = "--floor-epoch", description = "sessions at or below this epoch are refused here (default: "
+                + "a fresh epoch of the signer, from --key or SUSH_SIGNER_KEY)")
+        Long floorEpoch;
+        @Option(names = "--key", description = "the signer's private key, for a fresh floor epoch")
+        Path key;
+
+        @Override
+        public Integer call() {
+            try {
+                List<Slot> slots = slots();
+                long floor = floorEpoch(floorEpoch, key);
+                try (Locker<BoundaryRecord> l = Locker.open(RecordFormat.CAUSAL, baseboard, slots, Entropy.secure())) {
+                    l.convert(RecordFormat.SIGNED, causal -> SignedRecord.provisioned(baseboard, floor));
+                }
+                System.out.println("converted " + baseboard + " to ordering signed, floor epoch " + floor);
+                return 0;
+            } catch (Client.Failure f) {
+                return fail(f);
             } catch (LockerException e) {
                 System.err.println("sush: " + e.getMessage());
                 return 1;

@@ -18,6 +18,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import sush.gossip.Entropy;
 import sush.locker.store.DirectorySlot;
+import sush.locker.record.BoundaryRecord;
+import sush.locker.record.RecordFormat;
 import sush.locker.store.Locker;
 import sush.gossip.net.RackCa;
 import sush.ops.auth.OperatorSigner;
@@ -108,7 +110,7 @@ public final class RackCommand implements Callable<Integer> {
             Path b = Files.createDirectories(home.resolve("m2-b"));
             String board = String.format("913-0000019:LOCAL%04d", i);
             if (!Files.exists(a.resolve("boundary"))) {
-                Locker.provision(board, List.of(new DirectorySlot(a), new DirectorySlot(b)), Entropy.secure());
+                Locker.provision(RecordFormat.CAUSAL, List.of(new DirectorySlot(a), new DirectorySlot(b)), Entropy.secure(), BoundaryRecord.genesis(board));
             }
             // A journal key per sled (0600), outside the output directory jobs write into: the
             // journal is sealed by default.

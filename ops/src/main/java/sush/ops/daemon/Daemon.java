@@ -19,6 +19,8 @@ import sush.gossip.net.TcpTransport;
 import sush.gossip.node.GossipConfig;
 import sush.gossip.node.GossipNode;
 import sush.locker.store.DirectorySlot;
+import sush.locker.record.BoundaryRecord;
+import sush.locker.record.RecordFormat;
 import sush.locker.store.Locker;
 import sush.locker.store.LockerException;
 import sush.locker.store.Slot;
@@ -63,7 +65,7 @@ public final class Daemon implements AutoCloseable {
 
     private final Settings settings;
     private final GossipNode node;
-    private final Locker locker;
+    private final Locker<BoundaryRecord> locker;
     private final ProcessLauncher launcher;
     private final Optional<Journal> journal;
     private final SledRuntime runtime;
@@ -79,7 +81,7 @@ public final class Daemon implements AutoCloseable {
     /** Watches the boundary slots for changes this daemon did not make (issue 22). */
     private volatile SlotWatch watch;
 
-    private Daemon(Settings settings, SledConfig cfg, ApiServer api, Authority authority, Optional<GossipTls> tls, TcpTransport transport, GossipNode node, Locker locker, ProcessLauncher launcher,
+    private Daemon(Settings settings, SledConfig cfg, ApiServer api, Authority authority, Optional<GossipTls> tls, TcpTransport transport, GossipNode node, Locker<BoundaryRecord> locker, ProcessLauncher launcher,
             Optional<Journal> journal, SledRuntime runtime, DisposableServer http, Scheduler loop, Scheduler writer,
             Scheduler ingress) {
         this.settings = settings;
@@ -109,9 +111,9 @@ public final class Daemon implements AutoCloseable {
         for (Path p : s.m2()) {
             slots.add(new DirectorySlot(p));
         }
-        Locker locker;
+        Locker<BoundaryRecord> locker;
         try {
-            locker = Locker.open(s.baseboard(), slots, Entropy.secure());
+            locker = Locker.open(RecordFormat.CAUSAL, s.baseboard(), slots, Entropy.secure());
         } catch (LockerException e) {
             throw new DaemonException("unusable M.2 slots: " + e.getMessage());
         }
@@ -302,7 +304,7 @@ public final class Daemon implements AutoCloseable {
     }
 
     /** Ends abruptly (tests that need a crash use a separate process and kill -9). */
-    private static void closeQuietly(Locker locker, ProcessLauncher launcher, Optional<Journal> journal,
+    private static void closeQuietly(Locker<BoundaryRecord> locker, ProcessLauncher launcher, Optional<Journal> journal,
             Scheduler... schedulers) {
         locker.close();
         launcher.close();

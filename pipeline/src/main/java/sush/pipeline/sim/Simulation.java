@@ -18,6 +18,8 @@ import sush.gossip.net.MemoryNetwork;
 import sush.gossip.node.GossipConfig;
 import sush.gossip.node.GossipNode;
 import sush.locker.store.Locker;
+import sush.locker.record.BoundaryRecord;
+import sush.locker.record.RecordFormat;
 import sush.locker.store.LockerException;
 import sush.locker.store.MemorySlot;
 import sush.pipeline.exec.LedgerLauncher;
@@ -99,7 +101,7 @@ public final class Simulation {
         int life;
         GossipNode node;
         SledRuntime runtime;
-        Locker locker;
+        Locker<BoundaryRecord> locker;
         LedgerLauncher launcher;
         boolean up;
         boolean dying;
@@ -188,7 +190,8 @@ public final class Simulation {
 
     private void provision(SimSled s) {
         try {
-            Locker.provision(s.sled.baseboard(), List.of(s.a, s.b), entropy(s, 0, 0));
+            Locker.provision(RecordFormat.CAUSAL, List.of(s.a, s.b), entropy(s, 0, 0),
+                    BoundaryRecord.genesis(s.sled.baseboard()));
         } catch (LockerException e) {
             throw new IllegalStateException(e);
         }
@@ -206,7 +209,7 @@ public final class Simulation {
                 entropy(s, s.life, 1));
         s.launcher = new LedgerLauncher(s.sled.baseboard(), ledger, false);
         try {
-            s.locker = Locker.open(s.sled.baseboard(), List.of(s.a, s.b), entropy(s, s.life, 2));
+            s.locker = Locker.open(RecordFormat.CAUSAL, s.sled.baseboard(), List.of(s.a, s.b), entropy(s, s.life, 2));
         } catch (LockerException e) {
             throw new IllegalStateException("the simulator's slots are never locked twice", e);
         }

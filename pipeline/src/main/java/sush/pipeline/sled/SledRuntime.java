@@ -63,7 +63,7 @@ public final class SledRuntime {
 
     private final SledConfig cfg;
     private final Gossip gossip;
-    private final Locker locker;
+    private final Locker<BoundaryRecord> locker;
     private final Launcher launcher;
     private final Optional<Journal> journal;
     private final Scheduler loop;
@@ -130,7 +130,7 @@ public final class SledRuntime {
     private record Deferred(JobId job, Message report) {
     }
 
-    public SledRuntime(SledConfig cfg, Gossip gossip, Locker locker, Launcher launcher, Optional<Journal> journal,
+    public SledRuntime(SledConfig cfg, Gossip gossip, Locker<BoundaryRecord> locker, Launcher launcher, Optional<Journal> journal,
             Scheduler loop, Scheduler writer) {
         this(cfg, gossip, locker, launcher, journal, loop, writer, reactor.core.scheduler.Schedulers.immediate());
     }
@@ -141,7 +141,7 @@ public final class SledRuntime {
      *                that work off {@code loop} and spreads it over the cores, and the
      *                immediate one does it inline (deterministic: the simulator and tests)
      */
-    public SledRuntime(SledConfig cfg, Gossip gossip, Locker locker, Launcher launcher, Optional<Journal> journal,
+    public SledRuntime(SledConfig cfg, Gossip gossip, Locker<BoundaryRecord> locker, Launcher launcher, Optional<Journal> journal,
             Scheduler loop, Scheduler writer, Scheduler ingress) {
         this.ingress = ingress;
         this.cfg = cfg;
@@ -671,7 +671,7 @@ public final class SledRuntime {
         }
         Commit.Input in = new Commit.Input(me, network, session.id(), session.start(), id, job.request().successor(),
                 floor.isPresent() && !committedAboveFloor);
-        Locker.Ticket t;
+        Locker.Ticket<BoundaryRecord> t;
         try {
             t = locker.reserve(newest -> Commit.build(newest, in));
         } catch (LockerException | RuntimeException e) {
@@ -724,7 +724,7 @@ public final class SledRuntime {
         Outcome o = Endings.outcome(e);
         if (locker.trusted() && locker.newest().flatMap(r -> Commit.ended(r, job, o)).isPresent()) {
             try {
-                Locker.Ticket t = locker.reserve(newest -> Commit.ended(newest.orElseThrow(), job, o).orElseThrow());
+                Locker.Ticket<BoundaryRecord> t = locker.reserve(newest -> Commit.ended(newest.orElseThrow(), job, o).orElseThrow());
                 writer.store(t).publishOn(loop).subscribe(null, err -> guarded("outcome result",
                         () -> emit(new SledEvent.Failed("outcome write for " + job + ": " + err.getMessage()))));
             } catch (LockerException | RuntimeException ex) {

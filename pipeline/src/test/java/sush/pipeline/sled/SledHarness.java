@@ -14,6 +14,8 @@ import sush.gossip.node.Entry;
 import sush.gossip.set.NetworkId;
 import sush.gossip.set.Replica;
 import sush.locker.store.Locker;
+import sush.locker.record.BoundaryRecord;
+import sush.locker.record.RecordFormat;
 import sush.locker.store.LockerException;
 import sush.locker.store.MemorySlot;
 import sush.pipeline.Rack;
@@ -38,7 +40,7 @@ final class SledHarness {
     final List<SledEvent> events = java.util.Collections.synchronizedList(new ArrayList<>());
     LedgerLauncher launcher;
     SledRuntime sled;
-    Locker locker;
+    Locker<BoundaryRecord> locker;
     Replica replica;
     /** The operators' replicas: side 0 of each universe seeds it, other sides fork from it. */
     final java.util.Map<String, Replica> racks = new java.util.HashMap<>();
@@ -60,7 +62,7 @@ final class SledHarness {
     private int lives;
 
     SledHarness provision() throws LockerException {
-        Locker.provision(Rack.ME.baseboard(), List.of(a, b), Entropy.seeded(0));
+        Locker.provision(RecordFormat.CAUSAL, List.of(a, b), Entropy.seeded(0), BoundaryRecord.genesis(Rack.ME.baseboard()));
         return this;
     }
 
@@ -109,7 +111,7 @@ final class SledHarness {
         lives++;
         launcher = new LedgerLauncher(Rack.ME.baseboard(), ledger, false);
         sush.pipeline.exec.Launcher used = launchers == null ? launcher : launchers.apply(ledger);
-        locker = Locker.open(Rack.ME.baseboard(), List.of(a, b), Entropy.seeded(lives));
+        locker = Locker.open(RecordFormat.CAUSAL, Rack.ME.baseboard(), List.of(a, b), Entropy.seeded(lives));
         entries = Sinks.many().replay().all();
         entrySeq = 0;
         Gossip gossip = new Gossip() {

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import sush.gossip.Entropy;
 import sush.gossip.clock.Version;
 import sush.locker.admission.FloorCause;
+import sush.locker.record.RecordFormat;
 import sush.locker.record.Bloom;
 import sush.locker.record.BoundaryRecord;
 import sush.locker.store.Locker;
@@ -36,7 +37,7 @@ class SledLifeTest {
         SledHarness h = new SledHarness();
         BoundaryRecord left = new BoundaryRecord(Rack.ME.baseboard(), SledHarness.universe(9), Version.ZERO,
                 Optional.empty(), List.of(), Bloom.EMPTY.with(SledHarness.universe(1)), false);
-        try (Locker l = Locker.open(Rack.ME.baseboard(), List.of(h.a, h.b), Entropy.seeded(99))) {
+        try (Locker<BoundaryRecord> l = Locker.open(RecordFormat.CAUSAL, Rack.ME.baseboard(), List.of(h.a, h.b), Entropy.seeded(99))) {
             l.store(l.reserve(none -> left));
         }
         h.boot(1);
