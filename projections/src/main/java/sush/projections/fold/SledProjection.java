@@ -30,7 +30,21 @@ public final class SledProjection {
     private final TargetsMe targetsMe;
     /** Jobs are checked before they may take a chain position (pure: verification computes). */
     private final sush.projections.job.Signatures trust;
+    /** The rack's session ordering: which of the two session folds below is fed. */
+    private final Ordering ordering;
+    /** Sessions of the {@code causal} ordering (starts and stops in causal order). */
     private final SessionProjection sessions;
+    /** Sessions of the {@code signed} ordering (grants by the signer's total order). */
+    private final OrderedSessionProjection grants;
+    /**
+     * Signed ordering: every valid grant folded, by session, bounded like the causal fold's
+     * sessions: who started each (stops of its jobs), and its place in the order.
+     */
+    private final LinkedHashMap<SessionId, sush.projections.job.SignedGrant> granted = new LinkedHashMap<>();
+    /** Session messages of the other ordering (a start in a signed rack, a grant in a causal one): ignored. */
+    private long otherOrdering;
+    /** Grants that failed their trust check: ignored. */
+    private long invalidGrants;
     private final StatusProjection statuses;
     private final Map<String, Announced> announcements = new LinkedHashMap<>();
     /** Own starts without an own terminal status yet (zombie candidates), oldest first. */
@@ -102,11 +116,19 @@ public final class SledProjection {
         }
     }
 
+    /** A sled's fold in a rack of the {@code causal} ordering. */
     public SledProjection(Sled me, sush.projections.job.Signatures trust) {
+        this(me, trust, Ordering.CAUSAL);
+    }
+
+    /** A sled's fold in a rack of {@code ordering}. */
+    public SledProjection(Sled me, sush.projections.job.Signatures trust, Ordering ordering) {
         this.me = me;
         this.targetsMe = new TargetsMe(me);
         this.trust = trust;
+        this.ordering = java.util.Objects.requireNonNull(ordering, "ordering");
         this.sessions = new SessionProjection();
+        this.grants = new OrderedSessionProjection();
         this.statuses = new StatusProjection();
     }
 
@@ -114,7 +136,12 @@ public final class SledProjection {
         this.me = o.me;
         this.targetsMe = new TargetsMe(o.me);
         this.trust = o.trust;
+        this.ordering = o.ordering;
         this.sessions = new SessionProjection(o.sessions);
+        this.grants = new OrderedSessionProjection(o.grants);
+        this.granted.putAll(o.granted);
+        this.otherOrdering = o.otherOrdering;
+        this.invalidGrants = o.invalidGrants;
         this.statuses = new StatusProjection(o.statuses);
         this.announcements.putAll(o.announcements);
         this.myStarts.putAll(o.myStarts);
@@ -196,7 +223,16 @@ public final class SledProjection {
         // Most messages mean nothing for this sled: one list reused, copied only when not empty.
         List<Outcome> out = outcomes;
         out.clear();
-        if (m instanceof Message.SessionStart) {
+        if (m instanceof Message.SessionGrant) {
+            onGrant(((Message.SessionGrant) m).grant(), out);
+        } else if (m instanceof Message.SessionStart && ordering == Ordering.SIGNED) {
+            otherOrdering++;
+        } else if (m instanceof Message.SessionStop && ordering == Ordering.SIGNED) {
+            Message.SessionStop stop = (Message.SessionStop) m;
+            Optional<SessionProjection.Session> before = activeSession();
+            grants.onStop(stop.session(), stop.by());
+            signedChange(before, out);
+        } else if (m instanceof Message.SessionStart) {
             Message.SessionStart start = (Message.SessionStart) m;
             boolean known = sessions.session(start.session()).isPresent();
             for (SessionProjection.Change c : sessions.onStart(version, start)) {
@@ -227,8 +263,8 @@ public final class SledProjection {
             onJobStart(job, m, out);
         } else if (m instanceof Message.JobSkip) {
             Message.JobSkip skip = (Message.JobSkip) m;
-            var active = sessions.active();
-            if (sessions.session(skip.session()).isEmpty()) {
+            var active = activeSession();
+            if (session(skip.session()).isEmpty()) {
                 holdEarly(skip.session(), m);
             } else if (chain != null && active.isPresent() && active.get().id().equals(skip.session())
                     && active.get().starter().equals(skip.by())) {
@@ -259,7 +295,7 @@ public final class SledProjection {
 
     private void onJobStart(sush.projections.job.SignedJob job, Message m, List<Outcome> out) {
         SessionId session = job.request().session();
-        boolean active = chain != null && sessions.active().map(s -> s.id().equals(session)).orElse(false);
+        boolean active = chain != null && activeSession().map(s -> s.id().equals(session)).orElse(false);
         if (active) {
             Optional<sush.projections.job.InvalidJobReason> refusal = trust.check(job, session);
             if (refusal.isPresent()) {
@@ -271,9 +307,107 @@ public final class SledProjection {
             if (targetsMe(job)) {
                 out.add(new Outcome.SessionEnded(session, ended.get(session), List.of(job)));
             }
-        } else if (sessions.session(session).isEmpty()) {
+        } else if (session(session).isEmpty()) {
             holdEarly(session, m);
         }
+    }
+
+    /**
+     * Ordered-sessions.md section 2: a valid grant takes its place in the signer's order; the
+     * newest one not stopped is active. A grant older than the newest never becomes active, so
+     * its requests end here as superseded. Grants of a causal rack and grants that fail the
+     * trust check are counted and ignored.
+     */
+    private void onGrant(sush.projections.job.SignedGrant g, List<Outcome> out) {
+        if (ordering != Ordering.SIGNED) {
+            otherOrdering++;
+            return;
+        }
+        if (trust.grant(g).isPresent()) {
+            invalidGrants++;
+            return;
+        }
+        SessionId id = g.grant().session();
+        if (!granted.containsKey(id)) {
+            granted.put(id, g);
+            if (granted.size() > SessionProjection.MAX_SESSIONS) {
+                granted.remove(granted.keySet().iterator().next());
+            }
+        }
+        Optional<SessionProjection.Session> before = activeSession();
+        boolean newest = grants.onGrant(g);
+        signedChange(before, out);
+        boolean isNewest = grants.newest().map(n -> n.grant().session().equals(id)).orElse(false);
+        if (!isNewest && !ended.containsKey(id)) {
+            // Older than a grant this sled holds: it is never active here.
+            endSession(id, SessionProjection.Ending.SUPERSEDED);
+            releaseEarly(id, out);
+        } else if (newest && grants.active().isEmpty() && !ended.containsKey(id)) {
+            // Its starter's stop arrived first: it was never active.
+            endSession(id, SessionProjection.Ending.STOPPED);
+            releaseEarly(id, out);
+        }
+    }
+
+    /** The signed fold's active session moved: the one before ends, the new one is activated. */
+    private void signedChange(Optional<SessionProjection.Session> before, List<Outcome> out) {
+        Optional<SessionProjection.Session> after = activeSession();
+        if (before.map(SessionProjection.Session::id).equals(after.map(SessionProjection.Session::id))) {
+            return;
+        }
+        if (before.isPresent()) {
+            boolean stillNewest = grants.newest().map(n -> n.grant().session().equals(before.get().id())).orElse(false);
+            onSessionChange(new SessionProjection.Change.Ended(before.get(), stillNewest
+                    ? SessionProjection.Ending.STOPPED : SessionProjection.Ending.SUPERSEDED), out);
+        }
+        if (after.isPresent()) {
+            onSessionChange(new SessionProjection.Change.Activated(after.get()), out);
+        }
+    }
+
+    /** A grant as the session the chain, the runtime and the API see (no causal start, no acceptor). */
+    private static SessionProjection.Session asSession(sush.projections.job.SignedGrant g) {
+        return new SessionProjection.Session(g.grant().session(), Version.ZERO, g.grant().starter(), "");
+    }
+
+    /** The active session of either ordering. */
+    public Optional<SessionProjection.Session> activeSession() {
+        return ordering == Ordering.SIGNED ? grants.active().map(SledProjection::asSession) : sessions.active();
+    }
+
+    /** A session this fold knows (started, or granted), of either ordering. */
+    public Optional<SessionProjection.Session> session(SessionId id) {
+        return ordering == Ordering.SIGNED ? Optional.ofNullable(granted.get(id)).map(SledProjection::asSession)
+                : sessions.session(id);
+    }
+
+    /** Signed ordering: the active session's grant (its place in the order), if any. */
+    public Optional<sush.projections.job.SignedGrant> activeGrant() {
+        return ordering == Ordering.SIGNED ? grants.active() : Optional.empty();
+    }
+
+    /** Signed ordering: the newest grant this fold holds, stopped or not. */
+    public Optional<sush.projections.job.SignedGrant> newestGrant() {
+        return ordering == Ordering.SIGNED ? grants.newest() : Optional.empty();
+    }
+
+    /** Signed ordering: the grant of session {@code id}, if this fold folded it. */
+    public Optional<sush.projections.job.SignedGrant> grant(SessionId id) {
+        return Optional.ofNullable(granted.get(id));
+    }
+
+    public Ordering ordering() {
+        return ordering;
+    }
+
+    /** Session messages of the other ordering, ignored. */
+    public long otherOrdering() {
+        return otherOrdering;
+    }
+
+    /** Grants that failed the trust check, ignored. */
+    public long invalidGrants() {
+        return invalidGrants;
     }
 
     /**
@@ -302,12 +436,12 @@ public final class SledProjection {
                 onJobStart(((Message.JobStart) m).job(), m, out);
             } else if (m instanceof Message.JobSkip) {
                 Message.JobSkip skip = (Message.JobSkip) m;
-                var active = sessions.active();
+                var active = activeSession();
                 if (chain != null && active.isPresent() && active.get().id().equals(session)
                         && active.get().starter().equals(skip.by())) {
                     chain.onBurn(skip.position());
                 }
-            } else if (m instanceof Message.SessionStop) {
+            } else if (m instanceof Message.SessionStop && ordering == Ordering.CAUSAL) {
                 for (SessionProjection.Change c : sessions.onStop((Message.SessionStop) m)) {
                     onSessionChange(c, out);
                 }
@@ -466,7 +600,7 @@ public final class SledProjection {
      * request this sled has not folded is not honoured.
      */
     public boolean mayStop(Message.JobStop stop) {
-        return sessionOf(stop.job()).flatMap(sessions::session).map(s -> s.starter().equals(stop.by())).orElse(false);
+        return sessionOf(stop.job()).flatMap(this::session).map(s -> s.starter().equals(stop.by())).orElse(false);
     }
 
     public String chainKey() {
@@ -481,8 +615,10 @@ public final class SledProjection {
         StringBuilder b = new StringBuilder();
         b.append("frontier=").append(frontier).append(";applied=").append(applied).append(";malformed=").append(malformed)
                 .append(";faults=").append(faults)
-                .append(";unknown=").append(unknown).append(";active=")
-                .append(sessions.active().map(s -> s.id().codephrase()).orElse("-")).append(";head=")
+                .append(";unknown=").append(unknown).append(";ordering=").append(ordering)
+                .append(";grants=").append(granted.size()).append(";otherOrdering=").append(otherOrdering)
+                .append(";invalidGrants=").append(invalidGrants).append(";active=")
+                .append(activeSession().map(s -> s.id().codephrase()).orElse("-")).append(";head=")
                 .append(chain == null ? "-" : chain.head().codephrase()).append(";jobs=").append(statuses.size())
                 .append(";announced=").append(announcements.keySet()).append(";starts=").append(myStarts.size())
                 .append(";early=").append(earlyCount).append(";ended=").append(ended.size());

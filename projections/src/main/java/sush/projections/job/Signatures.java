@@ -13,6 +13,12 @@ public interface Signatures {
     Optional<InvalidJobReason> signature(SignedJob job);
 
     /**
+     * Empty when {@code grant} is a good grant of a trusted signer, else {@code UNKNOWN_KEY} or
+     * {@code BAD_SIGNATURE} (ordered-sessions.md section 1: checked again on every sled).
+     */
+    Optional<InvalidJobReason> grant(SignedGrant grant);
+
+    /**
      * The first reason to refuse {@code job} when submitted to {@code session}, or empty when it
      * may run (its chain position is checked where the chain is known).
      */

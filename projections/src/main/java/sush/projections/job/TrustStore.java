@@ -88,6 +88,7 @@ public final class TrustStore implements Signatures {
      * Why {@code grant} is not a valid grant of a key this store trusts (its signer), if it is
      * not. Grants are few (one per session): checked afresh, never remembered.
      */
+    @Override
     public Optional<InvalidJobReason> grant(SignedGrant grant) {
         Trusted key = keys.get(grant.grant().signer());
         if (key == null) {
