@@ -42,21 +42,57 @@ public final class SignedRequests {
         try {
             JobRequest r = new JobRequest(SessionId.parse(text(n, "session")), JobId.parse(text(n, "job")),
                     text(n, "command"), text(n, "target"), flag(n, "concurrent"));
-            SignatureAlgorithm alg = null;
-            for (SignatureAlgorithm a : SignatureAlgorithm.values()) {
-                if (Json.lower(a).equals(text(n, "algorithm"))) {
-                    alg = a;
-                }
-            }
-            if (alg == null) {
-                throw new BadRequest("malformed-body", "unknown algorithm " + text(n, "algorithm"));
-            }
-            return new SignedJob(r, KeyId.parse(text(n, "key")), alg, base64(n, "signature"));
+            return new SignedJob(r, KeyId.parse(text(n, "key")), algorithm(n), base64(n, "signature"));
         } catch (IdException e) {
             throw new BadRequest("bad-codephrase", e.getMessage());
         } catch (IllegalArgumentException e) {
             throw new BadRequest("malformed-body", e.getMessage());
         }
+    }
+
+    /**
+     * A signed grant as JSON (ordered-sessions.md section 1): what `sush session start` keeps in
+     * its grant file and `POST /sessions/grant` takes. The session id is not a field: every
+     * reader computes it from the signed ones.
+     */
+    public static Map<String, Object> grantToJson(sush.projections.job.SignedGrant g) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("epoch", g.grant().epoch());
+        m.put("signer", g.grant().signer().codephrase());
+        m.put("starter", g.grant().starter());
+        m.put("client_nonce", Base64.getEncoder().encodeToString(g.grant().clientNonce()));
+        m.put("algorithm", Json.lower(g.algorithm()));
+        m.put("signature", Base64.getEncoder().encodeToString(g.signature()));
+        return m;
+    }
+
+    /** Parses a grant; every missing or malformed field is a {@link BadRequest} naming it. */
+    public static sush.projections.job.SignedGrant grantFromJson(JsonNode n) throws BadRequest {
+        if (n == null || !n.isObject()) {
+            throw new BadRequest("malformed-body", "a signed grant is a JSON object");
+        }
+        JsonNode epoch = n.get("epoch");
+        if (epoch == null || !epoch.isIntegralNumber() || !epoch.canConvertToLong() || epoch.longValue() < 0) {
+            throw new BadRequest("malformed-body", "field epoch is not an epoch (an integer from 0 to 2^63 - 1)");
+        }
+        try {
+            sush.projections.job.Grant g = new sush.projections.job.Grant(epoch.longValue(),
+                    KeyId.parse(text(n, "signer")), text(n, "starter"), base64(n, "client_nonce"));
+            return new sush.projections.job.SignedGrant(g, algorithm(n), base64(n, "signature"));
+        } catch (IdException e) {
+            throw new BadRequest("bad-codephrase", e.getMessage());
+        } catch (IllegalArgumentException e) {
+            throw new BadRequest("malformed-body", e.getMessage());
+        }
+    }
+
+    private static SignatureAlgorithm algorithm(JsonNode n) throws BadRequest {
+        for (SignatureAlgorithm a : SignatureAlgorithm.values()) {
+            if (Json.lower(a).equals(text(n, "algorithm"))) {
+                return a;
+            }
+        }
+        throw new BadRequest("malformed-body", "unknown algorithm " + text(n, "algorithm"));
     }
 
     /** An optional boolean field: absent is false; any other type is refused, never coerced. */

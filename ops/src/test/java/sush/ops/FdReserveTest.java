@@ -33,7 +33,7 @@ class FdReserveTest extends ProcessRack {
             System.out.println("skipped: no prlimit on this machine (Debian package util-linux)");
         }
         Assumptions.assumeTrue(tool, "prlimit (util-linux)");
-        rack = RackCommand.create(dir, 1, LocalRack.freePorts(1));
+        rack = RackCommand.create(dir, 1, LocalRack.freePorts(1), sush.projections.fold.Ordering.CAUSAL);
         SignerKey key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
         Process daemon = RackAccess.start(dir, rack.sleds().get(0));
         processes.add(daemon);

@@ -179,7 +179,7 @@ class GossipTlsTest extends TwoSledRack {
                 Files.createDirectories(dir.resolve("x/b")));
         sush.ops.daemon.Daemon.Settings swapped = new sush.ops.daemon.Daemon.Settings(board(0), s.cubby(), "127.0.0.1:0",
                 "127.0.0.1:0", m2, dir.resolve("x/out"), mine.trust(), Optional.empty(), Map.of(), mine.tls(), Map.of(),
-                mine.operators());
+                mine.operators(), mine.ordering());
         sush.ops.daemon.Daemon.DaemonException e = org.junit.jupiter.api.Assertions.assertThrows(
                 sush.ops.daemon.Daemon.DaemonException.class, () -> sush.ops.daemon.Daemon.start(swapped));
         assertTrue(e.getMessage().contains("names sled " + board(1)), e.getMessage());

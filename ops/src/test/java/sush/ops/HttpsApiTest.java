@@ -32,7 +32,7 @@ class HttpsApiTest {
 
     @Test
     void offLoopbackTheApiIsHttpsAndClientsTrustOnlyTheRackCa() throws Exception {
-        RackFile rack = RackCommand.create(dir, 1, RackCommand.freePorts(1));
+        RackFile rack = RackCommand.create(dir, 1, RackCommand.freePorts(1), sush.projections.fold.Ordering.CAUSAL);
         RackFile.SledEntry s = rack.sleds().get(0);
         Daemon.Settings on = rack.settings(s, Optional.empty());
         int port;
@@ -40,7 +40,8 @@ class HttpsApiTest {
             port = free.getLocalPort();
         }
         Daemon.Settings wildcard = new Daemon.Settings(on.baseboard(), on.cubby(), on.gossip(), "0.0.0.0:" + port,
-                on.m2(), on.output(), on.trust(), on.journalKey(), on.peers(), on.tls(), on.identities(), on.operators());
+                on.m2(), on.output(), on.trust(), on.journalKey(), on.peers(), on.tls(), on.identities(), on.operators(),
+                on.ordering());
         try (Daemon d = Daemon.start(wildcard)) {
             assertTrue(d.https());
             Credentials creds = new Credentials(() -> OperatorSigner.fromFile(dir.resolve(RackCommand.OPERATOR_KEY)),

@@ -21,7 +21,7 @@ final class LocalRack implements AutoCloseable {
 
     LocalRack(Path dir, int sleds) throws Exception {
         this.dir = dir;
-        this.rack = RackCommand.create(dir, sleds, freePorts(sleds));
+        this.rack = RackCommand.create(dir, sleds, freePorts(sleds), sush.projections.fold.Ordering.CAUSAL);
         this.key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
         for (RackFile.SledEntry s : rack.sleds()) {
             daemons.add(start(s));

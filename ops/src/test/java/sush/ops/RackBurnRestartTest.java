@@ -135,7 +135,7 @@ class RackBurnRestartTest extends ProcessRack {
     @Test
     void aBurnReplayedAfterAHardRestartNeverRelaunchesAJobOnTheResumedChain() throws Exception {
         long t0 = System.nanoTime();
-        rack = RackCommand.create(dir, 3, LocalRack.freePorts(3));
+        rack = RackCommand.create(dir, 3, LocalRack.freePorts(3), sush.projections.fold.Ordering.CAUSAL);
         SignerKey key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
         Path ledger = dir.resolve("ledger.txt");
         String line = "echo \"$SUSH_JOB_ID $(basename $(dirname $(dirname $(dirname $SUSH_JOB_OUTPUT_DIR))))\" >> " + ledger;

@@ -57,7 +57,7 @@ class RackProcessesTest extends ProcessRack {
 
     @Test
     void killNineNeverRunsAJobTwiceAndTheInterruptedJobReadsInterruptedEverywhere() throws Exception {
-        rack = RackCommand.create(dir, 3, LocalRack.freePorts(3));
+        rack = RackCommand.create(dir, 3, LocalRack.freePorts(3), sush.projections.fold.Ordering.CAUSAL);
         SignerKey key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
         Path ledger = dir.resolve("ledger.txt");
         String line = "echo \"$SUSH_JOB_ID $(basename $(dirname $(dirname $(dirname $SUSH_JOB_OUTPUT_DIR))))\" >> " + ledger;

@@ -75,7 +75,7 @@ class WriteOrderTest extends ProcessRack {
             System.out.println("skipped: no strace on this machine (Debian package strace; .ci/run installs it)");
         }
         Assumptions.assumeTrue(strace, "strace");
-        rack = RackCommand.create(dir, 1, LocalRack.freePorts(1));
+        rack = RackCommand.create(dir, 1, LocalRack.freePorts(1), sush.projections.fold.Ordering.CAUSAL);
         RackFile.SledEntry sled = rack.sleds().get(0);
         if (breakSecondSlot) {
             // The second slot's temp file cannot be made: a non-empty directory sits in its place.

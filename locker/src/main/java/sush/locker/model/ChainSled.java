@@ -73,12 +73,25 @@ final class ChainSled {
         this.violation = o.violation;
     }
 
+    /** The model's jobs carry no signatures: every one is taken as good (the check is of the chain). */
+    private static final sush.projections.job.Signatures UNCHECKED = new sush.projections.job.Signatures() {
+        @Override
+        public Optional<sush.projections.job.InvalidJobReason> signature(sush.projections.job.SignedJob job) {
+            return Optional.empty();
+        }
+
+        @Override
+        public Optional<sush.projections.job.InvalidJobReason> grant(sush.projections.job.SignedGrant grant) {
+            return Optional.empty();
+        }
+    };
+
     ChainSled copy() {
         return new ChainSled(this);
     }
 
     private void newLife() {
-        fold = new SledProjection(ChainCheck.ME, job -> Optional.empty());
+        fold = new SledProjection(ChainCheck.ME, UNCHECKED);
         if (committed != null) {
             fold.resume(new SledProjection.Resumption(ChainCheck.S, committed, successor));
         }

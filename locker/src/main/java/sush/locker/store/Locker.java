@@ -46,11 +46,13 @@ public final class Locker<R> implements Closeable {
 
     /** A record reserved for writing: its sequence number fixes its place among stores. */
     public static final class Ticket<R> {
+        private final Locker<R> locker;
         private final long seq;
         private final R record;
         private final byte[] body;
 
-        private Ticket(long seq, R record, byte[] body) {
+        private Ticket(Locker<R> locker, long seq, R record, byte[] body) {
+            this.locker = locker;
             this.seq = seq;
             this.record = record;
             this.body = body;
@@ -179,6 +181,12 @@ public final class Locker<R> implements Closeable {
         return next;
     }
 
+    /** This locker as one of records in {@code f}, if that is its format. */
+    @SuppressWarnings("unchecked")
+    public <T> Optional<Locker<T>> as(RecordFormat<T> f) {
+        return format == f ? Optional.of((Locker<T>) this) : Optional.empty();
+    }
+
     /** The format (and so the ordering) of this locker's records. */
     public RecordFormat<R> format() {
         return format;
@@ -273,7 +281,7 @@ public final class Locker<R> implements Closeable {
         byte[] body = format.encode(next);
         newest = Optional.of(next);
         reserved++;
-        return new Ticket<>(reserved, next, body);
+        return new Ticket<>(this, reserved, next, body);
     }
 
     /**
@@ -282,7 +290,10 @@ public final class Locker<R> implements Closeable {
      * Any I/O failure fails the store (the job it guards must not run); a ticket older than one
      * already stored is refused, so a straggler never lands after a newer record.
      */
-    public synchronized void store(Ticket<R> t) throws LockerException {
+    public synchronized void store(Ticket<?> t) throws LockerException {
+        if (t.locker != this) {
+            throw new IllegalArgumentException("a ticket of another locker");
+        }
         if (!trusted()) {
             throw untrusted();
         }

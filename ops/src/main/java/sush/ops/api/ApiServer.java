@@ -25,6 +25,7 @@ import reactor.netty.http.server.HttpServerResponse;
 import sush.gossip.Entropy;
 import sush.gossip.node.GossipNode;
 import sush.locker.record.BoundaryRecord;
+import sush.locker.record.SignedRecord;
 import sush.locker.store.Locker;
 import sush.ops.Json;
 import sush.ops.SignedRequests;
@@ -34,6 +35,7 @@ import sush.pipeline.exec.ProcessLauncher;
 import sush.pipeline.sled.SledConfig;
 import sush.pipeline.sled.SledEvent;
 import sush.pipeline.sled.SledRuntime;
+import sush.projections.fold.Ordering;
 import sush.projections.fold.SessionProjection;
 import sush.projections.id.IdException;
 import sush.projections.id.JobId;
@@ -58,7 +60,7 @@ public final class ApiServer {
     private final SledConfig cfg;
     private final GossipNode node;
     private final SledRuntime runtime;
-    private final Locker<BoundaryRecord> locker;
+    private final Locker<?> locker;
     private final ProcessLauncher launcher;
     private final Entropy entropy;
     /** Who may ask (security.md section 2): every request but the login's carries an identity. */
@@ -70,7 +72,7 @@ public final class ApiServer {
     record Numbered(long id, String kind, Map<String, Object> data) {
     }
 
-    public ApiServer(SledConfig cfg, GossipNode node, SledRuntime runtime, Locker<BoundaryRecord> locker, ProcessLauncher launcher,
+    public ApiServer(SledConfig cfg, GossipNode node, SledRuntime runtime, Locker<?> locker, ProcessLauncher launcher,
             Entropy entropy, Authority authority) {
         this.authority = authority;
         this.cfg = cfg;
@@ -118,6 +120,7 @@ public final class ApiServer {
                 .get("/versions", (q, s) -> guard(q, s, (b, who) -> query(s, v -> versions(v))))
                 .get("/sessions", (q, s) -> guard(q, s, (b, who) -> activeSession(s)))
                 .post("/sessions/start", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> startSession(b, who))))
+                .post("/sessions/grant", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> grantSession(b, who))))
                 .post("/sessions/{sid}/stop", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> stopSession(q, who))))
                 .post("/sessions/{sid}/skip/{jid}", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> skip(q, who))))
                 .post("/jobs/{jid}/start", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> startJob(q, b))))
@@ -378,6 +381,7 @@ public final class ApiServer {
         m.put("cubby", cfg.me().cubby());
         m.put("software", cfg.software());
         m.put("network", node.network().toString());
+        m.put("ordering", ordering().wireName());
         // How this sled contains what a job starts (issue 22): "cgroup2 <dir>" or "marker".
         m.put("containment", launcher.containment());
         return m;
@@ -398,18 +402,24 @@ public final class ApiServer {
     }
 
     private Publisher<Void> activeSession(HttpServerResponse s) {
-        return runtime.query(v -> Optional.ofNullable(v.fold()).flatMap(f -> f.sessions().active()
-                .map(a -> session(a, f.chain().map(c -> c.nextFree().codephrase()).orElse(null)))))
+        return runtime.query(v -> Optional.ofNullable(v.fold()).flatMap(f -> f.activeSession()
+                .map(a -> session(a, f.activeGrant(), f.chain().map(c -> c.nextFree().codephrase()).orElse(null)))))
                 .flatMap(a -> a.isEmpty() ? error(s, 404, "no-session", "no session is active")
                         : json(s, 200, a.get()).then())
                 .onErrorResume(e -> error(s, 500, "internal", e.toString()));
     }
 
-    private static Map<String, Object> session(SessionProjection.Session a, String nextJob) {
+    private static Map<String, Object> session(SessionProjection.Session a,
+            Optional<sush.projections.job.SignedGrant> grant, String nextJob) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("session_id", a.id().codephrase());
         m.put("starter", a.starter());
         m.put("acceptor", a.acceptor());
+        m.put("ordering", grant.isPresent() ? "signed" : "causal");
+        grant.ifPresent(g -> {
+            m.put("epoch", g.grant().epoch());
+            m.put("signer", g.grant().signer().codephrase());
+        });
         m.put("next_job", nextJob);
         return m;
     }
@@ -436,9 +446,34 @@ public final class ApiServer {
         m.put("load_reason", locker.load().reason());
         // A change to the slots this daemon did not make, found while it runs (issue 22).
         m.put("changed", locker.changed().orElse(null));
-        m.put("floor", v.floor().map(Object::toString).orElse(null));
-        Optional<BoundaryRecord> r = v.record();
-        m.put("record", r.map(ApiServer::record).orElse(null));
+        m.put("ordering", v.ordering().wireName());
+        if (v.ordering() == Ordering.SIGNED) {
+            // No universe floor in the signed ordering: the record's floor epoch is the floor.
+            Optional<SignedRecord> r = v.record().map(SignedRecord.class::cast);
+            m.put("floor", r.map(x -> (Object) x.floor()).orElse(null));
+            m.put("record", r.map(ApiServer::signedRecord).orElse(null));
+        } else {
+            m.put("floor", v.floor().map(Object::toString).orElse(null));
+            Optional<BoundaryRecord> r = v.record().map(BoundaryRecord.class::cast);
+            m.put("record", r.map(ApiServer::record).orElse(null));
+        }
+        return m;
+    }
+
+    static Map<String, Object> signedRecord(SignedRecord r) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("floor_epoch", r.floor());
+        m.put("committed", r.committed().map(c -> {
+            Map<String, Object> x = new LinkedHashMap<>();
+            x.put("session", c.session().session().codephrase());
+            x.put("epoch", c.session().epoch());
+            x.put("signer", c.session().signer().codephrase());
+            x.put("job", c.job().codephrase());
+            x.put("successor", c.successor().codephrase());
+            x.put("outcome", c.outcome().isEnded() ? Json.lower(c.outcome().status()) : "committed");
+            x.put("code", c.outcome().code());
+            return x;
+        }).orElse(null));
         return m;
     }
 
@@ -550,7 +585,59 @@ public final class ApiServer {
 
     // ---- Requests -------------------------------------------------------------------------
 
+    /** The rack's session ordering: the locker's record format says it. */
+    private Ordering ordering() {
+        return locker.format().ordering().equals("signed") ? Ordering.SIGNED : Ordering.CAUSAL;
+    }
+
+    /**
+     * {@code POST /sessions/grant} (ordered-sessions.md sections 1 and 6): a grant of a trusted
+     * signer, naming the authenticated operator as its starter, is gossiped; every sled checks
+     * it again. Re-submitting a grant ({@code sush session resume}) is the same session with the
+     * same place in the order. A grant older than the newest this sled knows is refused with the
+     * newer one named (a signer clock that went backwards).
+     */
+    private Mono<Object> grantSession(byte[] body, Authority.Identity who) {
+        if (ordering() != Ordering.SIGNED) {
+            return Mono.error(new Refused(409, "wrong-ordering", "this rack's ordering is causal: start sessions "
+                    + "with POST /sessions/start (sush session start), not grants"));
+        }
+        sush.projections.job.SignedGrant g;
+        try {
+            g = SignedRequests.grantFromJson(parse(body));
+        } catch (BadRequest e) {
+            return Mono.error(new Refused(400, e.code(), e.getMessage()));
+        } catch (Refused e) {
+            return Mono.error(e);
+        }
+        Optional<InvalidJobReason> bad = cfg.trust().grant(g);
+        if (bad.isPresent()) {
+            return Mono.error(new Refused(403, Json.lower(bad.get()), "grant refused: " + Json.lower(bad.get())));
+        }
+        if (!g.grant().starter().equals(who.key().codephrase())) {
+            return Mono.error(new Refused(403, "not-starter", "the grant names starter " + g.grant().starter()
+                    + "; only that operator submits it"));
+        }
+        return runtime.query(v -> Optional.ofNullable(v.fold()).flatMap(f -> f.newestGrant())).flatMap(newest -> {
+            if (newest.isPresent() && newest.get().grant().rank().newerThan(g.grant().rank())) {
+                return Mono.error(new Refused(409, "superseded", "session " + g.grant().session().codephrase()
+                        + " (epoch " + g.grant().epoch() + ") is older than session " + newest.get().grant().session()
+                        .codephrase() + " (epoch " + newest.get().grant().epoch() + ") known here; a signer whose "
+                        + "clock went backwards issues superseded sessions"));
+            }
+            send(new Message.SessionGrant(g));
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("session_id", g.grant().session().codephrase());
+            m.put("epoch", g.grant().epoch());
+            return Mono.just((Object) m);
+        });
+    }
+
     private Mono<Object> startSession(byte[] body, Authority.Identity who) {
+        if (ordering() != Ordering.CAUSAL) {
+            return Mono.error(new Refused(409, "wrong-ordering", "this rack's ordering is signed: a session is a "
+                    + "grant of the signer (sush session start asks for one; POST /sessions/grant)"));
+        }
         return Mono.just(body).map(b -> {
             JsonNode n = b.length == 0 ? Json.MAPPER.createObjectNode() : parse(b);
             byte[] client;
@@ -586,7 +673,7 @@ public final class ApiServer {
      * Every sled's fold checks it again for what arrives by gossip.
      */
     private Mono<Boolean> starterOnly(SessionId id, Authority.Identity who) {
-        return runtime.query(v -> Optional.ofNullable(v.fold()).flatMap(f -> f.sessions().session(id))
+        return runtime.query(v -> Optional.ofNullable(v.fold()).flatMap(f -> f.session(id))
                 .map(SessionProjection.Session::starter)).flatMap(starter -> {
                     if (starter.isEmpty()) {
                         return Mono.error(new Refused(404, "unknown-session", "no session " + id.codephrase()
@@ -642,7 +729,7 @@ public final class ApiServer {
                         : 400;
                 return Mono.error(new Refused(code, Json.lower(bad.get()), "refused: " + Json.lower(bad.get())));
             }
-            return runtime.query(v -> Optional.ofNullable(v.fold()).flatMap(f -> f.sessions().active()))
+            return runtime.query(v -> Optional.ofNullable(v.fold()).flatMap(f -> f.activeSession()))
                     .flatMap(active -> {
                         if (active.isEmpty() || !active.get().id().equals(job.request().session())) {
                             return Mono.error(new Refused(409, "wrong-session", "session "

@@ -52,6 +52,9 @@ public final class DaemonCommand implements Callable<Integer> {
     Path output;
     @Option(names = "--trust", description = "directory or file of trusted signer public keys")
     Path trust;
+    @Option(names = "--ordering", defaultValue = "signed", description = "the rack's session ordering, signed or "
+            + "causal (default: ${DEFAULT-VALUE}; with --rack, the rack file's)")
+    String ordering;
     @Option(names = "--journal-key", description = "32-byte key (raw or hex) sealing the journal")
     Path journalKey;
 
@@ -160,13 +163,19 @@ public final class DaemonCommand implements Callable<Integer> {
                 : List.of(trust);
         Optional<Daemon.TlsFiles> tls = secure && !insecureGossip
                 ? Optional.of(new Daemon.TlsFiles(rackCa, cert, key, Optional.ofNullable(revoked))) : Optional.empty();
+        sush.projections.fold.Ordering o;
+        try {
+            o = sush.projections.fold.Ordering.parse(ordering);
+        } catch (IllegalArgumentException e) {
+            throw new Daemon.DaemonException("--ordering is signed or causal, not " + ordering);
+        }
         return new Daemon.Settings(baseboard, cubby, gossip, api, m2, output, keys, Optional.ofNullable(journalKey), p,
-                tls, ids, operators);
+                tls, ids, operators, o);
     }
 
     private static Daemon.Settings plain(Daemon.Settings s) {
         return new Daemon.Settings(s.baseboard(), s.cubby(), s.gossip(), s.api(), s.m2(), s.output(), s.trust(),
-                s.journalKey(), s.peers(), Optional.empty(), s.identities(), s.operators());
+                s.journalKey(), s.peers(), Optional.empty(), s.identities(), s.operators(), s.ordering());
     }
 
     /**

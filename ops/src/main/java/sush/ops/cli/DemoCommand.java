@@ -44,7 +44,7 @@ public final class DemoCommand implements Callable<Integer> {
         Path ledger = home.resolve("ledger.txt");
         say("sush demo: four sleds on loopback under " + home);
         say("Each sled runs a daemon: gossip over mutual TLS, a boundary record on two 'M.2' directories, an HTTP API.");
-        rack = RackCommand.create(home, 4, RackCommand.freePorts(4));
+        rack = RackCommand.create(home, 4, RackCommand.freePorts(4), sush.projections.fold.Ordering.CAUSAL);
         rackDir = home;
         key = SignerKey.fromPem(Files.readString(home.resolve("signer.key")));
         try {

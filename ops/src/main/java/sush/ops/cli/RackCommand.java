@@ -19,6 +19,8 @@ import picocli.CommandLine.Parameters;
 import sush.gossip.Entropy;
 import sush.locker.store.DirectorySlot;
 import sush.locker.record.BoundaryRecord;
+import sush.locker.record.SignedRecord;
+import sush.projections.fold.Ordering;
 import sush.locker.record.RecordFormat;
 import sush.locker.store.Locker;
 import sush.gossip.net.RackCa;
@@ -92,8 +94,12 @@ public final class RackCommand implements Callable<Integer> {
         return portsFree(USUAL_BASE, sleds) ? USUAL_BASE : freePorts(sleds);
     }
 
-    /** Writes a rack of {@code n} sleds under {@code dir}: keys, slots provisioned, rack.json. */
-    public static RackFile create(Path dir, int n, int basePort) throws Exception {
+    /**
+     * Writes a rack of {@code n} sleds under {@code dir}: keys, slots provisioned for the rack's
+     * {@code ordering} (signed: floor epoch 0, a factory-new rack; ordered-sessions.md section 4),
+     * rack.json.
+     */
+    public static RackFile create(Path dir, int n, int basePort, Ordering ordering) throws Exception {
         Files.createDirectories(dir);
         if (!Files.exists(dir.resolve("signer.key"))) {
             KeygenCommand.write(dir, SignatureAlgorithm.ED25519);
@@ -110,7 +116,12 @@ public final class RackCommand implements Callable<Integer> {
             Path b = Files.createDirectories(home.resolve("m2-b"));
             String board = String.format("913-0000019:LOCAL%04d", i);
             if (!Files.exists(a.resolve("boundary"))) {
-                Locker.provision(RecordFormat.CAUSAL, List.of(new DirectorySlot(a), new DirectorySlot(b)), Entropy.secure(), BoundaryRecord.genesis(board));
+                List<DirectorySlot> slots = List.of(new DirectorySlot(a), new DirectorySlot(b));
+                if (ordering == Ordering.SIGNED) {
+                    Locker.provision(RecordFormat.SIGNED, slots, Entropy.secure(), SignedRecord.provisioned(board, 0));
+                } else {
+                    Locker.provision(RecordFormat.CAUSAL, slots, Entropy.secure(), BoundaryRecord.genesis(board));
+                }
             }
             // A journal key per sled (0600), outside the output directory jobs write into: the
             // journal is sealed by default.
@@ -141,7 +152,8 @@ public final class RackCommand implements Callable<Integer> {
                     + Files.readString(dir.resolve(OPERATOR_KEY + ".pub")));
         }
         RackFile r = new RackFile(sleds, List.of(dir.resolve("signer.pub")), Optional.of(new RackFile.RackTls(
-                dir.resolve(RackCa.CA_CERT), dir.resolve(RackCa.REVOKED), java.util.Map.copyOf(tlsDirs))), operators);
+                dir.resolve(RackCa.CA_CERT), dir.resolve(RackCa.REVOKED), java.util.Map.copyOf(tlsDirs))), operators,
+                ordering);
         r.write(dir.resolve("rack.json"));
         return r;
     }
@@ -273,6 +285,9 @@ public final class RackCommand implements Callable<Integer> {
         int sleds;
         @Option(names = "--dir", defaultValue = "rack")
         Path dir;
+        @Option(names = "--ordering", defaultValue = "signed", description = "the rack's session ordering: signed "
+                + "(the signer's total order) or causal (default: ${DEFAULT-VALUE})")
+        String ordering;
 
         @Override
         public Integer call() throws Exception {
@@ -280,7 +295,7 @@ public final class RackCommand implements Callable<Integer> {
                 System.err.println("sush rack init: " + dir.resolve("rack.json") + " exists; nothing written");
                 return 2;
             }
-            RackFile r = create(dir, sleds, basePort(sleds));
+            RackFile r = create(dir, sleds, basePort(sleds), Ordering.parse(ordering));
             System.out.println("rack of " + r.sleds().size() + " sleds in " + dir + "; CA " + dir.resolve(RackCa.CA_CERT)
                     + " (its key " + dir.resolve(RackCa.CA_KEY) + " stays off the sleds)");
             return 0;
@@ -356,11 +371,21 @@ public final class RackCommand implements Callable<Integer> {
         int sleds;
         @Option(names = "--dir", defaultValue = "rack")
         Path dir;
+        @Option(names = "--ordering", description = "a new rack's session ordering: signed (the signer's total "
+                + "order, the default) or causal; an existing rack keeps the one in its rack.json")
+        String orderingName;
 
         @Override
         public Integer call() throws Exception {
-            RackFile r = Files.exists(dir.resolve("rack.json")) ? RackFile.read(dir.resolve("rack.json"))
-                    : create(dir, sleds, basePort(sleds));
+            Ordering ordering = orderingName == null ? null : Ordering.parse(orderingName);
+            RackFile existing = Files.exists(dir.resolve("rack.json")) ? RackFile.read(dir.resolve("rack.json")) : null;
+            if (existing != null && ordering != null && ordering != existing.ordering()) {
+                System.err.println("sush rack up: " + dir.resolve("rack.json") + " is a rack of the " + existing.ordering()
+                        + " ordering; its sleds' records are of it (`sush locker convert` turns causal into signed)");
+                return 2;
+            }
+            RackFile r = existing != null ? existing : create(dir, sleds, basePort(sleds),
+                    ordering == null ? Ordering.SIGNED : ordering);
             for (RackFile.SledEntry s : r.sleds()) {
                 if (running(s).isEmpty()) {
                     start(dir, s);

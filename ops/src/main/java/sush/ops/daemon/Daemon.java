@@ -19,7 +19,6 @@ import sush.gossip.net.TcpTransport;
 import sush.gossip.node.GossipConfig;
 import sush.gossip.node.GossipNode;
 import sush.locker.store.DirectorySlot;
-import sush.locker.record.BoundaryRecord;
 import sush.locker.record.RecordFormat;
 import sush.locker.store.Locker;
 import sush.locker.store.LockerException;
@@ -31,6 +30,7 @@ import sush.pipeline.journal.Journal;
 import sush.pipeline.sled.Gossip;
 import sush.pipeline.sled.SledConfig;
 import sush.pipeline.sled.SledRuntime;
+import sush.projections.fold.Ordering;
 import sush.projections.job.KeyException;
 import sush.projections.job.TrustStore;
 import sush.projections.targets.Sled;
@@ -44,7 +44,7 @@ public final class Daemon implements AutoCloseable {
     /** Everything a daemon is started with; {@code peers} maps each peer's gossip address to itself. */
     public record Settings(String baseboard, int cubby, String gossip, String api, List<Path> m2, Path output,
             List<Path> trust, Optional<Path> journalKey, Map<String, String> peers, Optional<TlsFiles> tls,
-            Map<String, String> identities, Path operators) {
+            Map<String, String> identities, Path operators, Ordering ordering) {
     }
 
     /**
@@ -65,7 +65,7 @@ public final class Daemon implements AutoCloseable {
 
     private final Settings settings;
     private final GossipNode node;
-    private final Locker<BoundaryRecord> locker;
+    private final Locker<?> locker;
     private final ProcessLauncher launcher;
     private final Optional<Journal> journal;
     private final SledRuntime runtime;
@@ -81,7 +81,7 @@ public final class Daemon implements AutoCloseable {
     /** Watches the boundary slots for changes this daemon did not make (issue 22). */
     private volatile SlotWatch watch;
 
-    private Daemon(Settings settings, SledConfig cfg, ApiServer api, Authority authority, Optional<GossipTls> tls, TcpTransport transport, GossipNode node, Locker<BoundaryRecord> locker, ProcessLauncher launcher,
+    private Daemon(Settings settings, SledConfig cfg, ApiServer api, Authority authority, Optional<GossipTls> tls, TcpTransport transport, GossipNode node, Locker<?> locker, ProcessLauncher launcher,
             Optional<Journal> journal, SledRuntime runtime, DisposableServer http, Scheduler loop, Scheduler writer,
             Scheduler ingress) {
         this.settings = settings;
@@ -111,9 +111,11 @@ public final class Daemon implements AutoCloseable {
         for (Path p : s.m2()) {
             slots.add(new DirectorySlot(p));
         }
-        Locker<BoundaryRecord> locker;
+        Locker<?> locker;
         try {
-            locker = Locker.open(RecordFormat.CAUSAL, s.baseboard(), slots, Entropy.secure());
+            // The rack's ordering picks the record format; a record of the other ordering loads
+            // untrusted, naming the mismatch (ordered-sessions.md section 6).
+            locker = Locker.open(RecordFormat.of(s.ordering().wireName()), s.baseboard(), slots, Entropy.secure());
         } catch (LockerException e) {
             throw new DaemonException("unusable M.2 slots: " + e.getMessage());
         }
@@ -304,7 +306,7 @@ public final class Daemon implements AutoCloseable {
     }
 
     /** Ends abruptly (tests that need a crash use a separate process and kill -9). */
-    private static void closeQuietly(Locker<BoundaryRecord> locker, ProcessLauncher launcher, Optional<Journal> journal,
+    private static void closeQuietly(Locker<?> locker, ProcessLauncher launcher, Optional<Journal> journal,
             Scheduler... schedulers) {
         locker.close();
         launcher.close();

@@ -10,15 +10,19 @@ import java.util.Map;
 import java.util.Optional;
 
 import sush.gossip.net.RackCa;
+import sush.projections.fold.Ordering;
 import sush.ops.Json;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 
 /**
  * The rack file (interfaces.md): every sled's baseboard, cubby, gossip and API addresses, M.2
- * slot directories, output directory and optional peer list; the trusted signer keys.
+ * slot directories, output directory and optional peer list; the trusted signer keys; the rack's
+ * session ordering ({@code "ordering"}: {@code signed} or {@code causal}; a file without it is a
+ * rack made before the signed ordering existed, so {@code causal}).
  */
-public record RackFile(List<SledEntry> sleds, List<Path> trust, Optional<RackTls> tls, Path operators) {
+public record RackFile(List<SledEntry> sleds, List<Path> trust, Optional<RackTls> tls, Path operators,
+        Ordering ordering) {
     /**
      * The rack's gossip identity (security.md section 1): the CA certificate, the revoked serials,
      * and each sled's TLS directory ({@link RackCa#SLED_CERT}, {@link RackCa#SLED_KEY}).
@@ -28,7 +32,7 @@ public record RackFile(List<SledEntry> sleds, List<Path> trust, Optional<RackTls
 
     /** The same rack with another sled list (a changed peer list, say). */
     public RackFile withSleds(List<SledEntry> newSleds) {
-        return new RackFile(List.copyOf(newSleds), trust, tls, operators);
+        return new RackFile(List.copyOf(newSleds), trust, tls, operators, ordering);
     }
 
     /** The operators file's default name, beside the rack file. */
@@ -89,7 +93,16 @@ public record RackFile(List<SledEntry> sleds, List<Path> trust, Optional<RackTls
                     Map.copyOf(dirs)));
         }
         Path operators = dir.resolve(root.has("operators") ? root.get("operators").asString() : OPERATORS);
-        return new RackFile(List.copyOf(sleds), List.copyOf(trust), tls, operators);
+        Ordering ordering = Ordering.CAUSAL;
+        if (root.has("ordering")) {
+            try {
+                ordering = Ordering.parse(root.get("ordering").isString() ? root.get("ordering").stringValue() : "?");
+            } catch (IllegalArgumentException e) {
+                throw new RackFileException("rack file " + file + ": \"ordering\" is \"signed\" or \"causal\", not "
+                        + root.get("ordering"));
+            }
+        }
+        return new RackFile(List.copyOf(sleds), List.copyOf(trust), tls, operators, ordering);
     }
 
     private static SledEntry sled(JsonNode s, Path dir, Path file) throws RackFileException {
@@ -167,7 +180,7 @@ public record RackFile(List<SledEntry> sleds, List<Path> trust, Optional<RackTls
     public Daemon.Settings settings(SledEntry s, Optional<Path> journalKey) {
         Optional<Path> key = journalKey.or(() -> Optional.of(journalKeyOf(s)).filter(Files::exists));
         return new Daemon.Settings(s.baseboard(), s.cubby(), s.gossip(), s.api(), s.m2(), s.output(), trust, key,
-                peersOf(s.baseboard()), tlsOf(s.baseboard()), identitiesOf(s.baseboard()), operators);
+                peersOf(s.baseboard()), tlsOf(s.baseboard()), identitiesOf(s.baseboard()), operators, ordering);
     }
 
     public void write(Path file) throws IOException {
@@ -186,6 +199,7 @@ public record RackFile(List<SledEntry> sleds, List<Path> trust, Optional<RackTls
             tls.ifPresent(t -> m.put("tls", dir.relativize(t.sledDirs().get(s.baseboard()).toAbsolutePath()).toString()));
             list.add(m);
         }
+        root.put("ordering", ordering.wireName());
         root.put("sleds", list);
         root.put("trust", trust.stream().map(p -> dir.relativize(p.toAbsolutePath()).toString()).toList());
         root.put("operators", dir.relativize(operators.toAbsolutePath()).toString());

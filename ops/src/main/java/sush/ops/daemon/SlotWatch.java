@@ -13,7 +13,6 @@ import java.util.Optional;
 import java.util.function.Consumer;
 
 import sush.locker.store.Locker;
-import sush.locker.record.BoundaryRecord;
 
 /**
  * Watches the directories of the boundary slots (issue 22). On any change there the locker
@@ -31,14 +30,14 @@ public final class SlotWatch implements Closeable {
     private final Thread thread;
     private volatile boolean closed;
 
-    private SlotWatch(WatchService watch, Locker<BoundaryRecord> locker, Consumer<String> changed) {
+    private SlotWatch(WatchService watch, Locker<?> locker, Consumer<String> changed) {
         this.watch = watch;
         this.thread = new Thread(() -> run(locker, changed), "sush-slot-watch");
         this.thread.setDaemon(true);
     }
 
     /** Starts watching {@code dirs} (the slot directories) for {@code locker}. */
-    public static SlotWatch start(List<Path> dirs, Locker<BoundaryRecord> locker, Consumer<String> changed) throws IOException {
+    public static SlotWatch start(List<Path> dirs, Locker<?> locker, Consumer<String> changed) throws IOException {
         WatchService w = FileSystems.getDefault().newWatchService();
         for (Path d : dirs) {
             try {
@@ -53,7 +52,7 @@ public final class SlotWatch implements Closeable {
         return s;
     }
 
-    private void run(Locker<BoundaryRecord> locker, Consumer<String> changed) {
+    private void run(Locker<?> locker, Consumer<String> changed) {
         while (!closed) {
             WatchKey key;
             try {

@@ -34,7 +34,7 @@ public final class E2eBench {
         boolean quick = Arrays.asList(args).contains("--quick");
         int jobs = quick ? 30 : 100;
         Path dir = Files.createTempDirectory(Path.of("ops", "target"), "bench-e2e-");
-        RackFile rack = RackCommand.create(dir, 4, 27_100);
+        RackFile rack = RackCommand.create(dir, 4, 27_100, sush.projections.fold.Ordering.CAUSAL);
         SignerKey key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
         List<Process> procs = new ArrayList<>();
         try {

@@ -38,7 +38,7 @@ public final class HostileBench {
         int idleConnections = 900;
         long outputBytes = 60L << 20;
         Path dir = Files.createTempDirectory(Path.of("ops", "target"), "bench-hostile-");
-        RackFile rack = RackCommand.create(dir, 1, RackCommand.freePorts(1));
+        RackFile rack = RackCommand.create(dir, 1, RackCommand.freePorts(1), sush.projections.fold.Ordering.CAUSAL);
         SignerKey key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
         RackFile.SledEntry sled = rack.sleds().get(0);
         Process daemon = RackAccess.start(dir, sled);

@@ -34,7 +34,7 @@ class RackToolingTest {
 
     @Test
     void aPidFileNamingAnotherProcessIsNeverSignalled() throws Exception {
-        RackFile r = RackCommand.create(dir, 1, RackCommand.freePorts(1));
+        RackFile r = RackCommand.create(dir, 1, RackCommand.freePorts(1), sush.projections.fold.Ordering.CAUSAL);
         Process sleep = new ProcessBuilder("sleep", "60").start();
         try {
             Files.writeString(r.sleds().get(0).output().getParent().resolve("daemon.pid"), Long.toString(sleep.pid()));

@@ -3,7 +3,6 @@ package sush.pipeline.sled;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import sush.locker.store.Locker;
-import sush.locker.record.BoundaryRecord;
 import sush.locker.store.LockerException;
 
 /**
@@ -12,16 +11,16 @@ import sush.locker.store.LockerException;
  * state machine never waits on an fsync.
  */
 final class BoundaryWriter {
-    private final Locker<BoundaryRecord> locker;
+    private final Locker<?> locker;
     private final Scheduler.Worker worker;
 
-    BoundaryWriter(Locker<BoundaryRecord> locker, Scheduler writer) {
+    BoundaryWriter(Locker<?> locker, Scheduler writer) {
         this.locker = locker;
         this.worker = writer.createWorker();
     }
 
     /** Completes when {@code t} is on every slot; errors with the {@link LockerException} otherwise. */
-    Mono<Void> store(Locker.Ticket<BoundaryRecord> t) {
+    Mono<Void> store(Locker.Ticket<?> t) {
         return Mono.create(sink -> worker.schedule(() -> {
             try {
                 locker.store(t);

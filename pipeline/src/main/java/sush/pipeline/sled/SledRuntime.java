@@ -24,6 +24,11 @@ import sush.locker.admission.Verdict;
 import sush.locker.record.BoundaryRecord;
 import sush.locker.record.Committed;
 import sush.locker.record.Outcome;
+import sush.locker.record.RecordFormat;
+import sush.locker.record.SignedCommitted;
+import sush.locker.record.SignedRecord;
+import sush.locker.admission.SignedAdmission;
+import sush.locker.admission.SignedCommit;
 import sush.locker.store.Locker;
 import sush.locker.store.LockerException;
 import sush.pipeline.exec.Ending;
@@ -33,6 +38,7 @@ import sush.pipeline.journal.Journal;
 import sush.pipeline.journal.JournalRecord;
 import sush.projections.fold.ChainProjection;
 import sush.projections.fold.JobStatus;
+import sush.projections.fold.Ordering;
 import sush.projections.fold.SessionProjection;
 import sush.projections.fold.SledProjection;
 import sush.projections.fold.StatusProjection;
@@ -63,7 +69,12 @@ public final class SledRuntime {
 
     private final SledConfig cfg;
     private final Gossip gossip;
-    private final Locker<BoundaryRecord> locker;
+    private final Locker<?> locker;
+    /** The locker when the rack's ordering is {@code causal}, else null. */
+    private final Locker<BoundaryRecord> causal;
+    /** The locker when the rack's ordering is {@code signed} (ordered-sessions.md), else null. */
+    private final Locker<SignedRecord> signed;
+    private final Ordering ordering;
     private final Launcher launcher;
     private final Optional<Journal> journal;
     private final Scheduler loop;
@@ -79,6 +90,16 @@ public final class SledRuntime {
     private Replica replica;
     private SledProjection fold;
     private Optional<BoundaryRecord> snapshot = Optional.empty();
+    /** Signed ordering: the record as it stood at this entry (resumption and adjudication). */
+    private Optional<SignedRecord> signedSnapshot = Optional.empty();
+    /**
+     * Signed ordering: the newest grant the previous entry's fold held, and whether it was
+     * stopped; re-gossiped into the universe a migration enters (section 2).
+     */
+    private Optional<sush.projections.job.SignedGrant> carriedGrant = Optional.empty();
+    private boolean carriedStopped;
+    /** Signed ordering: sessions whose epoch reuse this entry reported (once each). */
+    private final Set<SessionId> reuseReported = new HashSet<>();
     private Optional<Version> floor = Optional.empty();
     private boolean committedAboveFloor;
     private Version arrival = Version.ZERO;
@@ -130,7 +151,7 @@ public final class SledRuntime {
     private record Deferred(JobId job, Message report) {
     }
 
-    public SledRuntime(SledConfig cfg, Gossip gossip, Locker<BoundaryRecord> locker, Launcher launcher, Optional<Journal> journal,
+    public SledRuntime(SledConfig cfg, Gossip gossip, Locker<?> locker, Launcher launcher, Optional<Journal> journal,
             Scheduler loop, Scheduler writer) {
         this(cfg, gossip, locker, launcher, journal, loop, writer, reactor.core.scheduler.Schedulers.immediate());
     }
@@ -141,12 +162,16 @@ public final class SledRuntime {
      *                that work off {@code loop} and spreads it over the cores, and the
      *                immediate one does it inline (deterministic: the simulator and tests)
      */
-    public SledRuntime(SledConfig cfg, Gossip gossip, Locker<BoundaryRecord> locker, Launcher launcher, Optional<Journal> journal,
+    public SledRuntime(SledConfig cfg, Gossip gossip, Locker<?> locker, Launcher launcher, Optional<Journal> journal,
             Scheduler loop, Scheduler writer, Scheduler ingress) {
         this.ingress = ingress;
         this.cfg = cfg;
         this.gossip = gossip;
         this.locker = locker;
+        // The rack's ordering is the locker's record format: one source, so they never disagree.
+        this.causal = locker.as(RecordFormat.CAUSAL).orElse(null);
+        this.signed = locker.as(RecordFormat.SIGNED).orElse(null);
+        this.ordering = signed != null ? Ordering.SIGNED : Ordering.CAUSAL;
         this.launcher = launcher;
         this.journal = journal;
         this.loop = loop;
@@ -247,22 +272,27 @@ public final class SledRuntime {
 
     /** The fold of the current entry, read on the loop (tests, the API's queries). */
     public reactor.core.publisher.Mono<View> view() {
-        return reactor.core.publisher.Mono.fromCallable(() -> new View(network, fold, locker.newest(), floor,
-                locker.trusted(), Set.copyOf(running.keySet()), pendingLaunches)).subscribeOn(loop);
+        return reactor.core.publisher.Mono.fromCallable(this::currentView).subscribeOn(loop);
     }
 
     /** Runs {@code f} on the loop, where the fold may be read; for the API's queries. */
     public <T> reactor.core.publisher.Mono<T> query(java.util.function.Function<View, T> f) {
-        return reactor.core.publisher.Mono.fromCallable(() -> f.apply(new View(network, fold, locker.newest(), floor,
-                locker.trusted(), Set.copyOf(running.keySet()), pendingLaunches))).subscribeOn(loop);
+        return reactor.core.publisher.Mono.fromCallable(() -> f.apply(currentView())).subscribeOn(loop);
+    }
+
+    private View currentView() {
+        return new View(network, fold, ordering, locker.newest().map(r -> (Object) r), floor, locker.trusted(),
+                Set.copyOf(running.keySet()), pendingLaunches);
     }
 
     /**
      * A consistent look at the sled from its own thread; {@code pendingLaunches} counts commits
-     * reserved and not yet launched or failed (bounded by {@link #MAX_PENDING_LAUNCHES}).
+     * reserved and not yet launched or failed (bounded by {@link #MAX_PENDING_LAUNCHES});
+     * {@code record} is the newest boundary record, a {@link BoundaryRecord} or a
+     * {@link SignedRecord} as {@code ordering} says.
      */
-    public record View(NetworkId network, SledProjection fold, Optional<BoundaryRecord> record, Optional<Version> floor,
-            boolean trusted, Set<JobId> running, int pendingLaunches) {
+    public record View(NetworkId network, SledProjection fold, Ordering ordering, Optional<Object> record,
+            Optional<Version> floor, boolean trusted, Set<JobId> running, int pendingLaunches) {
     }
 
     // ---- Entries (section 3) -------------------------------------------------------------
@@ -272,6 +302,10 @@ public final class SledRuntime {
         if (deliveries != null) {
             deliveries.dispose();
             deliveries = null;
+        }
+        if (fold != null && ordering == Ordering.SIGNED && fold.newestGrant().isPresent()) {
+            carriedGrant = fold.newestGrant();
+            carriedStopped = fold.activeGrant().isEmpty();
         }
         fold = null;
         // Step 1: nothing of the new entry happens before every queued boundary write is done.
@@ -286,8 +320,11 @@ public final class SledRuntime {
         entrySeq = e.sequence();
         network = e.network();
         replica = e.replica();
-        sush.locker.admission.Entry plan = locker.trusted() ? sush.locker.admission.Entry.enter(locker.newest(), network)
+        // Signed ordering: no universe bookkeeping, so no entry plan and no floor (ordered-sessions.md 3).
+        sush.locker.admission.Entry plan = causal != null && causal.trusted()
+                ? sush.locker.admission.Entry.enter(causal.newest(), network)
                 : new sush.locker.admission.Entry(Optional.empty(), Optional.empty());
+        signedSnapshot = signed != null && signed.trusted() ? signed.newest() : Optional.empty();
         snapshot = plan.snapshot();
         arrival = replica.frontier();
         replayUntil = replica.size();
@@ -296,7 +333,8 @@ public final class SledRuntime {
         committedAboveFloor = false;
         plan.floor().ifPresent(this::raiseEntryFloor);
         birth = replica.frontier();
-        fold = new SledProjection(cfg.me(), cfg.trust());
+        fold = new SledProjection(cfg.me(), cfg.trust(), ordering);
+        reuseReported.clear();
         deferredReports.clear();
         passedThisEntry.clear();
         skipReported.clear();
@@ -304,6 +342,9 @@ public final class SledRuntime {
         overflowReported = 0;
         waiting = Optional.empty();
         resume();
+        if (signed != null) {
+            enterSigned(e);
+        }
         journal(new JournalRecord.Entered(e.sequence(), network, e.cause().name()));
         emit(new SledEvent.Entered(e.sequence(), network, e.cause().name(), plan.floor()));
         drained = replayUntil == 0;
@@ -335,12 +376,39 @@ public final class SledRuntime {
     }
 
     /**
+     * Signed ordering at entry: an unprovisioned sled says so once per entry (it runs nothing,
+     * rule 2, and never writes a record by itself); after a migration the newest grant the sled
+     * held, and its stop, are gossiped into the new universe (safe: a signed grant has one place
+     * in the order wherever it travels), so a session survives a universe contest.
+     */
+    private void enterSigned(Entry e) {
+        if (signed.trusted() && signedSnapshot.isEmpty()) {
+            journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.ERROR, "", "Unprovisioned"));
+            send(new Message.RackError(me, Message.RackErrorKind.UNPROVISIONED, NO_SESSION, "the boundary slots of "
+                    + me + " hold no record: it runs no job until `sush locker provision --floor-epoch E` (E from "
+                    + "`sush signer epoch`)"));
+        }
+        if (e.cause() == Entry.Cause.MIGRATION && carriedGrant.isPresent()) {
+            sush.projections.job.SignedGrant g = carriedGrant.get();
+            send(new Message.SessionGrant(g));
+            if (carriedStopped) {
+                send(new Message.SessionStop(g.grant().session(), g.grant().starter()));
+            }
+        }
+    }
+
+    /**
      * Section 6 (amended): the committed session of the snapshot or of any {@code recent} entry,
      * whatever the current universe, resumes at its stored successor before anything is
      * screened. A session id exists once, so seeing it anywhere means resuming it; where several
      * entries name it, the most recent wins (the record's own, else the most recently left).
      */
     private void resume() {
+        signedSnapshot.flatMap(SignedRecord::committed).ifPresent(c -> {
+            // Signed ordering: the committed session resumes at its successor (section 5).
+            fold.resume(new SledProjection.Resumption(c.session().session(), c.job(), c.successor()));
+            journal(new JournalRecord.Resumed(c.session().session(), c.job(), c.successor()));
+        });
         if (snapshot.isEmpty()) {
             return;
         }
@@ -521,15 +589,14 @@ public final class SledRuntime {
      */
     private void behindHead(SignedJob job) {
         JobId id = job.request().job();
-        Optional<SessionProjection.Session> active = fold.sessions().active()
+        Optional<SessionProjection.Session> active = fold.activeSession()
                 .filter(s -> s.id().equals(job.request().session()));
         if (active.isEmpty() || fold.chain().isEmpty() || !fold.chain().get().precedesHead(id) || !targetsMe(job)
                 || ownStatus(id).isPresent() || committedThisLife.contains(id) || passedThisEntry.contains(id)) {
             // This life's own commits report their real statuses (they may still be in flight).
             return;
         }
-        Verdict v = Admission.decide(new Admission.Input(locker.trusted(), floor, snapshot, network, active.get().id(),
-                active.get().start(), id, Admission.Position.BEHIND_HEAD));
+        Verdict v = decide(active.get(), id, Admission.Position.BEHIND_HEAD);
         if (v instanceof Verdict.Skip) {
             skip(id, ((Verdict.Skip) v).reason());
         } else if (v instanceof Verdict.Refuse && skipReported.add(id)) {
@@ -624,7 +691,7 @@ public final class SledRuntime {
         if (!atTheHead(job)) {
             return; // the head moved (a burn) since the job was offered
         }
-        Optional<SessionProjection.Session> active = fold.sessions().active()
+        Optional<SessionProjection.Session> active = fold.activeSession()
                 .filter(s -> s.id().equals(job.request().session()));
         if (active.isEmpty()) {
             return; // the session ended meanwhile; SessionEnded reports it
@@ -632,8 +699,7 @@ public final class SledRuntime {
         // After an unexpected failure the sled admits nothing, as with an untrusted store (rule 1).
         Verdict v = failed.isPresent() ? new Verdict.Refuse("the sled stopped admitting jobs after an unexpected "
                 + "failure (" + failed.get() + "); its daemon restarts")
-                : Admission.decide(new Admission.Input(locker.trusted(), floor, snapshot, network, active.get().id(),
-                        active.get().start(), id, Admission.Position.AT_HEAD));
+                : decide(active.get(), id, Admission.Position.AT_HEAD);
         journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.VERDICT, id.codephrase(), v.toString()));
         emit(new SledEvent.Screened(id, v));
         if (v instanceof Verdict.Hop) {
@@ -643,6 +709,16 @@ public final class SledRuntime {
             screen(job); // rule 2 now refuses it
         } else if (v instanceof Verdict.Admit) {
             commit(job, active.get());
+        } else if (v instanceof Verdict.EpochReuse) {
+            // Rule 7: the signer broke its promise. Refused, and the operator is told once per session.
+            String why = ((Verdict.EpochReuse) v).why();
+            if (reuseReported.add(active.get().id())) {
+                send(new Message.RackError(me, Message.RackErrorKind.EPOCH_REUSE, active.get().id(), why));
+            }
+            if (ownStatus(id).isEmpty() && skipReported.add(id)) {
+                send(new Message.JobErrored(me, id, Message.JobError.INVALID_JOB, "epoch reuse: " + why, 0));
+            }
+            pass(id, ChainProjection.Passed.MAY_HAVE_RUN);
         } else {
             if (v instanceof Verdict.Skip) {
                 skip(id, ((Verdict.Skip) v).reason());
@@ -653,6 +729,19 @@ public final class SledRuntime {
             // no later burn may move the head back over it.
             pass(id, ChainProjection.Passed.MAY_HAVE_RUN);
         }
+    }
+
+    /** The admission rules of the rack's ordering (at-most-once.md 5, or ordered-sessions.md 5). */
+    private Verdict decide(SessionProjection.Session active, JobId id, Admission.Position position) {
+        if (signed != null) {
+            // The newest record handed to the writer, not the entry's: a commit of this entry
+            // counts at once (rule 7 sees a reused epoch granted after it).
+            sush.projections.id.SessionRank rank = fold.activeGrant().orElseThrow().grant().rank();
+            return SignedAdmission.decide(new SignedAdmission.Input(signed.trusted(), signed.newest(), rank, id,
+                    position));
+        }
+        return Admission.decide(new Admission.Input(causal.trusted(), floor, snapshot, network, active.id(),
+                active.start(), id, position));
     }
 
     private void pass(JobId job, ChainProjection.Passed how) {
@@ -669,11 +758,17 @@ public final class SledRuntime {
             pass(id, ChainProjection.Passed.MAY_HAVE_RUN);
             return;
         }
-        Commit.Input in = new Commit.Input(me, network, session.id(), session.start(), id, job.request().successor(),
-                floor.isPresent() && !committedAboveFloor);
-        Locker.Ticket<BoundaryRecord> t;
+        Locker.Ticket<?> t;
         try {
-            t = locker.reserve(newest -> Commit.build(newest, in));
+            if (signed != null) {
+                SignedCommit.Input in = new SignedCommit.Input(fold.activeGrant().orElseThrow().grant().rank(), id,
+                        job.request().successor());
+                t = signed.reserve(newest -> SignedCommit.build(newest, in));
+            } else {
+                Commit.Input in = new Commit.Input(me, network, session.id(), session.start(), id,
+                        job.request().successor(), floor.isPresent() && !committedAboveFloor);
+                t = causal.reserve(newest -> Commit.build(newest, in));
+            }
         } catch (LockerException | RuntimeException e) {
             send(new Message.JobErrored(me, id, Message.JobError.IO, "recording the execution boundary: "
                     + e.getMessage(), 0));
@@ -722,9 +817,11 @@ public final class SledRuntime {
         journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.ENDING, job.codephrase(), e.toString()));
         emit(new SledEvent.Ended(job, e));
         Outcome o = Endings.outcome(e);
-        if (locker.trusted() && locker.newest().flatMap(r -> Commit.ended(r, job, o)).isPresent()) {
+        if (locker.trusted() && endedRecordChanges(job, o)) {
             try {
-                Locker.Ticket<BoundaryRecord> t = locker.reserve(newest -> Commit.ended(newest.orElseThrow(), job, o).orElseThrow());
+                Locker.Ticket<?> t = signed != null
+                        ? signed.reserve(newest -> SignedCommit.ended(newest.orElseThrow(), job, o).orElseThrow())
+                        : causal.reserve(newest -> Commit.ended(newest.orElseThrow(), job, o).orElseThrow());
                 writer.store(t).publishOn(loop).subscribe(null, err -> guarded("outcome result",
                         () -> emit(new SledEvent.Failed("outcome write for " + job + ": " + err.getMessage()))));
             } catch (LockerException | RuntimeException ex) {
@@ -732,6 +829,12 @@ public final class SledRuntime {
             }
         }
         send(report);
+    }
+
+    /** Whether the job's outcome changes the newest record (it is the committed job, and the outcome ranks higher). */
+    private boolean endedRecordChanges(JobId job, Outcome o) {
+        return signed != null ? signed.newest().flatMap(r -> SignedCommit.ended(r, job, o)).isPresent()
+                : causal.newest().flatMap(r -> Commit.ended(r, job, o)).isPresent();
     }
 
     // ---- Skips, reaping and adjudication (sections 6 and 7) --------------------------------
@@ -784,7 +887,7 @@ public final class SledRuntime {
     /** Once per record: the committed job's fate leaves the sled, from the record if nothing else tells it. */
     private void adjudicate() {
         // Section 6 and 7 (amended): the snapshot's committed job, whatever the current universe.
-        Optional<Committed> c = snapshot.flatMap(BoundaryRecord::committed);
+        Optional<Recorded> c = recordedCommit();
         // Once per record and universe: an announcement into a universe this sled then left (a
         // sled that boots alone before it joins the rack) is lost with it.
         if (c.isEmpty() || launchedThisLife.contains(c.get().job()) || !adjudicated.add(new Adjudication(c.get().job(), network))) {
@@ -806,9 +909,20 @@ public final class SledRuntime {
 
     /** Section 7: the record's committed job is adjudicated, never reaped, when the record holds its ending. */
     private boolean adjudicatedFromRecord(JobId job) {
-        return snapshot.flatMap(BoundaryRecord::committed)
+        return recordedCommit()
                 .filter(c -> c.job().equals(job) && c.outcome().isEnded() && c.outcome().status() != JobStatus.INTERRUPTED)
                 .isPresent() && !launchedThisLife.contains(job);
+    }
+
+    /** The committed job of this entry's record and its recorded outcome, of either ordering. */
+    private record Recorded(JobId job, Outcome outcome) {
+    }
+
+    private Optional<Recorded> recordedCommit() {
+        if (signed != null) {
+            return signedSnapshot.flatMap(SignedRecord::committed).map(c -> new Recorded(c.job(), c.outcome()));
+        }
+        return snapshot.flatMap(BoundaryRecord::committed).map(c -> new Recorded(c.job(), c.outcome()));
     }
 
     // ---- Helpers ----------------------------------------------------------------------

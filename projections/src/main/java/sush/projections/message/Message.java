@@ -105,6 +105,10 @@ public sealed interface Message {
 
     /** Kinds of {@link RackError}. */
     enum RackErrorKind {
-        CONCURRENT_SESSIONS, SESSION_HOP, UNIVERSE_FLIP_FLOP
+        CONCURRENT_SESSIONS, SESSION_HOP, UNIVERSE_FLIP_FLOP,
+        /** Signed ordering: the sled's slots hold no record; it runs nothing until provisioned. */
+        UNPROVISIONED,
+        /** Signed ordering: a signer issued one epoch to two sessions (rule 7); refused. */
+        EPOCH_REUSE
     }
 }
