@@ -75,6 +75,13 @@ public final class Rack {
         return new Message.SessionStart(session(n), ME.baseboard(), nonce, new byte[] {(byte) n}, "operator");
     }
 
+    /** A grant of {@link #KEY} at {@code epoch} for the operator (ordered-sessions.md section 1). */
+    public static sush.projections.job.SignedGrant grant(long epoch, int nonce) {
+        byte[] n = new byte[sush.projections.job.Grant.NONCE_BYTES];
+        n[0] = (byte) nonce;
+        return KEY.sign(new sush.projections.job.Grant(epoch, KEY.id(), "operator", n));
+    }
+
     /** Signed jobs of a session's chain, in order, each on {@code target}. */
     public static List<SignedJob> jobs(SessionId s, int count, String command, String target) {
         return jobs(s, count, command, target, false);

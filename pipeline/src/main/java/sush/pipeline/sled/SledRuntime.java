@@ -890,7 +890,18 @@ public final class SledRuntime {
         Optional<Recorded> c = recordedCommit();
         // Once per record and universe: an announcement into a universe this sled then left (a
         // sled that boots alone before it joins the rack) is lost with it.
-        if (c.isEmpty() || launchedThisLife.contains(c.get().job()) || !adjudicated.add(new Adjudication(c.get().job(), network))) {
+        if (c.isEmpty() || !adjudicated.add(new Adjudication(c.get().job(), network))) {
+            return;
+        }
+        if (launchedThisLife.contains(c.get().job())) {
+            // Launched in this life and ended in a universe the sled has since left: its fate is
+            // told here too (a session that survives the migration, as a signed one does, has a
+            // sequential job waiting for it). One still running reports its ending when it ends.
+            Message ending = endingsThisLife.get(c.get().job());
+            if (ending != null && ownStatus(c.get().job()).isEmpty()) {
+                send(new Message.JobStarted(me, c.get().job()));
+                send(ending);
+            }
             return;
         }
         JobId job = c.get().job();

@@ -16,6 +16,7 @@ import sush.gossip.set.Replica;
 import sush.locker.store.Locker;
 import sush.locker.record.BoundaryRecord;
 import sush.locker.record.RecordFormat;
+import sush.locker.record.SignedRecord;
 import sush.locker.store.LockerException;
 import sush.locker.store.MemorySlot;
 import sush.pipeline.Rack;
@@ -40,7 +41,12 @@ final class SledHarness {
     final List<SledEvent> events = java.util.Collections.synchronizedList(new ArrayList<>());
     LedgerLauncher launcher;
     SledRuntime sled;
+    /** The locker of a causal sled's life (null when {@link #signed}). */
     Locker<BoundaryRecord> locker;
+    /** The locker of a signed sled's life (ordered-sessions.md; null unless {@link #signed}). */
+    Locker<SignedRecord> signedLocker;
+    /** The rack's ordering is signed: lives open their slots with the signed record format. */
+    boolean signed;
     Replica replica;
     /** The operators' replicas: side 0 of each universe seeds it, other sides fork from it. */
     final java.util.Map<String, Replica> racks = new java.util.HashMap<>();
@@ -63,6 +69,20 @@ final class SledHarness {
 
     SledHarness provision() throws LockerException {
         Locker.provision(RecordFormat.CAUSAL, List.of(a, b), Entropy.seeded(0), BoundaryRecord.genesis(Rack.ME.baseboard()));
+        return this;
+    }
+
+    /** A sled of a signed rack, its slots provisioned with {@code floor} (ordered-sessions.md section 4). */
+    SledHarness provisionSigned(long floor) throws LockerException {
+        signed = true;
+        Locker.provision(RecordFormat.SIGNED, List.of(a, b), Entropy.seeded(0),
+                SignedRecord.provisioned(Rack.ME.baseboard(), floor));
+        return this;
+    }
+
+    /** A sled of a signed rack whose slots hold nothing (never provisioned, or wiped). */
+    SledHarness signedUnprovisioned() {
+        signed = true;
         return this;
     }
 
@@ -111,7 +131,14 @@ final class SledHarness {
         lives++;
         launcher = new LedgerLauncher(Rack.ME.baseboard(), ledger, false);
         sush.pipeline.exec.Launcher used = launchers == null ? launcher : launchers.apply(ledger);
-        locker = Locker.open(RecordFormat.CAUSAL, Rack.ME.baseboard(), List.of(a, b), Entropy.seeded(lives));
+        Locker<?> opened;
+        if (signed) {
+            signedLocker = Locker.open(RecordFormat.SIGNED, Rack.ME.baseboard(), List.of(a, b), Entropy.seeded(lives));
+            opened = signedLocker;
+        } else {
+            locker = Locker.open(RecordFormat.CAUSAL, Rack.ME.baseboard(), List.of(a, b), Entropy.seeded(lives));
+            opened = locker;
+        }
         entries = Sinks.many().replay().all();
         entrySeq = 0;
         Gossip gossip = new Gossip() {
@@ -128,7 +155,7 @@ final class SledHarness {
                 replica.send(payload);
             }
         };
-        sled = new SledRuntime(new SledConfig(Rack.ME, trust, "0.1.0", Limits.DEFAULT), gossip, locker, used,
+        sled = new SledRuntime(new SledConfig(Rack.ME, trust, "0.1.0", Limits.DEFAULT), gossip, opened, used,
                 journal, time, writerTime, ingress);
         sled.events().subscribe(events::add);
         beforeStart.accept(sled);
@@ -161,7 +188,7 @@ final class SledHarness {
     void crash() {
         sled.halt();
         settle();
-        locker.close();
+        (signed ? signedLocker : locker).close();
         a.crash();
         b.crash();
         settle();
