@@ -3,8 +3,6 @@ package sush.ops;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,22 +15,8 @@ class CliTest {
     @TempDir
     Path dir;
 
-    private record Run(int exit, String out, String err) {
-    }
-
-    private static Run run(String... args) {
-        PrintStream out = System.out;
-        PrintStream err = System.err;
-        ByteArrayOutputStream o = new ByteArrayOutputStream();
-        ByteArrayOutputStream e = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(o, true));
-        System.setErr(new PrintStream(e, true));
-        try {
-            return new Run(Main.run(args), o.toString(), e.toString());
-        } finally {
-            System.setOut(out);
-            System.setErr(err);
-        }
+    private static CliRun run(String... args) {
+        return CliRun.of(args);
     }
 
     /**
@@ -62,7 +46,7 @@ class CliTest {
                     new sush.projections.message.Message.JobStart(signer.sign(request))),
                     sush.pipeline.journal.JournalRecord.Signature.GOOD));
         }
-        Run r = run("replay", journal.toString(), "--baseboard", board);
+        CliRun r = run("replay", journal.toString(), "--baseboard", board);
         assertEquals(0, r.exit(), r.err());
         java.util.List<String> lines = r.out().lines().toList();
         assertEquals(4, lines.size(), r.out());
@@ -72,26 +56,26 @@ class CliTest {
         assertTrue(lines.get(3).startsWith("state: ") && lines.get(3).contains("active=" + session.codephrase()), r.out());
         Path keyFile = dir.resolve("journal.key");
         Files.writeString(keyFile, "00".repeat(32));
-        Run keyed = run("replay", journal.toString(), "--key", keyFile.toString());
+        CliRun keyed = run("replay", journal.toString(), "--key", keyFile.toString());
         assertEquals(2, keyed.exit());
         assertTrue(keyed.err().contains("not encrypted"), keyed.err());
     }
 
     @Test
     void anUnreachableSledIsExitThreeWithAHint() {
-        Run r = run("session", "status", "--url", "http://127.0.0.1:1");
+        CliRun r = run("session", "status", "--url", "http://127.0.0.1:1");
         assertEquals(3, r.exit());
         assertTrue(r.err().contains("sled unreachable") && r.err().contains("SUSH_URL"), r.err());
-        Run j = run("session", "status", "--url", "http://127.0.0.1:1", "--json");
+        CliRun j = run("session", "status", "--url", "http://127.0.0.1:1", "--json");
         assertTrue(j.out().contains("\"error\":\"unreachable\""), j.out());
     }
 
     @Test
     void daemonFlagErrorsAreOneLine() throws Exception {
-        Run missing = run("daemon", "--baseboard", "913:X");
+        CliRun missing = run("daemon", "--baseboard", "913:X");
         assertEquals(2, missing.exit());
         assertEquals(1, missing.err().strip().lines().count(), missing.err());
-        Run rack = run("daemon", "--rack", dir.resolve("nope.json").toString(), "--sled", "x");
+        CliRun rack = run("daemon", "--rack", dir.resolve("nope.json").toString(), "--sled", "x");
         assertEquals(2, rack.exit());
         assertTrue(rack.err().contains("cannot read rack file"), rack.err());
         Files.writeString(dir.resolve("bad.json"), "{not json");
@@ -104,19 +88,19 @@ class CliTest {
         Path trust = dir.resolve("keys");
         assertEquals(0, run("keygen", "--out", trust.toString()).exit());
         // (A missing slot directory is not fatal: the daemon runs untrusted and refuses every job.)
-        Run plain = run("daemon", "--baseboard", "913:X", "--gossip", "127.0.0.1:0", "--m2", a + "," + a,
+        CliRun plain = run("daemon", "--baseboard", "913:X", "--gossip", "127.0.0.1:0", "--m2", a + "," + a,
                 "--output", dir.resolve("out").toString(), "--trust", trust.resolve("signer.pub").toString(),
                 "--operators", dir.resolve("operators").toString());
         assertEquals(2, plain.exit(), plain.err());
         assertTrue(plain.err().contains("gossip needs --rack-ca, --cert and --key"), plain.err());
-        Run one = run("daemon", "--baseboard", "913:X", "--gossip", "127.0.0.1:0", "--m2", a.toString(),
+        CliRun one = run("daemon", "--baseboard", "913:X", "--gossip", "127.0.0.1:0", "--m2", a.toString(),
                 "--output", dir.resolve("out").toString(), "--trust", trust.resolve("signer.pub").toString(),
                 "--insecure-gossip", "--operators", dir.resolve("operators").toString());
         assertEquals(1, one.exit(), one.err());
         assertTrue(one.err().contains("exactly two slot directories"), one.err());
         try (ServerSocket taken = new ServerSocket(0)) {
             Path b = Files.createDirectories(dir.resolve("b"));
-            Run port = run("daemon", "--baseboard", "913:X", "--gossip", "127.0.0.1:" + taken.getLocalPort(), "--m2",
+            CliRun port = run("daemon", "--baseboard", "913:X", "--gossip", "127.0.0.1:" + taken.getLocalPort(), "--m2",
                     a + "," + b, "--output", dir.resolve("out").toString(), "--trust",
                     trust.resolve("signer.pub").toString(), "--api", "127.0.0.1:0", "--insecure-gossip", "--operators",
                     dir.resolve("operators").toString());
@@ -130,7 +114,7 @@ class CliTest {
         Path a = Files.createDirectories(dir.resolve("a"));
         Path b = Files.createDirectories(dir.resolve("b"));
         assertEquals(0, run("locker", "provision", "--m2", a + "," + b, "--baseboard", "913:X").exit());
-        Run again = run("locker", "provision", "--m2", a + "," + b, "--baseboard", "913:X");
+        CliRun again = run("locker", "provision", "--m2", a + "," + b, "--baseboard", "913:X");
         assertEquals(1, again.exit());
         assertTrue(again.err().contains("not empty"), again.err());
     }

@@ -19,9 +19,15 @@ final class LocalRack implements AutoCloseable {
     final SignerKey key;
     final List<Daemon> daemons = new ArrayList<>();
 
+    /** A causal rack (at-most-once.md). */
     LocalRack(Path dir, int sleds) throws Exception {
+        this(dir, sleds, sush.projections.fold.Ordering.CAUSAL);
+    }
+
+    /** A rack of {@code ordering}, its slots provisioned for it (signed: floor epoch 0). */
+    LocalRack(Path dir, int sleds, sush.projections.fold.Ordering ordering) throws Exception {
         this.dir = dir;
-        this.rack = RackCommand.create(dir, sleds, freePorts(sleds), sush.projections.fold.Ordering.CAUSAL);
+        this.rack = RackCommand.create(dir, sleds, freePorts(sleds), ordering);
         this.key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
         for (RackFile.SledEntry s : rack.sleds()) {
             daemons.add(start(s));
@@ -32,6 +38,17 @@ final class LocalRack implements AutoCloseable {
     Daemon start(RackFile.SledEntry s) throws Daemon.DaemonException {
         clients.remove(rack.sleds().indexOf(s));
         return Daemon.start(rack.settings(s, Optional.empty()));
+    }
+
+    /**
+     * A whole-rack cold boot: every daemon closed, then every one started again. Gossip is kept
+     * nowhere, so the sleds form a new universe knowing nothing but their boundary records.
+     */
+    void coldBoot() throws Daemon.DaemonException {
+        daemons.forEach(Daemon::close);
+        for (int i = 0; i < daemons.size(); i++) {
+            daemons.set(i, start(rack.sleds().get(i)));
+        }
     }
 
     private final java.util.Map<Integer, Client> clients = new java.util.concurrent.ConcurrentHashMap<>();

@@ -80,17 +80,22 @@ public final class Global {
         }
     }
 
-    /**
-     * {@code $XDG_CACHE_HOME/sush} (or {@code ~/.cache/sush}; the property {@code sush.cache}
-     * first), one identity file per sled URL.
-     */
+    /** One identity file per sled URL, in {@link #stateDir()}. */
     static Path identityCache(String url) {
+        String name = java.util.HexFormat.of().formatHex(sush.ops.auth.Authority.sha3(url.getBytes(
+                java.nio.charset.StandardCharsets.UTF_8))).substring(0, 16);
+        return stateDir().resolve("identity-" + name + ".json");
+    }
+
+    /**
+     * The CLI's own state: {@code $XDG_CACHE_HOME/sush} (or {@code ~/.cache/sush}; the property
+     * {@code sush.cache} first). Login identities and kept grants live here.
+     */
+    static Path stateDir() {
         String base = Optional.ofNullable(System.getProperty("sush.cache")).or(() -> Optional.ofNullable(
                 System.getenv("XDG_CACHE_HOME")).filter(s -> !s.isEmpty()).map(s -> s))
                 .orElse(System.getProperty("user.home") + "/.cache");
-        String name = java.util.HexFormat.of().formatHex(sush.ops.auth.Authority.sha3(url.getBytes(
-                java.nio.charset.StandardCharsets.UTF_8))).substring(0, 16);
-        return Path.of(base, "sush", "identity-" + name + ".json");
+        return Path.of(base, "sush");
     }
 
     /** The signer key file: {@code --key}, else {@code SUSH_SIGNER_KEY}; null when neither is given. */

@@ -46,10 +46,9 @@ public final class JobCommand implements Callable<Integer> {
         Client c = g.client();
         String session = SessionCommand.active(c);
         if (session == null) {
-            session = c.post("/sessions/start", Map.of()).get("session_id").asString();
-            for (int i = 0; i < 200 && !session.equals(SessionCommand.active(c)); i++) {
-                Client.sleep(50);
-            }
+            // Started the rack's way: a grant of this signer key in a signed rack, kept for `session resume`.
+            session = (String) SessionCommand.begin(g, c).get("session_id");
+            SessionCommand.awaitActive(c, session);
         }
         JsonNode s = c.get("/sessions");
         try {

@@ -1,41 +1,99 @@
 package sush.ops.cli;
 
+import java.security.SecureRandom;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import sush.ops.SignedRequests;
+import sush.ops.signer.EpochFile;
+import sush.projections.fold.Ordering;
+import sush.projections.id.IdException;
+import sush.projections.id.KeyId;
+import sush.projections.id.SessionId;
+import sush.projections.job.Grant;
+import sush.projections.job.SignedGrant;
+import sush.projections.job.SignerKey;
 import tools.jackson.databind.JsonNode;
 
-/** {@code sush session start|stop|status}. */
-@Command(name = "session", description = "Start, stop or show the operator session.",
-        subcommands = {SessionCommand.Start.class, SessionCommand.Stop.class, SessionCommand.Status.class})
+/** {@code sush session start|resume|stop|status}. */
+@Command(name = "session", description = "Start, resume, stop or show the operator session.",
+        subcommands = {SessionCommand.Start.class, SessionCommand.Resume.class, SessionCommand.Stop.class,
+                SessionCommand.Status.class})
 public final class SessionCommand implements Callable<Integer> {
+    /** Bound on waiting for a session to be active ({@code --wait}): polls of {@link #POLL_MS}. */
+    static final int MAX_POLLS = 200;
+    static final long POLL_MS = 50;
+
     @Override
     public Integer call() {
         picocli.CommandLine.usage(this, System.out);
         return 0;
     }
 
-    @Command(name = "start", description = "Start a session (it supersedes the active one).")
+    @Command(name = "start", description = "Start a session (it supersedes the active one). In a signed rack the "
+            + "signer key (--key or SUSH_SIGNER_KEY) grants it with a fresh epoch, and the grant is kept for "
+            + "`sush session resume`.")
     static final class Start implements Callable<Integer> {
         @Mixin
         Global g;
 
-        @picocli.CommandLine.Option(names = "--wait", description = "wait until the session is active on this sled")
+        @Option(names = "--wait", description = "wait until the session is active on this sled")
         boolean await;
 
         @Override
         public Integer call() {
             try {
-                JsonNode r = g.client().post("/sessions/start", Map.of());
-                String id = r.get("session_id").asString();
+                Client c = g.client();
+                Map<String, Object> started = begin(g, c);
+                String id = (String) started.get("session_id");
                 if (await) {
-                    for (int i = 0; i < 200 && !id.equals(active(g.client())); i++) {
-                        Client.sleep(50);
-                    }
+                    awaitActive(c, id);
                 }
-                g.print(Map.of("session_id", id), id);
+                g.print(started, id);
+                return 0;
+            } catch (Client.Failure f) {
+                return g.fail(f);
+            }
+        }
+    }
+
+    @Command(name = "resume", description = "Re-submit a kept grant (of the last session `sush session start` "
+            + "started here, or of SESSION) in a signed rack. This is what continues a session after a whole-rack "
+            + "cold boot: no sled keeps gossip across one, and each sled resumes the session at the successor of "
+            + "the last job it committed, so nothing that ran runs again.")
+    static final class Resume implements Callable<Integer> {
+        @Mixin
+        Global g;
+
+        @Option(names = "--wait", description = "wait until the session is active on this sled")
+        boolean await;
+
+        @Parameters(arity = "0..1", paramLabel = "SESSION", description = "the session's id (default: the last "
+                + "one started here)")
+        String session;
+
+        @Override
+        public Integer call() {
+            try {
+                Client c = g.client();
+                if (ordering(c) != Ordering.SIGNED) {
+                    throw new Client.Failure(2, "wrong-ordering", "this rack's ordering is causal: its sessions have "
+                            + "no grant to resume; start one with `sush session start`");
+                }
+                GrantStore store = GrantStore.ofCli();
+                SignedGrant grant = session == null ? store.last() : store.of(sessionId(session));
+                Map<String, Object> resumed = submit(c, grant);
+                store.markLast(grant);
+                String id = (String) resumed.get("session_id");
+                if (await) {
+                    awaitActive(c, id);
+                }
+                g.print(resumed, id);
                 return 0;
             } catch (Client.Failure f) {
                 return g.fail(f);
@@ -73,12 +131,107 @@ public final class SessionCommand implements Callable<Integer> {
         public Integer call() {
             try {
                 JsonNode s = g.client().get("/sessions");
-                g.print(s, s.get("session_id").asString() + " (started by " + Client.printable(s.get("starter")
-                        .asString()) + " through " + Client.printable(s.get("acceptor").asString()) + ")");
+                g.print(s, render(s));
                 return 0;
             } catch (Client.Failure f) {
                 return g.fail(f);
             }
+        }
+    }
+
+    /** A session as a line: a signed one by its signer and epoch (no sled accepts it), a causal one by its acceptor. */
+    static String render(JsonNode s) {
+        String head = s.get("session_id").asString() + " (started by " + Client.printable(s.path("starter").asString());
+        if ("signed".equals(s.path("ordering").asString())) {
+            return head + "; granted by " + Client.printable(s.path("signer").asString()) + " at epoch "
+                    + s.path("epoch").asLong() + ")";
+        }
+        return head + " through " + Client.printable(s.path("acceptor").asString()) + ")";
+    }
+
+    /**
+     * Starts a session the rack's way and describes it: causal, a sled accepts a start; signed,
+     * this signer grants one (a fresh epoch from the key's epoch file), the grant is kept, then
+     * submitted, and marked the last once a sled took it.
+     */
+    static Map<String, Object> begin(Global g, Client c) throws Client.Failure {
+        if (ordering(c) == Ordering.CAUSAL) {
+            return Map.of("session_id", c.post("/sessions/start", Map.of()).get("session_id").asString());
+        }
+        SignedGrant grant = issue(g, operator(c));
+        GrantStore store = GrantStore.ofCli();
+        // Kept before it leaves: an answer lost on the way back may hide a grant already gossiped.
+        store.keep(grant);
+        Map<String, Object> started;
+        try {
+            started = submit(c, grant);
+        } catch (Client.Failure f) {
+            if (f.exit() != 3 && f.exit() != 130) {
+                store.forget(grant.grant().session());
+            }
+            throw f;
+        }
+        store.markLast(grant);
+        started.put("grant_file", store.fileOf(grant.grant().session()).toString());
+        return started;
+    }
+
+    /** A grant of this command's signer key for {@code starter}: a fresh epoch, a fresh client nonce. */
+    static SignedGrant issue(Global g, KeyId starter) throws Client.Failure {
+        SignerKey key = g.signer();
+        long epoch;
+        try {
+            epoch = EpochFile.next(EpochFile.beside(Global.signerKeyFile(g.key)), System::currentTimeMillis);
+        } catch (EpochFile.EpochException e) {
+            throw new Client.Failure(1, "no-epoch", "cannot issue a grant: " + e.getMessage());
+        }
+        byte[] nonce = new byte[Grant.NONCE_BYTES];
+        new SecureRandom().nextBytes(nonce);
+        return key.sign(new Grant(epoch, key.id(), starter.codephrase(), nonce));
+    }
+
+    /** Submits {@code grant}; the sled's answer (session id, epoch) and the grant's signer. */
+    static Map<String, Object> submit(Client c, SignedGrant grant) throws Client.Failure {
+        JsonNode r = c.post("/sessions/grant", SignedRequests.grantToJson(grant));
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("session_id", r.get("session_id").asString());
+        m.put("ordering", Ordering.SIGNED.wireName());
+        m.put("epoch", r.get("epoch").asLong());
+        m.put("signer", grant.grant().signer().codephrase());
+        return m;
+    }
+
+    /** The operator key this client is logged in with: the starter every sled expects in a grant. */
+    static KeyId operator(Client c) throws Client.Failure {
+        if (c.credentials().identity().isEmpty()) {
+            c.login();
+        }
+        return c.credentials().identity().orElseThrow(() -> new Client.Failure(2, "no-identity",
+                "logged in, yet no identity was kept")).key();
+    }
+
+    /** The rack's session ordering as the sled says it (a sled from before orderings is causal). */
+    static Ordering ordering(Client c) throws Client.Failure {
+        String name = c.get("/version").path("ordering").asString("causal");
+        try {
+            return Ordering.parse(name);
+        } catch (IllegalArgumentException e) {
+            throw new Client.Failure(2, "bad-answer", "the sled names an unknown ordering: " + Client.printable(name));
+        }
+    }
+
+    static SessionId sessionId(String phrase) throws Client.Failure {
+        try {
+            return SessionId.parse(phrase);
+        } catch (IdException e) {
+            throw new Client.Failure(2, "bad-codephrase", e.getMessage());
+        }
+    }
+
+    /** Waits (bounded) until {@code id} is the active session on the client's sled. */
+    static void awaitActive(Client c, String id) throws Client.Failure {
+        for (int i = 0; i < MAX_POLLS && !id.equals(active(c)); i++) {
+            Client.sleep(POLL_MS);
         }
     }
 

@@ -1,0 +1,332 @@
+package sush.ops;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import sush.ops.cli.Client;
+import sush.projections.fold.Ordering;
+import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
+import sush.projections.job.Grant;
+import sush.projections.job.JobRequest;
+import sush.projections.job.SignedGrant;
+import sush.projections.job.SignedJob;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * A 3-sled rack of the signed ordering in this JVM (ordered-sessions.md), driven through the
+ * CLI: a session is a grant of the signer, kept by the CLI; after a whole-rack cold boot
+ * {@code sush session resume} re-submits it, the session continues, and nothing runs twice.
+ */
+class SignedRackTest {
+    static final int SLEDS = 3;
+    static final List<String> TERMINAL = List.of("stopped", "error", "cancelled", "skipped", "interrupted");
+    /** Bound on waiting for a job or a session to reach every sled: polls of 50 ms. */
+    static final int MAX_POLLS = 300;
+
+    @TempDir
+    static Path root;
+    static LocalRack signed;
+    static LocalRack causal;
+
+    /** The CLI's state directory of one test (kept grants, login identities), fresh for each. */
+    @TempDir
+    Path cache;
+    private String cacheBefore;
+
+    @BeforeAll
+    static void up() throws Exception {
+        signed = new LocalRack(root.resolve("signed"), SLEDS, Ordering.SIGNED);
+        causal = new LocalRack(root.resolve("causal"), 1, Ordering.CAUSAL);
+        signed.converge();
+        causal.converge();
+    }
+
+    @AfterAll
+    static void down() {
+        signed.close();
+        causal.close();
+    }
+
+    @BeforeEach
+    void ownCache() {
+        cacheBefore = System.getProperty("sush.cache");
+        System.setProperty("sush.cache", cache.toString());
+    }
+
+    @AfterEach
+    void restoreCache() {
+        if (cacheBefore == null) {
+            System.clearProperty("sush.cache");
+        } else {
+            System.setProperty("sush.cache", cacheBefore);
+        }
+    }
+
+    @Test
+    void sessionStartSubmitsAKeptGrantAndJobsRunOnEverySled() throws Exception {
+        CliRun start = cli(signed, 0, "session", "start", "--wait", "--json");
+        assertEquals(0, start.exit(), start.err());
+        JsonNode doc = Json.MAPPER.readTree(start.lastLine());
+        String session = doc.get("session_id").asString();
+        long epoch = doc.get("epoch").asLong();
+        assertTrue(epoch > 1_600_000_000_000L, "a fresh epoch is the signer's clock in ms: " + doc);
+        assertEquals(signed.key.id().codephrase(), doc.get("signer").asString());
+        // The grant is kept, owner-only, and names the session printed and this operator.
+        Path kept = cache.resolve("sush/grants/" + session + ".json");
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(kept)));
+        SignedGrant grant = SignedRequests.grantFromJson(Json.MAPPER.readTree(Files.readString(kept)));
+        assertEquals(session, grant.grant().session().codephrase());
+        assertEquals(epoch, grant.grant().epoch());
+        assertEquals(Files.readString(kept), Files.readString(cache.resolve("sush/grants/last.json")));
+        assertEquals(operator(), grant.grant().starter());
+        for (int k = 0; k < SLEDS; k++) {
+            JsonNode s = awaitSession(signed, k, session);
+            assertEquals("signed", s.get("ordering").asString());
+            assertEquals(epoch, s.get("epoch").asLong());
+        }
+        CliRun status = cli(signed, 2, "session", "status");
+        assertEquals(0, status.exit(), status.err());
+        assertTrue(status.out().contains(session) && status.out().contains("epoch " + epoch)
+                && status.out().contains(signed.key.id().codephrase()), status.out());
+        Path ledger = root.resolve("start-ledger.txt");
+        CliRun job = cli(signed, 0, "job", "start", "--wait", "--json", appendTo(ledger));
+        assertEquals(0, job.exit(), job.out() + job.err());
+        String id = Json.MAPPER.readTree(job.lastLine()).get("job_id").asString();
+        JsonNode statuses = ended(signed, id);
+        for (JsonNode st : statuses) {
+            assertEquals("stopped", st.get("status").asString(), statuses.toString());
+            assertEquals(0, st.get("exit_code").asInt(), statuses.toString());
+        }
+        assertEquals(SLEDS, Files.readAllLines(ledger).size(), "once on each sled");
+    }
+
+    @Test
+    void aWholeRackColdBootIsContinuedBySessionResumeAndNothingRunsTwice() throws Exception {
+        CliRun start = cli(signed, 1, "session", "start", "--wait");
+        assertEquals(0, start.exit(), start.err());
+        String session = start.lastLine();
+        for (int k = 0; k < SLEDS; k++) {
+            awaitSession(signed, k, session);
+        }
+        Path ledger = root.resolve("cold-boot-ledger.txt");
+        String first = submit(signed, next(signed, appendTo(ledger)));
+        String firstId = Json.MAPPER.readTree(first).get("job").asString();
+        assertAllRan(ended(signed, firstId));
+        String second = submit(signed, next(signed, appendTo(ledger)));
+        String secondId = Json.MAPPER.readTree(second).get("job").asString();
+        assertAllRan(ended(signed, secondId));
+
+        signed.coldBoot();
+        signed.converge();
+        Client.Failure forgotten = assertThrows(Client.Failure.class, () -> signed.client(0).get("/sessions"));
+        assertEquals("no-session", forgotten.code(), "a cold boot keeps no gossip: no sled knows the session");
+        CliRun resume = cli(signed, 2, "session", "resume", "--wait");
+        assertEquals(0, resume.exit(), resume.err());
+        assertEquals(session, resume.lastLine());
+        for (int k = 0; k < SLEDS; k++) {
+            JsonNode committed = signed.client(k).get("/boundary").get("record").get("committed");
+            assertEquals(secondId, committed.get("job").asString(), committed.toString());
+            assertEquals(committed.get("successor").asString(), awaitSession(signed, k, session).get("next_job")
+                    .asString(), "sled " + k + " resumes the session at its committed job's successor");
+        }
+        // A client retrying both earlier jobs: the very bytes it sent before.
+        assertEquals(200, post(signed, "/jobs/" + firstId + "/start", first).statusCode());
+        assertEquals(200, post(signed, "/jobs/" + secondId + "/start", second).statusCode());
+        String third = submit(signed, next(signed, appendTo(ledger)));
+        String thirdId = Json.MAPPER.readTree(third).get("job").asString();
+        assertAllRan(ended(signed, thirdId));
+        // The first job is behind the resumed head; the committed one keeps its recorded ending.
+        for (JsonNode st : ended(signed, firstId)) {
+            assertEquals("skipped", st.get("status").asString(), st.toString());
+            assertEquals("already-handled", st.get("reason").asString(), st.toString());
+        }
+        ended(signed, secondId);
+        List<String> lines = Files.readAllLines(ledger);
+        for (String jid : List.of(firstId, secondId, thirdId)) {
+            assertEquals(SLEDS, lines.stream().filter(l -> l.startsWith(jid + " ")).count(), lines.toString());
+        }
+        assertEquals(3 * SLEDS, lines.size(), lines.toString());
+    }
+
+    @Test
+    void eachOrderingRefusesTheOthersSessionsAndAGrantForAnotherOperator() throws Exception {
+        HttpResponse<String> causalStart = post(signed, "/sessions/start", "{}");
+        assertEquals(409, causalStart.statusCode(), causalStart.body());
+        assertTrue(causalStart.body().contains("wrong-ordering"), causalStart.body());
+        HttpResponse<String> grantInCausal = post(causal, "/sessions/grant", grantJson(operator()));
+        assertEquals(409, grantInCausal.statusCode(), grantInCausal.body());
+        assertTrue(grantInCausal.body().contains("wrong-ordering"), grantInCausal.body());
+        // Another operator's grant (here: naming the signer key as the starter) is not this operator's to submit.
+        SignedGrant foreign = grant(signed.key.id().codephrase());
+        HttpResponse<String> notMine = post(signed, "/sessions/grant", Json.MAPPER.writeValueAsString(
+                SignedRequests.grantToJson(foreign)));
+        assertEquals(403, notMine.statusCode(), notMine.body());
+        assertTrue(notMine.body().contains("not-starter"), notMine.body());
+        Thread.sleep(300);
+        for (int k = 0; k < SLEDS; k++) {
+            assertNotEquals(foreign.grant().session().codephrase(), activeOr(signed, k, ""), "nothing was gossiped");
+        }
+        // The CLI: resume in a causal rack, and with nothing kept, are typed failures; causal start is unchanged.
+        CliRun inCausal = cli(causal, 0, "session", "resume");
+        assertEquals(2, inCausal.exit(), inCausal.err());
+        assertTrue(inCausal.err().contains("wrong-ordering"), inCausal.err());
+        CliRun nothingKept = cli(signed, 0, "session", "resume");
+        assertEquals(4, nothingKept.exit(), nothingKept.err());
+        assertTrue(nothingKept.err().contains("no-grant"), nothingKept.err());
+        CliRun causalStartCli = cli(causal, 0, "session", "start", "--wait");
+        assertEquals(0, causalStartCli.exit(), causalStartCli.err());
+        assertEquals(causalStartCli.lastLine(), activeOr(causal, 0, ""));
+        assertFalse(Files.exists(cache.resolve("sush/grants")), "a causal session has no grant to keep");
+    }
+
+    @Test
+    void sessionStartInASignedRackNeedsTheSignerKey() throws Exception {
+        CliRun noKey = CliRun.of("session", "start", "--url", signed.url(0), "--operator-key",
+                signed.dir.resolve("operator.key").toString(), "--key", root.resolve("no-such.key").toString());
+        assertEquals(2, noKey.exit(), noKey.err());
+        assertTrue(noKey.err().contains("bad-key") && noKey.err().contains("no-such.key"), noKey.err());
+        assertFalse(Files.exists(cache.resolve("sush/grants/last.json")), "no grant without a signer key");
+    }
+
+    @Test
+    void boundaryShowsTheOrderingTheFloorAndTheCommittedSessionsEpoch() throws Exception {
+        CliRun start = cli(signed, 0, "session", "start", "--wait", "--json");
+        assertEquals(0, start.exit(), start.err());
+        JsonNode doc = Json.MAPPER.readTree(start.lastLine());
+        String session = doc.get("session_id").asString();
+        awaitSession(signed, 1, session);
+        String job = submit(signed, next(signed, "true"));
+        String jobId = Json.MAPPER.readTree(job).get("job").asString();
+        assertAllRan(ended(signed, jobId));
+        CliRun b = cli(signed, 1, "boundary");
+        assertEquals(0, b.exit(), b.err());
+        assertTrue(b.out().contains("ordering    signed\n"), b.out());
+        assertTrue(b.out().contains("floor       epoch 0 "), "provisioned at floor epoch 0: " + b.out());
+        assertTrue(b.out().contains("committed   " + jobId + " ("), b.out());
+        assertTrue(b.out().contains("  session   " + session + "\n"), b.out());
+        assertTrue(b.out().contains("  epoch     " + doc.get("epoch").asLong() + "\n"), b.out());
+        assertTrue(b.out().contains("  signer    " + signed.key.id().codephrase() + "\n"), b.out());
+        assertFalse(b.out().contains("universe"), "a signed record names no universe: " + b.out());
+        CliRun c = cli(causal, 0, "boundary");
+        assertEquals(0, c.exit(), c.err());
+        assertTrue(c.out().contains("ordering    causal\n") && c.out().contains("universe"), c.out());
+    }
+
+    // ---- Fixtures ---------------------------------------------------------------------------
+
+    /** The CLI against sled {@code i} of {@code rack}, with its operator and signer keys. */
+    private static CliRun cli(LocalRack rack, int i, String... args) {
+        List<String> line = new java.util.ArrayList<>(List.of(args));
+        // After the command's words ("boundary", "session start", "job start"), before any CMD.
+        int at = args[0].equals("boundary") ? 1 : 2;
+        line.addAll(at, List.of("--url", rack.url(i), "--operator-key", rack.dir.resolve("operator.key").toString(),
+                "--key", rack.dir.resolve("signer.key").toString()));
+        return CliRun.of(line.toArray(String[]::new));
+    }
+
+    /** A command appending its job id and output directory to {@code ledger}: one line per run. */
+    private static String appendTo(Path ledger) {
+        return "echo \"$SUSH_JOB_ID $SUSH_JOB_OUTPUT_DIR\" >> " + ledger;
+    }
+
+    /** This operator's key id, as sleds name the starter. */
+    private static String operator() throws Exception {
+        return signed.client(0).login().get("key_id").asString();
+    }
+
+    private static SignedGrant grant(String starter) {
+        byte[] nonce = new byte[Grant.NONCE_BYTES];
+        new SecureRandom().nextBytes(nonce);
+        return signed.key.sign(new Grant(System.currentTimeMillis(), signed.key.id(), starter, nonce));
+    }
+
+    private static String grantJson(String starter) {
+        return Json.MAPPER.writeValueAsString(SignedRequests.grantToJson(grant(starter)));
+    }
+
+    private static SignedJob next(LocalRack rack, String command) throws Exception {
+        JsonNode s = rack.client(0).get("/sessions");
+        return rack.key.sign(new JobRequest(SessionId.parse(s.get("session_id").asString()),
+                JobId.parse(s.get("next_job").asString()), command, "*", false));
+    }
+
+    /** Submits {@code job}; the exact body sent, so that it can be sent again byte for byte. */
+    private static String submit(LocalRack rack, SignedJob job) throws Exception {
+        String body = Json.MAPPER.writeValueAsString(SignedRequests.toJson(job));
+        HttpResponse<String> r = post(rack, "/jobs/" + job.request().job().codephrase() + "/start", body);
+        assertEquals(200, r.statusCode(), r.body());
+        return body;
+    }
+
+    private static HttpResponse<String> post(LocalRack rack, String path, String body) throws Exception {
+        return rack.client(0).raw("POST", path, body.getBytes(StandardCharsets.UTF_8), Map.of());
+    }
+
+    /** The job's statuses once every sled reports a terminal one. */
+    private static JsonNode ended(LocalRack rack, String job) throws Exception {
+        JsonNode statuses = null;
+        for (int i = 0; i < MAX_POLLS; i++) {
+            try {
+                statuses = rack.client(0).get("/jobs/" + job + "/status").get("statuses");
+                if (statuses.size() == SLEDS && statuses.findValues("status").stream().allMatch(s -> TERMINAL.contains(
+                        s.asString()))) {
+                    return statuses;
+                }
+            } catch (Client.Failure f) {
+                // not known here yet
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("job " + job + " did not end on every sled: " + statuses);
+    }
+
+    private static void assertAllRan(JsonNode statuses) {
+        for (JsonNode st : statuses) {
+            assertEquals("stopped", st.get("status").asString(), statuses.toString());
+            assertEquals(0, st.get("exit_code").asInt(), statuses.toString());
+        }
+    }
+
+    private static JsonNode awaitSession(LocalRack rack, int i, String session) throws Exception {
+        for (int n = 0; n < MAX_POLLS; n++) {
+            try {
+                JsonNode s = rack.client(i).get("/sessions");
+                if (session.equals(s.get("session_id").asString())) {
+                    return s;
+                }
+            } catch (Client.Failure f) {
+                // no session yet
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("session " + session + " never became active on sled " + i);
+    }
+
+    private static String activeOr(LocalRack rack, int i, String none) throws Exception {
+        try {
+            return rack.client(i).get("/sessions").get("session_id").asString();
+        } catch (Client.Failure f) {
+            return none;
+        }
+    }
+}
