@@ -23,12 +23,17 @@ import sush.projections.job.SignerKey;
 import tools.jackson.databind.JsonNode;
 
 /**
- * {@code sush demo}: a 4-sled rack on loopback in temporary directories; a session; signed jobs on
- * every sled, on two cubbies and on one baseboard; a sled restarted; proof from a ledger file
- * that nothing ran twice; every sled's boundary; then a clean shutdown.
+ * {@code sush demo}: a 4-sled rack of the signed ordering on loopback in temporary directories; a
+ * session granted by the signer; signed jobs on every sled, on two cubbies and on one baseboard; a
+ * sled restarted; a whole-rack cold boot continued by {@code session resume}; proof from a ledger
+ * file that nothing ran twice; every sled's boundary; then a clean shutdown.
  */
-@Command(name = "demo", description = "A 4-sled rack on loopback: jobs, a restart, and proof nothing ran twice.")
+@Command(name = "demo", description = "A 4-sled signed rack on loopback: jobs, a restart, a whole-rack cold boot "
+        + "resumed, and proof nothing ran twice.")
 public final class DemoCommand implements Callable<Integer> {
+    /** Executions the story makes: 4 + 2 + 1 + 4 before the cold boot, 4 after it. */
+    static final int EXECUTIONS = 4 + 2 + 1 + 4 + 4;
+
     @Option(names = "--dir", description = "where to put the rack (default: a new temporary directory)")
     Path dir;
     @Option(names = "--keep", description = "keep the rack's directories afterwards")
@@ -44,7 +49,7 @@ public final class DemoCommand implements Callable<Integer> {
         Path ledger = home.resolve("ledger.txt");
         say("sush demo: four sleds on loopback under " + home);
         say("Each sled runs a daemon: gossip over mutual TLS, a boundary record on two 'M.2' directories, an HTTP API.");
-        rack = RackCommand.create(home, 4, RackCommand.freePorts(4), sush.projections.fold.Ordering.CAUSAL);
+        rack = RackCommand.create(home, 4, RackCommand.freePorts(4), sush.projections.fold.Ordering.SIGNED);
         rackDir = home;
         key = SignerKey.fromPem(Files.readString(home.resolve("signer.key")));
         try {
@@ -57,9 +62,8 @@ public final class DemoCommand implements Callable<Integer> {
             say("Gossip is mutual TLS with the rack CA's certificates; the operator logs in with an SSH key:");
             say("   logged in as " + who.get("key_id").asString() + " (" + home.resolve(RackCommand.OPERATOR_KEY)
                     + ") at " + who.get("acceptor").asString());
-            String session = c.post("/sessions/start", Map.of()).get("session_id").asString();
-            say("\n1. A session, accepted by " + rack.sleds().get(0).baseboard() + ": " + session);
-            awaitActive(session);
+            GrantStore grants = new GrantStore(home.resolve("grants"));
+            String session = grant(c, grants);
             String cmd = "echo \"$SUSH_JOB_ID $(basename $(dirname $(dirname $(dirname $SUSH_JOB_OUTPUT_DIR))))\" >> "
                     + ledger + "; uname -s";
             say("\n2. Signed jobs; each appends a line to " + ledger + " (outside every sled's directories).");
@@ -75,20 +79,17 @@ public final class DemoCommand implements Callable<Integer> {
             awaitActive(session);
             say("   It rejoined the rack; the first job is sent again, as a client retrying would:");
             resend(c, jobs.get(0));
+            Client.sleep(1500);
             jobs.add(run(c, cmd, "*", "every sled, after the restart"));
             show(c, jobs.get(0), "   the re-sent first job, on every sled:");
-            say("\n4. The ledger: one line per (job, sled) that ran.");
-            List<String> lines = Files.readAllLines(ledger);
-            Set<String> unique = new HashSet<>(lines);
-            lines.forEach(l -> say("   " + l));
-            boolean once = unique.size() == lines.size();
-            say(once ? "   " + lines.size() + " executions, none twice." : "   SOME JOB RAN TWICE");
-            say("\n5. Every sled's boundary record:");
+            coldBoot(grants, session, jobs, cmd);
+            boolean once = ledger(ledger);
+            say("\n6. Every sled's boundary record:");
             for (int i = 0; i < daemons.size(); i++) {
                 say(indent(BoundaryCommand.render(client(i).get("/boundary"))));
             }
             say("\nShutting down.");
-            return once && lines.size() == 4 + 2 + 1 + 4 ? 0 : 1;
+            return once ? 0 : 1;
         } finally {
             for (Daemon d : daemons) {
                 d.close();
@@ -99,6 +100,76 @@ public final class DemoCommand implements Callable<Integer> {
                 }
             }
         }
+    }
+
+    /** Step 1: the signer grants a session (a fresh epoch), the grant is kept and submitted. */
+    private String grant(Client c, GrantStore grants) throws Client.Failure {
+        Global g = new Global();
+        g.key = rackDir.resolve("signer.key");
+        Map<String, Object> started = SessionCommand.begin(g, c, grants);
+        String session = (String) started.get("session_id");
+        say("\n1. A session, granted by the signer key " + started.get("signer") + " at epoch " + started.get("epoch")
+                + "\n   (its epoch file " + rackDir.resolve("signer.key" + sush.ops.signer.EpochFile.SUFFIX)
+                + "), kept in " + started.get("grant_file") + ":\n   " + session);
+        awaitActive(session);
+        return session;
+    }
+
+    /**
+     * Step 4: every daemon stops at once and starts again. Gossip is kept nowhere, so no sled
+     * remembers the session; {@code sush session resume} re-submits the kept grant, each sled
+     * resumes the session at the successor of the last job it committed, every earlier job is
+     * re-sent, and one new job runs.
+     */
+    private void coldBoot(GrantStore grants, String session, List<String> jobs, String cmd) throws Exception {
+        say("\n4. A whole-rack cold boot: every daemon stops, then starts again.");
+        for (Daemon d : daemons) {
+            d.close();
+        }
+        for (int i = 0; i < daemons.size(); i++) {
+            daemons.set(i, start(rack.sleds().get(i)));
+        }
+        clients.clear();
+        awaitOneUniverse();
+        Client c = client(0);
+        say("   active session on " + rack.sleds().get(0).baseboard() + ": "
+                + Optional.ofNullable(SessionCommand.active(c)).orElse("none (no sled kept any gossip)"));
+        String resumed = (String) SessionCommand.submit(c, grants.last()).get("session_id");
+        say("   sush session resume: the kept grant re-submitted, session " + resumed);
+        awaitActive(session);
+        for (int i = 0; i < daemons.size(); i++) {
+            say("   " + rack.sleds().get(i).baseboard() + " resumes it at " + client(i).get("/sessions")
+                    .get("next_job").asString());
+        }
+        say("   Every earlier job is sent again, as a client retrying would, then one new job:");
+        for (String id : jobs) {
+            resend(c, id);
+        }
+        String next = run(c, cmd, "*", "every sled, after the cold boot");
+        for (String id : jobs) {
+            String title = "   the re-sent " + id + " (target " + signed.get(id).request().target() + "):";
+            try {
+                show(c, id, title);
+            } catch (Client.Failure f) {
+                say(title + "\n      no sled reports a status (" + f.code() + "): it waits behind the resumed head; "
+                        + "the ledger shows it did not run again");
+            }
+        }
+        jobs.add(next);
+    }
+
+    /** Step 5: one ledger line per (job, sled) that ran; true when none is there twice and all are. */
+    private static boolean ledger(Path ledger) throws java.io.IOException {
+        say("\n5. The ledger: one line per (job, sled) that ran.");
+        List<String> lines = Files.readAllLines(ledger);
+        Set<String> unique = new HashSet<>(lines);
+        lines.forEach(l -> say("   " + l));
+        boolean once = unique.size() == lines.size();
+        say(once ? "   " + lines.size() + " executions, none twice." : "   SOME JOB RAN TWICE");
+        if (lines.size() != EXECUTIONS) {
+            say("   EXPECTED " + EXECUTIONS + " EXECUTIONS");
+        }
+        return once && lines.size() == EXECUTIONS;
     }
 
     private Daemon start(RackFile.SledEntry s) throws Daemon.DaemonException {
@@ -123,19 +194,24 @@ public final class DemoCommand implements Callable<Integer> {
         String id = r.job().codephrase();
         c.post("/jobs/" + id + "/start", SignedRequests.toJson(job));
         signed.put(id, job);
-        int expected = (int) rack.sleds().stream().filter(x -> targets(target, x)).count();
-        for (int i = 0; i < 400 && terminal(c, id) < expected; i++) {
-            Client.sleep(50);
-        }
+        awaitEnded(c, id);
         show(c, id, "   job " + id + " on " + what + " (target " + target + "):");
         return id;
     }
 
+    /** Waits (bounded) until every sled job {@code id} targets reports an ending. */
+    private void awaitEnded(Client c, String id) {
+        String target = signed.get(id).request().target();
+        int expected = (int) rack.sleds().stream().filter(x -> targets(target, x)).count();
+        for (int i = 0; i < 400 && terminal(c, id) < expected; i++) {
+            Client.sleep(50);
+        }
+    }
+
     private final Map<String, SignedJob> signed = new java.util.HashMap<>();
 
-    private void resend(Client c, String id) throws Exception {
+    private void resend(Client c, String id) throws Client.Failure {
         c.post("/jobs/" + id + "/start", SignedRequests.toJson(signed.get(id)));
-        Client.sleep(1500);
     }
 
     private static boolean targets(String target, RackFile.SledEntry s) {
@@ -160,8 +236,9 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     private static void show(Client c, String id, String title) throws Client.Failure {
+        JsonNode statuses = c.get("/jobs/" + id + "/status").get("statuses");
         say(title);
-        say(indent(JobCommand.render(c.get("/jobs/" + id + "/status").get("statuses"), false)));
+        say(indent(JobCommand.render(statuses, false)));
     }
 
     private void awaitOneUniverse() throws Client.Failure {

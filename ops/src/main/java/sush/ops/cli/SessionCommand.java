@@ -155,11 +155,15 @@ public final class SessionCommand implements Callable<Integer> {
      * submitted, and marked the last once a sled took it.
      */
     static Map<String, Object> begin(Global g, Client c) throws Client.Failure {
+        return begin(g, c, GrantStore.ofCli());
+    }
+
+    /** As {@link #begin(Global, Client)}, keeping a grant in {@code store}. */
+    static Map<String, Object> begin(Global g, Client c, GrantStore store) throws Client.Failure {
         if (ordering(c) == Ordering.CAUSAL) {
             return Map.of("session_id", c.post("/sessions/start", Map.of()).get("session_id").asString());
         }
         SignedGrant grant = issue(g, operator(c));
-        GrantStore store = GrantStore.ofCli();
         // Kept before it leaves: an answer lost on the way back may hide a grant already gossiped.
         store.keep(grant);
         Map<String, Object> started;
