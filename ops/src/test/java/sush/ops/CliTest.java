@@ -113,8 +113,9 @@ class CliTest {
     void provisioningRefusesSlotsHoldingARecord() throws Exception {
         Path a = Files.createDirectories(dir.resolve("a"));
         Path b = Files.createDirectories(dir.resolve("b"));
-        assertEquals(0, run("locker", "provision", "--m2", a + "," + b, "--baseboard", "913:X").exit());
-        CliRun again = run("locker", "provision", "--m2", a + "," + b, "--baseboard", "913:X");
+        assertEquals(0, run("locker", "provision", "--m2", a + "," + b, "--baseboard", "913:X", "--floor-epoch", "0")
+                .exit());
+        CliRun again = run("locker", "provision", "--m2", a + "," + b, "--baseboard", "913:X", "--floor-epoch", "0");
         assertEquals(1, again.exit());
         assertTrue(again.err().contains("not empty"), again.err());
     }

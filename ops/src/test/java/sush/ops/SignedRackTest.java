@@ -91,6 +91,8 @@ class SignedRackTest {
         long epoch = doc.get("epoch").asLong();
         assertTrue(epoch > 1_600_000_000_000L, "a fresh epoch is the signer's clock in ms: " + doc);
         assertEquals(signed.key.id().codephrase(), doc.get("signer").asString());
+        assertEquals(epoch + "\n", Files.readString(signed.dir.resolve("signer.key.epoch")),
+                "the epoch was issued from the signer key's epoch file");
         // The grant is kept, owner-only, and names the session printed and this operator.
         Path kept = cache.resolve("sush/grants/" + session + ".json");
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(kept)));
@@ -112,11 +114,7 @@ class SignedRackTest {
         CliRun job = cli(signed, 0, "job", "start", "--wait", "--json", appendTo(ledger));
         assertEquals(0, job.exit(), job.out() + job.err());
         String id = Json.MAPPER.readTree(job.lastLine()).get("job_id").asString();
-        JsonNode statuses = ended(signed, id);
-        for (JsonNode st : statuses) {
-            assertEquals("stopped", st.get("status").asString(), statuses.toString());
-            assertEquals(0, st.get("exit_code").asInt(), statuses.toString());
-        }
+        assertAllRan(ended(signed, id));
         assertEquals(SLEDS, Files.readAllLines(ledger).size(), "once on each sled");
     }
 
