@@ -183,6 +183,10 @@ public final class Replay {
             } else if (o instanceof SledProjection.Outcome.ConcurrentSessions) {
                 SledProjection.Outcome.ConcurrentSessions c = (SledProjection.Outcome.ConcurrentSessions) o;
                 b.append("ConcurrentSessions(").append(c.first().id()).append(", ").append(c.second().id()).append(')');
+            } else if (o instanceof SledProjection.Outcome.Burnt) {
+                b.append("Burnt(").append(((SledProjection.Outcome.Burnt) o).job().request().job()).append(')');
+            } else if (o instanceof SledProjection.Outcome.Released) {
+                b.append("Released(").append(((SledProjection.Outcome.Released) o).job().request().job()).append(')');
             } else {
                 SledProjection.Outcome.InvalidJob i = (SledProjection.Outcome.InvalidJob) o;
                 b.append("InvalidJob(").append(i.job().request().job()).append(", ").append(i.reason()).append(')');

@@ -72,6 +72,23 @@ public final class Schedules {
         return out;
     }
 
+    /**
+     * The signed ordering's schedule: {@code schedule} with two replays of the run's first grant
+     * (ordered-sessions.md section 8, scenario 3), each followed by a re-sent job of it, at
+     * places drawn from {@code seed}. Forbidden under the causal ordering, ordinary here.
+     */
+    public static List<Step> withReplays(List<Step> schedule, long seed, int sleds) {
+        Random r = new Random(seed ^ 0x5eed_0f_6a47L);
+        List<Step> out = new ArrayList<>(schedule);
+        for (int i = 0; i < 2; i++) {
+            int at = 1 + r.nextInt(out.size());
+            int via = r.nextInt(sleds);
+            out.add(Math.min(at, out.size()), new Step.Resend(via, r.nextInt(8)));
+            out.add(Math.min(at, out.size()), new Step.ReplayStart(via));
+        }
+        return out;
+    }
+
     private static String target(Random r, int sleds) {
         int k = r.nextInt(4);
         int s = r.nextInt(sleds);
@@ -96,6 +113,55 @@ public final class Schedules {
 
     /** A named fixed schedule. */
     public record Scenario(String name, List<Step> steps) {
+    }
+
+    /**
+     * Ordered-sessions.md section 8 scenarios 1 to 6 as fixed schedules over 4 sleds (sled 3 is
+     * X), for the signed ordering (in causal the signer steps do nothing and ReplayStart is the
+     * forbidden replay).
+     */
+    public static List<Scenario> signedScenarios() {
+        List<Scenario> out = new ArrayList<>();
+        out.add(new Scenario("s1 an older session's sled runs on the newer side, returns, refuses the older one",
+                List.of(new Step.Partition(List.of(Set.of(0, 1, 3), Set.of(2))), new Step.StartSession(0),
+                        new Step.Submit(0, "*", false), new Step.Advance(3_000), new Step.EndJobs(),
+                        new Step.Crash(3), new Step.Partition(List.of(Set.of(0, 1), Set.of(2, 3))), new Step.Restart(3),
+                        new Step.Advance(2_000), new Step.StartSession(2), new Step.Submit(2, "*", false),
+                        new Step.Advance(3_000), new Step.EndJobs(), new Step.Crash(3),
+                        new Step.Partition(List.of(Set.of(0, 1, 3), Set.of(2))), new Step.Restart(3),
+                        new Step.ReplayStart(0), new Step.Resend(0, 0), new Step.Submit(0, "*", false),
+                        new Step.Advance(5_000), new Step.EndJobs(), new Step.Advance(3_000))));
+        out.add(new Scenario("s2 a whole-rack cold boot; the grant is re-submitted; the session continues",
+                List.of(new Step.StartSession(0), new Step.Submit(0, "*", false), new Step.Submit(1, "*", false),
+                        new Step.Advance(3_000), new Step.EndJobs(), new Step.Advance(2_000), new Step.ColdBoot(),
+                        new Step.Advance(3_000), new Step.Resend(0, 0), new Step.Resend(1, 1),
+                        new Step.Submit(2, "*", false), new Step.Advance(5_000), new Step.EndJobs(),
+                        new Step.Advance(3_000))));
+        out.add(new Scenario("s3 an old grant replayed after a cold boot, its jobs re-sent",
+                List.of(new Step.StartSession(0), new Step.Submit(0, "*", false), new Step.Advance(3_000),
+                        new Step.EndJobs(), new Step.Partition(List.of(Set.of(0, 1, 2), Set.of(3))),
+                        new Step.StartSession(1), new Step.Submit(1, "0,1", false), new Step.Advance(3_000),
+                        new Step.EndJobs(), new Step.ColdBoot(), new Step.Advance(2_000), new Step.ReplayStart(3),
+                        new Step.Resend(3, 0), new Step.Submit(3, "*", false), new Step.Advance(3_000),
+                        new Step.EndJobs(), new Step.Heal(), new Step.Advance(5_000), new Step.EndJobs(),
+                        new Step.Advance(3_000))));
+        out.add(new Scenario("s4 drives wiped mid-session, re-provisioned with a fresh epoch",
+                List.of(new Step.StartSession(0), new Step.Submit(0, "*", false), new Step.Advance(3_000),
+                        new Step.EndJobs(), new Step.Wipe(3), new Step.Advance(1_000), new Step.Restart(3),
+                        new Step.Advance(2_000), new Step.Submit(0, "*", false), new Step.Advance(3_000),
+                        new Step.EndJobs(), new Step.StartSession(1), new Step.Submit(1, "*", false),
+                        new Step.Advance(3_000), new Step.EndJobs(), new Step.Advance(3_000))));
+        out.add(new Scenario("s5 a signer clock that goes backwards",
+                List.of(new Step.StartSession(0), new Step.Submit(0, "*", false), new Step.Advance(3_000),
+                        new Step.EndJobs(), new Step.SignerClockBack(600_000), new Step.StartSession(1),
+                        new Step.Submit(1, "*", false), new Step.Advance(3_000), new Step.EndJobs(),
+                        new Step.Advance(3_000))));
+        out.add(new Scenario("s6 an epoch reused for a different session",
+                List.of(new Step.StartSession(0), new Step.Submit(0, "*", false), new Step.Advance(3_000),
+                        new Step.EndJobs(), new Step.ColdBoot(), new Step.SignerReusesEpoch(),
+                        new Step.StartSession(1), new Step.Submit(1, "*", false), new Step.Advance(3_000),
+                        new Step.EndJobs(), new Step.Advance(3_000))));
+        return out;
     }
 
     /** Section 10 scenarios as fixed schedules over 4 sleds (sled 3 is X). */

@@ -6,6 +6,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
+import sush.projections.fold.Ordering;
 import sush.projections.job.KeyException;
 import sush.projections.job.SignatureAlgorithm;
 import sush.projections.job.SignerKey;
@@ -13,8 +14,15 @@ import sush.projections.job.TrustStore;
 
 /**
  * The simulator as a command: {@code --seeds N} random schedules (8 sleds unless {@code --sleds}),
- * {@code --seed S} replays one and prints its trace. Prints a summary per failing seed and one
- * JSON line: {@code seeds}, {@code violations}, {@code seeds_per_min}, {@code fault_kinds}.
+ * {@code --seed S} replays one and prints its trace, {@code --ordering signed|causal} picks the
+ * session ordering (causal unless given; signed schedules add replayed grants). Prints a summary
+ * per failing seed and one JSON line: {@code seeds}, {@code violations}, {@code seeds_per_min},
+ * {@code fault_kinds}, {@code refused_per_1000}. {@code --compare} runs the same random schedules
+ * under both orderings and prints {@code refused_per_1000_signed} beside
+ * {@code refused_per_1000_causal} (refused: (sled, job) pairs skipped BelowFloor or Superseded,
+ * per 1,000 targeted pairs submitted; a request held at the end for a session the sled never learnt of,
+ * its start lost with a universe, counts as refused too) with both orderings' violations; the compared schedules have
+ * no signed-only faults (no replayed grants, no signer clock going back).
  */
 public final class SimMain {
     /** Steps of a random schedule. */
@@ -28,51 +36,79 @@ public final class SimMain {
         Integer sleds = null;
         Long one = null;
         boolean quick = false;
+        boolean compare = false;
+        Ordering ordering = Ordering.CAUSAL;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--seeds" -> seeds = Integer.parseInt(args[++i]);
                 case "--sleds" -> sleds = Integer.parseInt(args[++i]);
                 case "--seed" -> one = Long.parseLong(args[++i]);
                 case "--quick" -> quick = true;
+                case "--compare" -> compare = true;
+                case "--ordering" -> ordering = Ordering.parse(args[++i]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + " (use --seeds N, --sleds K, --seed S, --quick)");
+                        + " (use --seeds N, --sleds K, --seed S, --quick, --ordering signed|causal, --compare)");
             }
         }
         SignerKey key = SignerKey.generate(SignatureAlgorithm.ED25519, new SecureRandom());
         TrustStore trust = TrustStore.of(List.of(key.publicPem()));
         if (one != null) {
-            System.exit(replay(one, sleds == null ? 8 : sleds, key, trust) ? 0 : 1);
+            System.exit(replay(one, sleds == null ? 8 : sleds, key, trust, ordering) ? 0 : 1);
         }
         if (quick) {
             seeds = Math.min(seeds, 200);
         }
+        if (compare) {
+            int k = sleds == null ? 8 : sleds;
+            Figures causal = batch(seeds, k, key, trust, Ordering.CAUSAL, false);
+            Figures signed = batch(seeds, k, key, trust, Ordering.SIGNED, false);
+            System.out.println(String.format(Locale.ROOT, "{\"bench\":\"sim-compare\",\"seeds\":%d,\"sleds\":%d,"
+                    + "\"refused_per_1000_signed\":%.2f,\"refused_per_1000_causal\":%.2f,\"violations_signed\":%d,"
+                    + "\"violations_causal\":%d,\"launches_signed\":%d,\"launches_causal\":%d}", seeds, k,
+                    signed.refusedPer1000, causal.refusedPer1000, signed.violations, causal.violations, signed.launches,
+                    causal.launches));
+            System.exit(signed.violations + causal.violations == 0 && signed.refusedPer1000 < causal.refusedPer1000
+                    ? 0 : 1);
+        }
         // Without --sleds: the 8-sled rack, then a 32-sled one on a tenth of the seeds.
         List<int[]> runs = sleds != null ? List.of(new int[] {sleds, seeds})
                 : List.of(new int[] {8, seeds}, new int[] {32, Math.max(1, seeds / 10)});
-        StringBuilder json = new StringBuilder("{\"bench\":\"sim\"");
+        StringBuilder json = new StringBuilder("{\"bench\":\"sim\",\"ordering\":\"" + ordering + "\"");
         int violations = 0;
         for (int[] r : runs) {
-            Figures f = batch(r[1], r[0], key, trust);
+            Figures f = batch(r[1], r[0], key, trust, ordering, ordering == Ordering.SIGNED);
             violations += f.violations;
             String suffix = runs.size() > 1 && r[0] != 8 ? "_" + r[0] : "";
             json.append(String.format(Locale.ROOT, ",\"seeds%s\":%d,\"violations%s\":%d,\"seeds_per_min%s\":%.0f,"
-                    + "\"fault_kinds%s\":%d", suffix, r[1], suffix, f.violations, suffix, f.seedsPerMin, suffix,
-                    f.kinds));
+                    + "\"fault_kinds%s\":%d,\"refused_per_1000%s\":%.2f", suffix, r[1], suffix, f.violations, suffix,
+                    f.seedsPerMin, suffix, f.kinds, suffix, f.refusedPer1000));
         }
         System.out.println(json.append('}'));
         System.exit(violations == 0 ? 0 : 1);
     }
 
-    private record Figures(int violations, double seedsPerMin, int kinds) {
+    private record Figures(int violations, double seedsPerMin, int kinds, double refusedPer1000, long launches) {
     }
 
-    private static Figures batch(int seeds, int sleds, SignerKey key, TrustStore trust) {
+    /** The schedule of {@code seed}: the random one, with replayed grants when {@code replays}. */
+    static List<Step> schedule(long seed, int sleds, boolean replays) {
+        List<Step> steps = Schedules.random(seed, sleds, STEPS);
+        return replays ? Schedules.withReplays(steps, seed, sleds) : steps;
+    }
+
+    private static Figures batch(int seeds, int sleds, SignerKey key, TrustStore trust, Ordering ordering,
+            boolean replays) {
+        long targeted = 0;
+        long refused = 0;
         int failures = 0;
         Map<String, Integer> kinds = new TreeMap<>();
         Map<String, Long> totals = new TreeMap<>();
         long t0 = System.nanoTime();
         for (long seed = 1; seed <= seeds; seed++) {
-            Simulation.Result r = new Simulation(seed, sleds, key, trust).run(Schedules.random(seed, sleds, STEPS));
+            Simulation sim = new Simulation(seed, sleds, key, trust, ordering);
+            Simulation.Result r = (replays ? sim.signerClockGoesBack() : sim).run(schedule(seed, sleds, replays));
+            targeted += r.targeted();
+            refused += r.refused();
             r.faultKinds().forEach(k -> kinds.merge(k, 1, Integer::sum));
             totals.merge("launches", r.launches(), Long::sum);
             totals.merge("floors", r.floors(), Long::sum);
@@ -83,28 +119,35 @@ public final class SimMain {
             if (!r.ok()) {
                 failures++;
                 System.out.println(r.summary());
-                System.out.println("  replay: ./bench.sh sim --seed " + seed + " --sleds " + sleds);
+                System.out.println("  replay: ./bench.sh sim --seed " + seed + " --sleds " + sleds + " --ordering "
+                        + ordering);
             }
         }
         double minutes = (System.nanoTime() - t0) / 60e9;
-        System.out.printf(Locale.ROOT, "%d seeds of %d sleds, %d steps each: %d violations, %.0f seeds/min%n", seeds,
-                sleds, STEPS, failures, seeds / minutes);
+        double per1000 = targeted == 0 ? 0 : 1000.0 * refused / targeted;
+        System.out.printf(Locale.ROOT, "%s: %d seeds of %d sleds, %d steps each: %d violations, %.0f seeds/min, "
+                + "%d of %d targeted (sled, job) pairs refused (%.2f per 1,000)%n", ordering, seeds, sleds, STEPS,
+                failures, seeds / minutes, refused, targeted, per1000);
         System.out.println("  fault kinds (seeds in which each fired, of " + seeds + "): " + kinds);
         System.out.println("  | fault kind | seeds | share |");
         System.out.println("  |---|---|---|");
         kinds.forEach((k, n) -> System.out.printf(Locale.ROOT, "  | %s | %d | %.1f%% |%n", k, n, 100.0 * n / seeds));
         System.out.println("  totals: " + totals);
-        return new Figures(failures, seeds / minutes, kinds.size());
+        return new Figures(failures, seeds / minutes, kinds.size(), per1000, totals.getOrDefault("launches", 0L));
     }
 
     /** Replays one seed: its trace, its summary, and on failure a shrunk schedule. */
-    private static boolean replay(long seed, int sleds, SignerKey key, TrustStore trust) {
-        List<Step> steps = Schedules.random(seed, sleds, STEPS);
-        Simulation.Result r = new Simulation(seed, sleds, key, trust).run(steps);
+    private static boolean replay(long seed, int sleds, SignerKey key, TrustStore trust, Ordering ordering) {
+        List<Step> steps = schedule(seed, sleds, ordering == Ordering.SIGNED);
+        boolean signed = ordering == Ordering.SIGNED;
+        java.util.function.Supplier<Simulation> sim = () -> signed
+                ? new Simulation(seed, sleds, key, trust, ordering).signerClockGoesBack()
+                : new Simulation(seed, sleds, key, trust, ordering);
+        Simulation.Result r = sim.get().run(steps);
         r.trace().forEach(System.out::println);
         System.out.println(r.summary());
         if (!r.ok()) {
-            List<Step> small = Shrink.minimize(steps, s -> !new Simulation(seed, sleds, key, trust).run(s).ok());
+            List<Step> small = Shrink.minimize(steps, s -> !sim.get().run(s).ok());
             System.out.println("shrunk to " + small.size() + " steps (save as a regression scenario):");
             small.forEach(st -> System.out.println("  " + st));
         }

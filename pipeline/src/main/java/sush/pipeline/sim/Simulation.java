@@ -20,6 +20,7 @@ import sush.gossip.node.GossipNode;
 import sush.locker.store.Locker;
 import sush.locker.record.BoundaryRecord;
 import sush.locker.record.RecordFormat;
+import sush.locker.record.SignedRecord;
 import sush.locker.store.LockerException;
 import sush.locker.store.MemorySlot;
 import sush.pipeline.exec.LedgerLauncher;
@@ -28,6 +29,7 @@ import sush.pipeline.sled.Gossip;
 import sush.pipeline.sled.SledConfig;
 import sush.pipeline.sled.SledEvent;
 import sush.pipeline.sled.SledRuntime;
+import sush.projections.fold.Ordering;
 import sush.projections.fold.StatusProjection;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
@@ -48,6 +50,15 @@ import sush.projections.targets.Target;
  * operator acting through any sled, and a ledger in place of processes. Everything random
  * derives from the seed, so a run reproduces exactly. Checkers: no (sled, job) launched twice,
  * chain order per sled, and after a calm tail, every known targeted job ends on every live sled.
+ *
+ * <p>Either session ordering runs. In {@code signed} (ordered-sessions.md) a session is a grant
+ * whose epoch comes from the signer's clock (virtual time, kept increasing in its epoch file;
+ * every fifth session the signer's clock is a minute behind and its file lost, so its grant may
+ * be older than sessions already run); the operator re-submits the current grant after a
+ * whole-rack cold boot ({@code sush session resume}); a wiped sled is re-provisioned with a fresh
+ * epoch as its floor; and {@link Step.ReplayStart} is an ordinary action (the first grant again).
+ * With {@link #signerClockGoesBack()}, every fifth session's grant comes from a signer whose clock
+ * is a minute behind and whose epoch file was lost (its grant may be older than sessions run).
  */
 public final class Simulation {
     /** Gossip timers for the simulation: quicker than the daemon's so runs converge in few steps. */
@@ -57,7 +68,7 @@ public final class Simulation {
     /** What one run found and did. */
     public record Result(long seed, int sleds, int steps, long launches, Map<String, Long> skips, long floors,
             long hops, long flipFlops, long crashes, Set<String> faultKinds, List<String> violations,
-            List<String> trace) {
+            List<String> trace, long targeted, long refused) {
         public boolean ok() {
             return violations.isEmpty();
         }
@@ -91,6 +102,17 @@ public final class Simulation {
     private long flipFlops;
     private long crashes;
     private final Map<String, Long> skips = new TreeMap<>();
+    private final Ordering ordering;
+    /** Signed ordering: the last epoch the signer issued (its epoch file). */
+    private long signerLast;
+    /** Signed ordering: every fifth session the signer's clock is a minute behind and its epoch file lost. */
+    private boolean clockBack;
+    /** Signed ordering: the next grant's signer clock is this far behind (its epoch file lost); 0: none. */
+    private long nextClockBack;
+    /** Signed ordering: the next grant reuses the previous grant's epoch (a broken signer). */
+    private boolean nextReuse;
+    /** (sled, job) pairs refused by a floor or a newer session: BelowFloor or Superseded skips. */
+    private final Set<String> refusals = new HashSet<>();
 
     /** One simulated sled and its current life. */
     private final class SimSled {
@@ -101,7 +123,7 @@ public final class Simulation {
         int life;
         GossipNode node;
         SledRuntime runtime;
-        Locker<BoundaryRecord> locker;
+        Locker<?> locker;
         LedgerLauncher launcher;
         boolean up;
         boolean dying;
@@ -138,8 +160,16 @@ public final class Simulation {
         boolean strayBurns;
         /** Stray burns were sent in some session of the run (the operator may have moved on since). */
         boolean strayBurnsEver;
+        /** Where each session's chain continues, as the client keeps it (jobs and burns sent). */
+        final Map<SessionId, JobId> nextOf = new HashMap<>();
+        /** Sessions the operator stopped. */
+        final Set<SessionId> stopped = new HashSet<>();
         /** Every session the operator started, in order. */
         final List<SessionId> all = new ArrayList<>();
+        /** Signed ordering: the current session's grant, the first one, and every grant issued in order. */
+        sush.projections.job.SignedGrant grant;
+        sush.projections.job.SignedGrant firstGrant;
+        final List<sush.projections.job.SignedGrant> grants = new ArrayList<>();
         /** The first session of the run: its start and the jobs signed for it (what ReplayStart replays). */
         Message.SessionStart firstStart;
         final List<SignedJob> firstJobs = new ArrayList<>();
@@ -149,6 +179,11 @@ public final class Simulation {
     private boolean afterBurn;
 
     public Simulation(long seed, int sleds, SignerKey key, TrustStore trust) {
+        this(seed, sleds, key, trust, Ordering.CAUSAL);
+    }
+
+    public Simulation(long seed, int sleds, SignerKey key, TrustStore trust, Ordering ordering) {
+        this.ordering = ordering;
         this.seed = seed;
         this.count = sleds;
         this.key = key;
@@ -156,6 +191,12 @@ public final class Simulation {
         for (int i = 0; i < sleds; i++) {
             this.sleds.add(new SimSled(i));
         }
+    }
+
+    /** Signed ordering: every fifth session is granted by a signer whose clock went back a minute. */
+    public Simulation signerClockGoesBack() {
+        this.clockBack = true;
+        return this;
     }
 
     /** Runs the schedule, then a calm tail, then the checkers. */
@@ -177,6 +218,7 @@ public final class Simulation {
         calm();
         checkSafety(violations);
         checkLiveness(violations);
+        countLost();
         for (SimSled s : sleds) {
             if (s.up) {
                 s.runtime.halt();
@@ -184,14 +226,30 @@ public final class Simulation {
             }
         }
         time.advanceTime();
+        long targeted = 0;
+        for (SignedJob j : allJobs) {
+            for (SimSled s : sleds) {
+                targeted += targets(j, s.sled) ? 1 : 0;
+            }
+        }
         return new Result(seed, count, schedule.size(), ledger.size(), skips, floors, hops, flipFlops, crashes,
-                faults, violations, trace);
+                faults, violations, trace, targeted, refusals.size());
     }
 
     private void provision(SimSled s) {
+        provision(s, 0);
+    }
+
+    /** Provisioning; in the signed ordering with {@code floor} (0 for a factory-new rack). */
+    private void provision(SimSled s, long floor) {
         try {
-            Locker.provision(RecordFormat.CAUSAL, List.of(s.a, s.b), entropy(s, 0, 0),
-                    BoundaryRecord.genesis(s.sled.baseboard()));
+            if (ordering == Ordering.SIGNED) {
+                Locker.provision(RecordFormat.SIGNED, List.of(s.a, s.b), entropy(s, s.life, 3),
+                        SignedRecord.provisioned(s.sled.baseboard(), floor));
+            } else {
+                Locker.provision(RecordFormat.CAUSAL, List.of(s.a, s.b), entropy(s, 0, 0),
+                        BoundaryRecord.genesis(s.sled.baseboard()));
+            }
         } catch (LockerException e) {
             throw new IllegalStateException(e);
         }
@@ -209,7 +267,8 @@ public final class Simulation {
                 entropy(s, s.life, 1));
         s.launcher = new LedgerLauncher(s.sled.baseboard(), ledger, false);
         try {
-            s.locker = Locker.open(RecordFormat.CAUSAL, s.sled.baseboard(), List.of(s.a, s.b), entropy(s, s.life, 2));
+            s.locker = Locker.open(RecordFormat.of(ordering.wireName()), s.sled.baseboard(), List.of(s.a, s.b),
+                    entropy(s, s.life, 2));
         } catch (LockerException e) {
             throw new IllegalStateException("the simulator's slots are never locked twice", e);
         }
@@ -262,7 +321,14 @@ public final class Simulation {
                 flipFlops++;
             }
         } else if (e instanceof SledEvent.Gossiped && ((SledEvent.Gossiped) e).message() instanceof Message.JobSkipped) {
-            skips.merge(((Message.JobSkipped) ((SledEvent.Gossiped) e).message()).reason().name(), 1L, Long::sum);
+            Message.JobSkipped k = (Message.JobSkipped) ((SledEvent.Gossiped) e).message();
+            skips.merge(k.reason().name(), 1L, Long::sum);
+            if (k.reason() == Message.SkipReason.BELOW_FLOOR || k.reason() == Message.SkipReason.SUPERSEDED) {
+                refusals.add(k.baseboard() + "/" + k.job().codephrase());
+            }
+        } else if (e instanceof SledEvent.Gossiped && ((SledEvent.Gossiped) e).message() instanceof Message.RackError) {
+            faults.add("error-" + ((Message.RackError) ((SledEvent.Gossiped) e).message()).kind().name()
+                    .toLowerCase(java.util.Locale.ROOT));
         } else if (e instanceof SledEvent.Entered && ((SledEvent.Entered) e).cause().equals("MIGRATION")) {
             faults.add("migration");
         }
@@ -289,11 +355,15 @@ public final class Simulation {
             faults.add("cold-boot");
             sleds.forEach(this::crash);
             sleds.forEach(this::boot);
+            resumeAfterColdBoot(0);
         } else if (step instanceof Step.SplitBrainColdBoot) {
             faults.add("split-brain-cold-boot");
             sleds.forEach(this::crash);
             partition(((Step.SplitBrainColdBoot) step).groups());
             sleds.forEach(this::boot);
+            for (Set<Integer> g : ((Step.SplitBrainColdBoot) step).groups()) {
+                g.stream().findFirst().ifPresent(this::resumeAfterColdBoot);
+            }
         } else if (step instanceof Step.Partition) {
             faults.add("partition");
             partition(((Step.Partition) step).groups());
@@ -321,8 +391,24 @@ public final class Simulation {
             crash(s);
             s.a.setContents(Optional.empty());
             s.b.setContents(Optional.empty());
+            if (ordering == Ordering.SIGNED) {
+                // Ordered-sessions.md section 4: re-provisioning with a fresh signer epoch is safe.
+                faults.add("wipe-reprovision");
+                // New drives: no armed fault, no crash hook.
+                for (MemorySlot m : List.of(s.a, s.b)) {
+                    m.heal();
+                    m.beforeWrite(() -> { });
+                }
+                try {
+                    Locker.provision(RecordFormat.SIGNED, List.of(s.a, s.b), entropy(s, s.life, 3),
+                            SignedRecord.provisioned(s.sled.baseboard(), nextEpoch(false)));
+                } catch (LockerException e) {
+                    throw new IllegalStateException("new drives refused provisioning", e);
+                }
+            }
         } else {
             operate(step);
+            rememberNext();
         }
         time.advanceTime();
     }
@@ -382,8 +468,61 @@ public final class Simulation {
 
     // ---- The operator ---------------------------------------------------------------------
 
+    /**
+     * The signer's next epoch: {@code max(now ms, last + 1)} on its clock (virtual time plus a
+     * fixed offset), or, when its clock went back, a minute behind now with its epoch file lost.
+     */
+    private long nextEpoch(boolean back) {
+        long now = 1_700_000_000_000L + time.now(java.util.concurrent.TimeUnit.MILLISECONDS);
+        long behind = nextClockBack > 0 ? nextClockBack : back ? 60_000 : 0;
+        nextClockBack = 0;
+        if (nextReuse && signerLast > 0) {
+            nextReuse = false;
+            return signerLast;
+        }
+        long epoch = behind > 0 ? now - behind : Math.max(now, signerLast + 1);
+        signerLast = Math.max(signerLast, epoch);
+        return epoch;
+    }
+
+    /** Signed ordering: after a whole-rack cold boot the operator re-submits the current grant through {@code via}. */
+    private void resumeAfterColdBoot(int via) {
+        if (ordering == Ordering.SIGNED && operator.grant != null) {
+            advance(1_000);
+            faults.add("session-resume");
+            send(sleds.get(via), new Message.SessionGrant(operator.grant));
+        }
+    }
+
     private void operate(Step step) {
-        if (step instanceof Step.StartSession) {
+        if (step instanceof Step.StartSession && ordering == Ordering.SIGNED) {
+            SimSled via = sleds.get(((Step.StartSession) step).via());
+            boolean back = clockBack && operator.sessions % 5 == 4;
+            if (back) {
+                faults.add("signer-clock-back");
+            }
+            byte[] clientNonce = new byte[sush.projections.job.Grant.NONCE_BYTES];
+            clientNonce[0] = (byte) operator.sessions;
+            clientNonce[1] = (byte) (seed & 0xff);
+            operator.sessions++;
+            sush.projections.job.SignedGrant g = key.sign(new sush.projections.job.Grant(nextEpoch(back), key.id(),
+                    operator.starter, clientNonce));
+            if (send(via, new Message.SessionGrant(g))) {
+                SessionId id = g.grant().session();
+                if (operator.firstGrant == null) {
+                    operator.firstGrant = g;
+                }
+                operator.grant = g;
+                operator.grants.add(g);
+                operator.session = id;
+                operator.all.add(id);
+                operator.start = null;
+                operator.jobs.clear();
+                operator.burns.clear();
+                operator.strayBurns = false;
+                operator.next = sush.projections.id.Chain.first(id);
+            }
+        } else if (step instanceof Step.StartSession) {
             SimSled via = sleds.get(((Step.StartSession) step).via());
             byte[] sledNonce = new byte[SessionIds.NONCE_BYTES];
             entropy(via, via.life, 100 + operator.sessions).nextBytes(sledNonce);
@@ -412,9 +551,11 @@ public final class Simulation {
                     s.concurrent());
             SignedJob job = key.sign(r);
             if (send(sleds.get(s.via()), new Message.JobStart(job))) {
-                positions.put(r.job(), new int[] {operator.sessions, operator.jobs.size()});
+                // The session's place among those the operator started (a replayed one keeps its own).
+                positions.put(r.job(), new int[] {operator.all.indexOf(operator.session) + 1, operator.jobs.size()});
                 operator.jobs.add(job);
-                if (operator.start == operator.firstStart) {
+                if (ordering == Ordering.SIGNED ? operator.grant == operator.firstGrant
+                        : operator.start == operator.firstStart) {
                     operator.firstJobs.add(job);
                 }
                 allJobs.add(job);
@@ -428,7 +569,32 @@ public final class Simulation {
             }
         } else if (step instanceof Step.StopSession) {
             faults.add("session-stop");
-            send(sleds.get(((Step.StopSession) step).via()), new Message.SessionStop(operator.session, operator.starter));
+            if (send(sleds.get(((Step.StopSession) step).via()), new Message.SessionStop(operator.session,
+                    operator.starter))) {
+                operator.stopped.add(operator.session);
+            }
+        } else if (step instanceof Step.SignerClockBack) {
+            if (ordering == Ordering.SIGNED) {
+                faults.add("signer-clock-back");
+                nextClockBack = ((Step.SignerClockBack) step).millis();
+            }
+        } else if (step instanceof Step.SignerReusesEpoch) {
+            if (ordering == Ordering.SIGNED) {
+                faults.add("epoch-reuse");
+                nextReuse = true;
+            }
+        } else if (step instanceof Step.ReplayStart && ordering == Ordering.SIGNED) {
+            // Ordinary in the signed ordering: the first grant again, with its place in the order.
+            faults.add("replayed-grant");
+            if (operator.firstGrant != null) {
+                send(sleds.get(((Step.ReplayStart) step).via()), new Message.SessionGrant(operator.firstGrant));
+                operator.grant = operator.firstGrant;
+                operator.session = operator.firstGrant.grant().session();
+                operator.jobs.clear();
+                operator.jobs.addAll(operator.firstJobs);
+                operator.next = operator.nextOf.getOrDefault(operator.session,
+                        sush.projections.id.Chain.first(operator.session));
+            }
         } else if (step instanceof Step.ReplayStart) {
             faults.add("replayed-start (forbidden)");
             // The run's first session comes back: a client that believes it still stands re-sends it.
@@ -483,6 +649,13 @@ public final class Simulation {
         }
     }
 
+    /** The client remembers where the current session's chain continues. */
+    private void rememberNext() {
+        if (operator.session != null && operator.next != null) {
+            operator.nextOf.put(operator.session, operator.next);
+        }
+    }
+
     /** Sends through a sled as its API would; false (the client sees an error) if it cannot. */
     private boolean send(SimSled via, Message m) {
         if (!via.up) {
@@ -512,6 +685,10 @@ public final class Simulation {
             // give an old session a new start version.)
             // Every session's: a session the operator moved on from may still be active where
             // the newer start was lost with a losing universe, with a hole where a job was lost.
+            // Signed: grants are safe to re-send, every one of them (their places in the order hold).
+            for (sush.projections.job.SignedGrant g : operator.grants) {
+                send(via.get(), new Message.SessionGrant(g));
+            }
             for (SignedJob j : allJobs) {
                 send(via.get(), new Message.JobStart(j));
             }
@@ -533,6 +710,7 @@ public final class Simulation {
             trace.add("calm: stray burns were sent; the operator stops its sessions");
             for (SessionId s : operator.all) {
                 send(via.get(), new Message.SessionStop(s, operator.starter));
+                operator.stopped.add(s);
             }
             advance(10_000);
             endJobs();
@@ -584,20 +762,55 @@ public final class Simulation {
             for (SignedJob j : allJobs) {
                 JobId id = j.request().job();
                 if (!targets(j, s.sled) || !known.contains(id)
-                        || v.fold().sessions().session(j.request().session()).isEmpty()) {
+                        || v.fold().session(j.request().session()).isEmpty()) {
                     continue;
                 }
                 Optional<StatusProjection.Entry> st = v.fold().statuses().status(id, s.sled.baseboard());
                 boolean terminal = st.map(e -> e.status().isTerminal()).orElse(false);
                 if (!terminal && !v.running().contains(id)) {
-                    boolean active = v.fold().sessions().active().map(a -> a.id().equals(j.request().session()))
+                    boolean active = v.fold().activeSession().map(a -> a.id().equals(j.request().session()))
                             .orElse(false);
                     String head = v.fold().chain().map(c -> c.head().equals(id) ? "at the head" : "head elsewhere")
                             .orElse("no chain");
                     violations.add("liveness: " + s.name() + " left job " + positions.get(id)[1] + " of session "
                             + positions.get(id)[0] + " without an ending (" + st.map(e -> e.status().name())
                                     .orElse("no status") + ", session " + (active ? "active" : "not active") + ", "
-                            + head + ")");
+                            + head + (ordering == Ordering.SIGNED ? ", newest grant " + v.fold().newestGrant()
+                            .map(g -> g.grant().session().equals(j.request().session()) ? "its own" : "another")
+                            .orElse("none") : "") + ")");
+                }
+            }
+        }
+    }
+
+    /**
+     * Refusals that no sled reports: a targeted request of the operator's current session (not
+     * stopped) that a live sled holds at the end, never run there, whose session it does not know
+     * (its start, or grant, was lost with a universe and never came back) never runs there. Under the causal ordering a session start is never re-sent, so a
+     * cold boot loses the session; under the signed one the grant is re-submitted.
+     */
+    private void countLost() {
+        Set<String> ran = new HashSet<>();
+        for (LedgerLauncher.Launch l : List.copyOf(ledger)) {
+            ran.add(l.sled() + "/" + l.job().codephrase());
+        }
+        for (SimSled s : sleds) {
+            if (!s.up) {
+                continue;
+            }
+            SledRuntime.View[] got = new SledRuntime.View[1];
+            s.runtime.view().subscribe(x -> got[0] = x);
+            time.advanceTime();
+            if (got[0] == null || got[0].fold() == null) {
+                continue;
+            }
+            Set<JobId> held = requestsHeld(s);
+            for (SignedJob j : allJobs) {
+                if (targets(j, s.sled) && held.contains(j.request().job())
+                        && j.request().session().equals(operator.session) && !operator.stopped.contains(operator.session)
+                        && got[0].fold().session(j.request().session()).isEmpty()
+                        && !ran.contains(s.sled.baseboard() + "/" + j.request().job().codephrase())) {
+                    refusals.add(s.sled.baseboard() + "/" + j.request().job().codephrase());
                 }
             }
         }

@@ -90,6 +90,20 @@ public sealed interface Step {
     }
 
     /**
+     * Signed ordering: the signer's clock goes back {@code millis} and its epoch file is lost,
+     * for the next grant only (ordered-sessions.md section 8, scenario 5). Nothing in causal.
+     */
+    record SignerClockBack(long millis) implements Step {
+    }
+
+    /**
+     * Signed ordering: a broken signer issues the next grant the epoch of the previous one
+     * (scenario 6). Nothing in causal.
+     */
+    record SignerReusesEpoch() implements Step {
+    }
+
+    /**
      * Forbidden on purpose: the run's first session's start message gossiped again through
      * {@code via}, and the operator goes back to that session (its jobs are what Resend sends). Session ids are accepted once, in one universe (at-most-once.md section 2); a
      * replayed start gives an old session a new start version, and the checkers must catch what

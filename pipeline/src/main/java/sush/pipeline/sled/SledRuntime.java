@@ -118,6 +118,8 @@ public final class SledRuntime {
     private final Set<JobId> committedThisLife = new HashSet<>();
     /** Jobs this entry reported (or deferred) a skip for: one report per job per entry. */
     private final Set<JobId> skipReported = new HashSet<>();
+    /** Requests this entry judged while walking back from a later one behind the head. */
+    private final Set<JobId> walkedBack = new HashSet<>();
     /** Jobs this entry passed at its head: screened already, never reported as behind it. */
     private final Set<JobId> passedThisEntry = new HashSet<>();
     /** Committed jobs adjudicated, each with the universe it was announced in. */
@@ -337,6 +339,7 @@ public final class SledRuntime {
         reuseReported.clear();
         deferredReports.clear();
         passedThisEntry.clear();
+        walkedBack.clear();
         skipReported.clear();
         cancelled.clear();
         overflowReported = 0;
@@ -468,6 +471,8 @@ public final class SledRuntime {
                         r.entry().message())));
         request.ifPresent(this::behindHead);
         m.filter(x -> x instanceof Message.JobStop).ifPresent(x -> cancel((Message.JobStop) x));
+        m.filter(x -> x instanceof Message.JobSkip).map(x -> (Message.JobSkip) x)
+                .ifPresent(b -> walkBack(b.session(), b.position()));
         if (!drained && d.checkpoint() >= replayUntil) {
             drained = true;
             onDrained();
@@ -588,6 +593,31 @@ public final class SledRuntime {
      * adjudication.
      */
     private void behindHead(SignedJob job) {
+        behindHeadOne(job);
+        // This request may close a gap: earlier requests that did not lead to the head when they
+        // arrived (a resumed head, requests re-sent after a cold boot) do now. Each is judged
+        // once per entry, so the walk costs one step per request.
+        walkBack(job.request().session(), job.request().job());
+    }
+
+    /**
+     * Judges, as requests behind the head, the known requests before {@code position} when it
+     * precedes the head of active session {@code session}: a request or a burn that arrives
+     * late may link earlier requests to the head.
+     */
+    private void walkBack(SessionId session, JobId position) {
+        Optional<ChainProjection> chain = fold.chain();
+        if (chain.isPresent() && fold.activeSession().map(s -> s.id().equals(session)).orElse(false)
+                && chain.get().precedesHead(position)) {
+            Optional<SignedJob> p = chain.get().predecessor(position);
+            while (p.isPresent() && walkedBack.add(p.get().request().job())) {
+                behindHeadOne(p.get());
+                p = chain.get().predecessor(p.get().request().job());
+            }
+        }
+    }
+
+    private void behindHeadOne(SignedJob job) {
         JobId id = job.request().job();
         Optional<SessionProjection.Session> active = fold.activeSession()
                 .filter(s -> s.id().equals(job.request().session()));
@@ -622,6 +652,9 @@ public final class SledRuntime {
                 }
             } else if (o instanceof SledProjection.Outcome.ConcurrentSessions) {
                 concurrent((SledProjection.Outcome.ConcurrentSessions) o);
+            } else if (o instanceof SledProjection.Outcome.Released) {
+                // Held until its session became active: behind a resumed head it ran or may have run.
+                behindHead(((SledProjection.Outcome.Released) o).job());
             } else if (o instanceof SledProjection.Outcome.InvalidJob) {
                 SledProjection.Outcome.InvalidJob i = (SledProjection.Outcome.InvalidJob) o;
                 if (targetsMe(i.job()) && ownStatus(i.job().request().job()).isEmpty()) {

@@ -23,6 +23,15 @@ public final class ChainProjection {
     private final TargetsMe targetsMe;
     private final Map<JobId, Known> jobs = new HashMap<>();
     private final Set<JobId> burns = new HashSet<>();
+    /** Each known job's position by its successor: the chain walked backwards (bounded with {@link #jobs}). */
+    private final Map<JobId, JobId> bySuccessor = new HashMap<>();
+    /**
+     * Burns of positions already behind the head: they never move it, but they are links of the
+     * chain, so a job before them is known to precede the head (reported, never run). Bounded.
+     */
+    private final Set<JobId> behindBurns = new HashSet<>();
+    /** Each known burn's position by the position after it (burns and burns behind the head). */
+    private final Map<JobId, JobId> byAfterBurn = new HashMap<>();
     /**
      * Positions the head left in this entry, after resumption, without this sled starting a job
      * there (jobs for other sleds, burnt positions, jobs passed as never run): the only ones a
@@ -78,6 +87,9 @@ public final class ChainProjection {
     ChainProjection(ChainProjection o, TargetsMe targetsMe) {
         this.targetsMe = targetsMe;
         this.jobs.putAll(o.jobs);
+        this.bySuccessor.putAll(o.bySuccessor);
+        this.behindBurns.addAll(o.behindBurns);
+        this.byAfterBurn.putAll(o.byAfterBurn);
         this.burns.addAll(o.burns);
         this.walked.addAll(o.walked);
         this.first = o.first;
@@ -105,6 +117,7 @@ public final class ChainProjection {
             return;
         }
         jobs.put(job.request().job(), new Known(job, targetsMe.test(job.request().target()), job.request().successor()));
+        bySuccessor.put(job.request().successor(), job.request().job());
         walk();
     }
 
@@ -138,10 +151,15 @@ public final class ChainProjection {
             walk();
         } else if (precedesHead(position)) {
             ignoredBurns++;
+            if (behindBurns.size() < MAX_POSITIONS) {
+                behindBurns.add(position);
+                byAfterBurn.put(Chain.afterBurn(position), position);
+            }
         } else {
             // A position the head has not reached (or not known to be behind it): the burn waits
             // there, and the head walks past it on arrival. It can never move the head backwards.
             burns.add(position);
+            byAfterBurn.put(Chain.afterBurn(position), position);
         }
     }
 
@@ -196,6 +214,24 @@ public final class ChainProjection {
         } else {
             overflow++; // not remembered: a later burn behind it is ignored (the safe direction)
         }
+    }
+
+    /** The known job whose successor is {@code position} (the one just before it on the chain), if any. */
+    public Optional<SignedJob> predecessor(JobId position) {
+        JobId at = position;
+        for (int steps = 0; steps <= burns.size() + behindBurns.size(); steps++) {
+            JobId before = bySuccessor.get(at);
+            Known k = before == null ? null : jobs.get(before);
+            if (k != null && k.successor.equals(at)) {
+                return Optional.of(k.job);
+            }
+            // No job leads here: a burn may (the position before it is then the one to look at).
+            at = byAfterBurn.get(at);
+            if (at == null) {
+                return Optional.empty();
+            }
+        }
+        return Optional.empty();
     }
 
     /** The signed job known at {@code position}, if any. */
@@ -298,7 +334,8 @@ public final class ChainProjection {
                     path.add(at);
                 }
                 Known k = jobs.get(at);
-                JobId next = burns.contains(at) ? Chain.afterBurn(at) : k != null ? k.successor : null;
+                JobId next = burns.contains(at) || behindBurns.contains(at) ? Chain.afterBurn(at)
+                        : k != null ? k.successor : null;
                 if (next == null || next.equals(head)) {
                     answer = next != null;
                 }

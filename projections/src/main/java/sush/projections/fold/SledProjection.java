@@ -110,6 +110,13 @@ public final class SledProjection {
         record Burnt(sush.projections.job.SignedJob job) implements Outcome {
         }
 
+        /**
+         * A request held until its session became active joined the chain now, behind the head
+         * (resumed past it): the sled judges it as it judges a request delivered then.
+         */
+        record Released(sush.projections.job.SignedJob job) implements Outcome {
+        }
+
         /** A job of the active session that fails its checks: it takes no chain position. */
         record InvalidJob(sush.projections.job.SignedJob job, sush.projections.job.InvalidJobReason reason)
                 implements Outcome {
@@ -434,6 +441,11 @@ public final class SledProjection {
         for (Message m : held) {
             if (m instanceof Message.JobStart) {
                 onJobStart(((Message.JobStart) m).job(), m, out);
+                sush.projections.job.SignedJob job = ((Message.JobStart) m).job();
+                if (chain != null && activeSession().map(s -> s.id().equals(session)).orElse(false)
+                        && chain.precedesHead(job.request().job())) {
+                    out.add(new Outcome.Released(job));
+                }
             } else if (m instanceof Message.JobSkip) {
                 Message.JobSkip skip = (Message.JobSkip) m;
                 var active = activeSession();

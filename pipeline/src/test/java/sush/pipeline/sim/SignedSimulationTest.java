@@ -1,0 +1,126 @@
+package sush.pipeline.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import org.junit.jupiter.api.Test;
+
+import sush.pipeline.Rack;
+import sush.projections.fold.Ordering;
+
+/** The simulator under the signed ordering (ordered-sessions.md section 8); `./bench.sh sim --ordering signed` runs more. */
+class SignedSimulationTest {
+    /** Seeds of the suite's slice of random signed schedules. */
+    static final int SEEDS = Integer.getInteger("sush.sim.signed.seeds", 150);
+
+    private static Simulation signed(long seed, int sleds) {
+        return new Simulation(seed, sleds, Rack.KEY, Rack.TRUST, Ordering.SIGNED);
+    }
+
+    private static Map<String, Schedules.Scenario> scenarios() {
+        return Schedules.signedScenarios().stream().collect(Collectors.toMap(s -> s.name().substring(0, 2),
+                Function.identity()));
+    }
+
+    private static Simulation.Result scenario(String id) {
+        Schedules.Scenario s = scenarios().get(id);
+        Simulation.Result r = signed(7, 4).run(s.steps());
+        assertTrue(r.ok(), s.name() + ": " + r.summary() + "\n" + String.join("\n", r.trace()));
+        return r;
+    }
+
+    @Test
+    void anOlderSessionIsRefusedWhereANewerOneRan() {
+        Simulation.Result r = scenario("s1");
+        assertTrue(r.skips().getOrDefault("SUPERSEDED", 0L) > 0, r.summary());
+        assertEquals(0, r.hops(), "no hop refusals in the signed ordering");
+    }
+
+    @Test
+    void aColdBootedSessionContinuesAndRunsNothingTwice() {
+        Simulation.Result r = scenario("s2");
+        // Three jobs for every one of 4 sleds, each once (the safety checker refuses a second run).
+        assertEquals(12, r.launches(), r.summary());
+        assertTrue(r.faultKinds().contains("session-resume"), r.summary());
+        assertTrue(r.skips().getOrDefault("ALREADY_HANDLED", 0L) > 0, "re-sent earlier jobs: " + r.summary());
+    }
+
+    @Test
+    void aReplayedOldGrantRunsNothingTwice() {
+        Simulation.Result r = scenario("s3");
+        assertTrue(r.faultKinds().contains("replayed-grant"), r.summary());
+        // The first session's first job on 4 sleds, the second's on sleds 0 and 1, and the first
+        // session's next job on sled 3 alone (the other side holds the newer grant).
+        assertEquals(7, r.launches(), r.summary());
+    }
+
+    @Test
+    void aWipedSledRefusesTheRunningSessionAndRunsTheNextOne() {
+        Simulation.Result r = scenario("s4");
+        assertTrue(r.skips().getOrDefault("BELOW_FLOOR", 0L) > 0, r.summary());
+        assertTrue(r.faultKinds().contains("wipe-reprovision"), r.summary());
+        // Session 1: 4 + the second job on the 3 sleds not wiped; session 2: all 4.
+        assertEquals(11, r.launches(), r.summary());
+    }
+
+    @Test
+    void aSignerWhoseClockWentBackIssuesSessionsThatAreNeverActive() {
+        Simulation.Result r = scenario("s5");
+        assertEquals(4, r.launches(), "only the first session's job ran: " + r.summary());
+    }
+
+    @Test
+    void aReusedEpochIsRefusedWithItsError() {
+        boolean reported = false;
+        for (long seed = 1; seed <= 6; seed++) {
+            Simulation.Result r = signed(seed, 4).run(scenarios().get("s6").steps());
+            assertTrue(r.ok(), r.summary());
+            assertTrue(r.launches() >= 4 && r.launches() <= 8, r.summary());
+            reported |= r.faultKinds().contains("error-epoch_reuse");
+        }
+        assertTrue(reported, "the reused epoch's session sorts newer on some seed, and is refused there");
+    }
+
+    @Test
+    void randomSignedSchedulesWithReplayedGrantsNeverRunAJobTwice() {
+        List<String> failures = new ArrayList<>();
+        java.util.Set<String> kinds = new java.util.TreeSet<>();
+        for (long seed = 1; seed <= SEEDS; seed++) {
+            Simulation.Result r = signed(seed, 8).signerClockGoesBack().run(SimMain.schedule(seed, 8, true));
+            kinds.addAll(r.faultKinds());
+            if (!r.ok()) {
+                failures.add(r.summary());
+            }
+        }
+        assertEquals(List.of(), failures);
+        for (String k : List.of("replayed-grant", "session-resume", "wipe-reprovision", "signer-clock-back",
+                "cold-boot", "split-brain-cold-boot", "migration")) {
+            assertTrue(kinds.contains(k), k + " never fired: " + kinds);
+        }
+    }
+
+    @Test
+    void theSignedOrderingRefusesFewerOnTheSameSchedules() {
+        long[] signed = new long[2];
+        long[] causal = new long[2];
+        for (long seed = 1; seed <= 60; seed++) {
+            List<Step> steps = SimMain.schedule(seed, 8, false);
+            Simulation.Result s = signed(seed, 8).run(steps);
+            Simulation.Result c = new Simulation(seed, 8, Rack.KEY, Rack.TRUST, Ordering.CAUSAL).run(steps);
+            assertTrue(s.ok() && c.ok(), s.summary() + "\n" + c.summary());
+            signed[0] += s.refused();
+            signed[1] += s.targeted();
+            causal[0] += c.refused();
+            causal[1] += c.targeted();
+        }
+        double perSigned = 1000.0 * signed[0] / signed[1];
+        double perCausal = 1000.0 * causal[0] / causal[1];
+        assertTrue(perSigned < perCausal, "signed " + perSigned + " per 1,000, causal " + perCausal);
+    }
+}
