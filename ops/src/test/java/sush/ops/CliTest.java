@@ -119,4 +119,28 @@ class CliTest {
         assertEquals(1, again.exit());
         assertTrue(again.err().contains("not empty"), again.err());
     }
+
+    @Test
+    void convertTurnsACausalRecordIntoASignedOneAndRefusesTwice() throws Exception {
+        Path a = Files.createDirectories(dir.resolve("ca"));
+        Path b = Files.createDirectories(dir.resolve("cb"));
+        CliRun none = run("locker", "provision", "--m2", a + "," + b, "--baseboard", "913:X");
+        assertEquals(2, none.exit(), "a signed record needs a floor: " + none.err());
+        assertTrue(none.err().contains("--floor-epoch"), none.err());
+        assertEquals(0, run("locker", "provision", "--ordering", "causal", "--m2", a + "," + b, "--baseboard", "913:X")
+                .exit());
+        CliRun converted = run("locker", "convert", "--m2", a + "," + b, "--baseboard", "913:X", "--floor-epoch", "42");
+        assertEquals(0, converted.exit(), converted.err());
+        assertTrue(converted.out().contains("floor epoch 42"), converted.out());
+        java.util.List<sush.locker.store.Slot> slots = java.util.List.of(new sush.locker.store.DirectorySlot(a),
+                new sush.locker.store.DirectorySlot(b));
+        try (sush.locker.store.Locker<sush.locker.record.SignedRecord> l = sush.locker.store.Locker.open(
+                sush.locker.record.RecordFormat.SIGNED, "913:X", slots, sush.gossip.Entropy.secure())) {
+            assertTrue(l.trusted(), l.load().reason());
+            assertEquals(42, l.newest().orElseThrow().floor());
+        }
+        CliRun again = run("locker", "convert", "--m2", a + "," + b, "--baseboard", "913:X", "--floor-epoch", "43");
+        assertEquals(1, again.exit());
+        assertTrue(again.err().contains("ordering"), "a signed record is not read as a causal one: " + again.err());
+    }
 }
