@@ -1,6 +1,9 @@
 package sush.locker.record;
 
+import java.util.Objects;
 import java.util.Optional;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
 
 /**
  * A boundary record's format for one session ordering: how the locker encodes, strictly decodes
@@ -9,28 +12,37 @@ import java.util.Optional;
  * the single writer are the same for both; only the body differs, and a body of one ordering is
  * never read as the other ({@link RecordException.Reason#ORDERING_MISMATCH}).
  */
-public interface RecordFormat<R> {
-    RecordFormat<BoundaryRecord> CAUSAL = new Causal();
-    RecordFormat<SignedRecord> SIGNED = new Signed();
+public final class RecordFormat<R> {
+    /** A strict decoder: a body that is not a record of this format is a typed error. */
+    @FunctionalInterface
+    private interface Decoder<R> {
+        R decode(byte[] body) throws RecordException;
+    }
 
-    /** The ordering's name as {@code rack.json} and the record spell it. */
-    String ordering();
+    /** Records of the causal ordering: universes, executed join, recent map, Bloom filter. */
+    public static final RecordFormat<BoundaryRecord> CAUSAL = new RecordFormat<>("causal", BoundaryCodec::encode,
+            BoundaryCodec::decode, BoundaryRecord::baseboard, BoundaryRecord::checkI1);
+    /** Records of the signed ordering: a floor epoch and the last committed job. */
+    public static final RecordFormat<SignedRecord> SIGNED = new RecordFormat<>("signed", SignedCodec::encode,
+            SignedCodec::decode, SignedRecord::baseboard, SignedRecord::checkO1);
 
-    byte[] encode(R record);
+    private final String ordering;
+    private final Function<R, byte[]> encoder;
+    private final Decoder<R> decoder;
+    private final Function<R, String> baseboard;
+    private final BiConsumer<Optional<R>, R> invariant;
 
-    /** Strict decode of a record of any sled. */
-    R decode(byte[] body) throws RecordException;
-
-    /** Strict decode of a record of {@code baseboard}; another sled's record is refused. */
-    R decode(byte[] body, String baseboard) throws RecordException;
-
-    String baseboard(R record);
-
-    /** The record invariant across one write (I1 or O1); throws when {@code next} breaks it. */
-    void check(Optional<R> newest, R next);
+    private RecordFormat(String ordering, Function<R, byte[]> encoder, Decoder<R> decoder,
+            Function<R, String> baseboard, BiConsumer<Optional<R>, R> invariant) {
+        this.ordering = ordering;
+        this.encoder = encoder;
+        this.decoder = decoder;
+        this.baseboard = baseboard;
+        this.invariant = invariant;
+    }
 
     /** The format of {@code ordering} ({@code causal} or {@code signed}). */
-    static RecordFormat<?> of(String ordering) {
+    public static RecordFormat<?> of(String ordering) {
         switch (ordering) {
             case "causal":
                 return CAUSAL;
@@ -41,85 +53,38 @@ public interface RecordFormat<R> {
         }
     }
 
-    /** Records of the causal ordering: universes, executed join, recent map, Bloom filter. */
-    final class Causal implements RecordFormat<BoundaryRecord> {
-        private Causal() {
-        }
-
-        @Override
-        public String ordering() {
-            return "causal";
-        }
-
-        @Override
-        public byte[] encode(BoundaryRecord record) {
-            return BoundaryCodec.encode(record);
-        }
-
-        @Override
-        public BoundaryRecord decode(byte[] body) throws RecordException {
-            return BoundaryCodec.decode(body);
-        }
-
-        @Override
-        public BoundaryRecord decode(byte[] body, String baseboard) throws RecordException {
-            return BoundaryCodec.decode(body, baseboard);
-        }
-
-        @Override
-        public String baseboard(BoundaryRecord record) {
-            return record.baseboard();
-        }
-
-        @Override
-        public void check(Optional<BoundaryRecord> newest, BoundaryRecord next) {
-            BoundaryRecord.checkI1(newest, next);
-        }
-
-        @Override
-        public String toString() {
-            return ordering();
-        }
+    /** The ordering's name as {@code rack.json} and the record spell it. */
+    public String ordering() {
+        return ordering;
     }
 
-    /** Records of the signed ordering: a floor epoch and the last committed job. */
-    final class Signed implements RecordFormat<SignedRecord> {
-        private Signed() {
-        }
+    public byte[] encode(R record) {
+        return encoder.apply(record);
+    }
 
-        @Override
-        public String ordering() {
-            return "signed";
-        }
+    /** Strict decode of a record of any sled. */
+    public R decode(byte[] body) throws RecordException {
+        return decoder.decode(body);
+    }
 
-        @Override
-        public byte[] encode(SignedRecord record) {
-            return SignedCodec.encode(record);
-        }
+    /** Strict decode of a record of {@code baseboard}; another sled's record is refused. */
+    public R decode(byte[] body, String board) throws RecordException {
+        R r = decoder.decode(body);
+        BoundaryCodec.sameSled(baseboard(r), Objects.requireNonNull(board, "board"));
+        return r;
+    }
 
-        @Override
-        public SignedRecord decode(byte[] body) throws RecordException {
-            return SignedCodec.decode(body);
-        }
+    public String baseboard(R record) {
+        return baseboard.apply(record);
+    }
 
-        @Override
-        public SignedRecord decode(byte[] body, String baseboard) throws RecordException {
-            return SignedCodec.decode(body, baseboard);
-        }
+    /** The record invariant across one write (I1 or O1); throws when {@code next} breaks it. */
+    public void check(Optional<R> newest, R next) {
+        invariant.accept(newest, next);
+    }
 
-        @Override
-        public String baseboard(SignedRecord record) {
-            return record.baseboard();
-        }
-
-        @Override
-        public void check(Optional<SignedRecord> newest, SignedRecord next) {
-            SignedRecord.checkO1(newest, next);
-        }
-
-        @Override
-        public String toString() {
-            return ordering();
-        }
+    @Override
+    public String toString() {
+        return ordering;
     }
 }

@@ -464,32 +464,32 @@ public final class ApiServer {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("floor_epoch", r.floor());
         m.put("committed", r.committed().map(c -> {
-            Map<String, Object> x = new LinkedHashMap<>();
-            x.put("session", c.session().session().codephrase());
+            Map<String, Object> x = committed(c.session().session(), c.job(), c.successor(), c.outcome());
             x.put("epoch", c.session().epoch());
             x.put("signer", c.session().signer().codephrase());
-            x.put("job", c.job().codephrase());
-            x.put("successor", c.successor().codephrase());
-            x.put("outcome", c.outcome().isEnded() ? Json.lower(c.outcome().status()) : "committed");
-            x.put("code", c.outcome().code());
             return x;
         }).orElse(null));
         return m;
+    }
+
+    /** A committed job as {@code /boundary} shows it, in either ordering's record. */
+    private static Map<String, Object> committed(SessionId session, JobId job, JobId successor,
+            sush.locker.record.Outcome outcome) {
+        Map<String, Object> x = new LinkedHashMap<>();
+        x.put("session", session.codephrase());
+        x.put("job", job.codephrase());
+        x.put("successor", successor.codephrase());
+        x.put("outcome", outcome.isEnded() ? Json.lower(outcome.status()) : "committed");
+        x.put("code", outcome.code());
+        return x;
     }
 
     static Map<String, Object> record(BoundaryRecord r) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("network", r.network().toString());
         m.put("executed", r.executed().toString());
-        m.put("committed", r.committed().map(c -> {
-            Map<String, Object> x = new LinkedHashMap<>();
-            x.put("session", c.session().codephrase());
-            x.put("job", c.job().codephrase());
-            x.put("successor", c.successor().codephrase());
-            x.put("outcome", c.outcome().isEnded() ? Json.lower(c.outcome().status()) : "committed");
-            x.put("code", c.outcome().code());
-            return x;
-        }).orElse(null));
+        m.put("committed", r.committed().map(c -> committed(c.session(), c.job(), c.successor(), c.outcome()))
+                .orElse(null));
         m.put("recent", r.recent().stream().map(l -> l.network().toString()).toList());
         m.put("bloom_bits_set", r.burned().fill());
         m.put("amnesiac", r.amnesiac());

@@ -44,6 +44,19 @@ public final class LockerCommand implements Callable<Integer> {
         }
     }
 
+    /** The floor of a signed record, given or a fresh epoch of the signer. */
+    static final class Floor {
+        @Option(names = "--floor-epoch", description = "signed: sessions at or below this epoch are refused here "
+                + "(default: a fresh epoch of the signer, from --key or SUSH_SIGNER_KEY)")
+        Long floorEpoch;
+        @Option(names = "--key", description = "the signer's private key, for a fresh floor epoch")
+        Path key;
+
+        long epoch() throws Client.Failure {
+            return floorEpoch(floorEpoch, key);
+        }
+    }
+
     /**
      * The floor of a signed record: the one given, else a fresh epoch of the signer (reserved in
      * its epoch file), which is at least every epoch it issued before (ordered-sessions.md
@@ -81,11 +94,8 @@ public final class LockerCommand implements Callable<Integer> {
         @Option(names = "--ordering", defaultValue = "signed", description = "the rack's session ordering: "
                 + "signed or causal (default: ${DEFAULT-VALUE})")
         String ordering;
-        @Option(names = "--floor-epoch", description = "signed: sessions at or below this epoch are refused here "
-                + "(default: a fresh epoch of the signer, from --key or SUSH_SIGNER_KEY)")
-        Long floorEpoch;
-        @Option(names = "--key", description = "the signer's private key, for a fresh floor epoch")
-        Path key;
+        @picocli.CommandLine.Mixin
+        Floor floor;
 
         @Override
         public Integer call() {
@@ -93,12 +103,12 @@ public final class LockerCommand implements Callable<Integer> {
                 List<Slot> slots = slots();
                 String what;
                 if ("signed".equals(ordering)) {
-                    long floor = floorEpoch(floorEpoch, key);
+                    long epoch = floor.epoch();
                     Locker.provision(RecordFormat.SIGNED, slots, Entropy.secure(),
-                            SignedRecord.provisioned(baseboard, floor));
-                    what = "ordering signed, floor epoch " + floor;
+                            SignedRecord.provisioned(baseboard, epoch));
+                    what = "ordering signed, floor epoch " + epoch;
                 } else if ("causal".equals(ordering)) {
-                    if (floorEpoch != null) {
+                    if (floor.floorEpoch != null) {
                         throw new Client.Failure(2, "usage", "--floor-epoch is for the signed ordering");
                     }
                     Locker.provision(RecordFormat.CAUSAL, slots, Entropy.secure(), BoundaryRecord.genesis(baseboard));
@@ -122,21 +132,18 @@ public final class LockerCommand implements Callable<Integer> {
             + "floor (the daemon must be stopped; refuses untrusted or empty slots). Every session granted before "
             + "the floor epoch is refused here afterwards.")
     static final class Convert extends Slots implements Callable<Integer> {
-        @Option(names = "--floor-epoch", description = "sessions at or below this epoch are refused here (default: "
-                + "a fresh epoch of the signer, from --key or SUSH_SIGNER_KEY)")
-        Long floorEpoch;
-        @Option(names = "--key", description = "the signer's private key, for a fresh floor epoch")
-        Path key;
+        @picocli.CommandLine.Mixin
+        Floor floor;
 
         @Override
         public Integer call() {
             try {
                 List<Slot> slots = slots();
-                long floor = floorEpoch(floorEpoch, key);
+                long epoch = floor.epoch();
                 try (Locker<BoundaryRecord> l = Locker.open(RecordFormat.CAUSAL, baseboard, slots, Entropy.secure())) {
-                    l.convert(RecordFormat.SIGNED, causal -> SignedRecord.provisioned(baseboard, floor));
+                    l.convert(RecordFormat.SIGNED, causal -> SignedRecord.provisioned(baseboard, epoch));
                 }
-                System.out.println("converted " + baseboard + " to ordering signed, floor epoch " + floor);
+                System.out.println("converted " + baseboard + " to ordering signed, floor epoch " + epoch);
                 return 0;
             } catch (Client.Failure f) {
                 return fail(f);

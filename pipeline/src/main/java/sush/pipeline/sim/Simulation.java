@@ -514,13 +514,8 @@ public final class Simulation {
                 }
                 operator.grant = g;
                 operator.grants.add(g);
-                operator.session = id;
-                operator.all.add(id);
                 operator.start = null;
-                operator.jobs.clear();
-                operator.burns.clear();
-                operator.strayBurns = false;
-                operator.next = sush.projections.id.Chain.first(id);
+                begin(id);
             }
         } else if (step instanceof Step.StartSession) {
             SimSled via = sleds.get(((Step.StartSession) step).via());
@@ -535,13 +530,8 @@ public final class Simulation {
                 if (operator.firstStart == null) {
                     operator.firstStart = start;
                 }
-                operator.session = id;
-                operator.all.add(id);
                 operator.start = start;
-                operator.jobs.clear();
-                operator.burns.clear();
-                operator.strayBurns = false;
-                operator.next = sush.projections.id.Chain.first(id);
+                begin(id);
             }
         } else if (operator.session == null) {
             trace.add("  (no session yet: nothing to do)");
@@ -647,6 +637,16 @@ public final class Simulation {
                 send(sleds.get(st.via()), new Message.JobStop(job, operator.starter));
             }
         }
+    }
+
+    /** The operator's client now works in the new session {@code id}, from its first position. */
+    private void begin(SessionId id) {
+        operator.session = id;
+        operator.all.add(id);
+        operator.jobs.clear();
+        operator.burns.clear();
+        operator.strayBurns = false;
+        operator.next = sush.projections.id.Chain.first(id);
     }
 
     /** The client remembers where the current session's chain continues. */
