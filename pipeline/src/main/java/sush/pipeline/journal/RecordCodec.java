@@ -38,7 +38,7 @@ final class RecordCodec {
             w.writeVarint(checked ? DELIVERED_CHECKED : DELIVERED).writeLengthPrefixed(d.version().toBytes())
                     .writeLengthPrefixed(d.payload());
             if (checked) {
-                w.writeVarint(d.signature().ordinal());
+                w.writeVarint(signatureCode(d.signature()));
             }
         } else if (r instanceof JournalRecord.Resumed) {
             JournalRecord.Resumed x = (JournalRecord.Resumed) r;
@@ -49,7 +49,7 @@ final class RecordCodec {
             w.writeVarint(PASSED).writeBytes(x.job().toBytes()).writeVarint(passedCode(x.how()));
         } else {
             JournalRecord.Decision d = (JournalRecord.Decision) r;
-            w.writeVarint(DECISION).writeVarint(d.kind().ordinal()).writeLengthPrefixed(utf8(d.subject()))
+            w.writeVarint(DECISION).writeVarint(kindCode(d.kind())).writeLengthPrefixed(utf8(d.subject()))
                     .writeLengthPrefixed(utf8(d.detail()));
         }
         return w.toByteArray();
@@ -79,17 +79,15 @@ final class RecordCodec {
                 byte[] payload = in.readLengthPrefixed(MAX_FIELD_BYTES, "payload");
                 JournalRecord.Signature signature = JournalRecord.Signature.UNCHECKED;
                 if (tag == DELIVERED_CHECKED) {
-                    int verdict = in.readVarintAtMost(JournalRecord.Signature.values().length - 1, "signature verdict");
-                    if (verdict == JournalRecord.Signature.UNCHECKED.ordinal()) {
+                    signature = signature(in.readVarintAtMost(SIGNATURE_CODES.length - 1, "signature verdict"));
+                    if (signature == JournalRecord.Signature.UNCHECKED) {
                         throw new JournalException(JournalException.Kind.CORRUPT, "a checked delivery without a verdict");
                     }
-                    signature = JournalRecord.Signature.values()[verdict];
                 }
                 r = new JournalRecord.Delivered(v, payload, signature);
             } else if (tag == DECISION) {
-                int kind = in.readVarintAtMost(JournalRecord.Decision.Kind.values().length - 1, "decision kind");
-                r = new JournalRecord.Decision(JournalRecord.Decision.Kind.values()[kind], text(in, "subject"),
-                        text(in, "detail"));
+                JournalRecord.Decision.Kind kind = kind(in.readVarintAtMost(KIND_CODES.length - 1, "decision kind"));
+                r = new JournalRecord.Decision(kind, text(in, "subject"), text(in, "detail"));
             } else if (tag == RESUMED) {
                 r = new JournalRecord.Resumed(new SessionId(in.readBytes(Id88.BYTES)), new JobId(in.readBytes(Id88.BYTES)),
                         new JobId(in.readBytes(Id88.BYTES)));
@@ -104,6 +102,43 @@ final class RecordCodec {
         } catch (MalformedException | IllegalArgumentException e) {
             throw new JournalException(JournalException.Kind.CORRUPT, "malformed record: " + e.getMessage());
         }
+    }
+
+    /**
+     * Signature verdicts by their code on disk, fixed here and never an ordinal: reordering the
+     * enum must not change what old journals mean (the codes are those journals already hold).
+     */
+    static final JournalRecord.Signature[] SIGNATURE_CODES = {JournalRecord.Signature.UNCHECKED,
+        JournalRecord.Signature.GOOD, JournalRecord.Signature.UNKNOWN_KEY, JournalRecord.Signature.BAD_SIGNATURE};
+    /** Decision kinds by their code on disk, fixed likewise. */
+    static final JournalRecord.Decision.Kind[] KIND_CODES = {JournalRecord.Decision.Kind.ENTRY,
+        JournalRecord.Decision.Kind.FLOOR, JournalRecord.Decision.Kind.VERDICT, JournalRecord.Decision.Kind.COMMIT,
+        JournalRecord.Decision.Kind.LAUNCH, JournalRecord.Decision.Kind.SKIP, JournalRecord.Decision.Kind.ENDING,
+        JournalRecord.Decision.Kind.ERROR};
+
+    static int signatureCode(JournalRecord.Signature s) {
+        return code(SIGNATURE_CODES, s);
+    }
+
+    static JournalRecord.Signature signature(int code) {
+        return SIGNATURE_CODES[code];
+    }
+
+    static int kindCode(JournalRecord.Decision.Kind k) {
+        return code(KIND_CODES, k);
+    }
+
+    static JournalRecord.Decision.Kind kind(int code) {
+        return KIND_CODES[code];
+    }
+
+    private static <E> int code(E[] table, E value) {
+        for (int i = 0; i < table.length; i++) {
+            if (table[i] == value) {
+                return i;
+            }
+        }
+        throw new IllegalStateException(value + " has no journal code: give it the next free one");
     }
 
     private static byte[] utf8(String s) {
