@@ -154,8 +154,11 @@ public final class Daemon implements AutoCloseable {
         TcpTransport transport = new TcpTransport(hostPort[0], Integer.parseInt(hostPort[1]), Duration.ofSeconds(2),
                 tls);
         // Gossip names a sled by its gossip address: what its peers dial is what they admit.
-        GossipNode node = new GossipNode(new GossipConfig(s.gossip(), GossipConfig.DEFAULT_SESSION_TIMEOUT,
-                Duration.ofSeconds(20), Duration.ofSeconds(5), Duration.ofMillis(50), Duration.ofSeconds(2)),
+        // The documented rack defaults (D-008): a session every 30 s per link as the safety net,
+        // links idle for 90 s closed; redial from 50 ms up to 2 s.
+        GossipConfig defaults = GossipConfig.defaults(s.gossip());
+        GossipNode node = new GossipNode(new GossipConfig(s.gossip(), defaults.sessionTimeout(),
+                defaults.idleTimeout(), defaults.periodicSync(), Duration.ofMillis(50), Duration.ofSeconds(2)),
                 transport, Schedulers.parallel(),
                 Entropy.secure());
         Scheduler loop = Schedulers.newSingle("sled-loop");
