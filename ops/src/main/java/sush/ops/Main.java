@@ -17,6 +17,7 @@ import sush.ops.cli.ReplayCommand;
 import sush.ops.cli.SessionCommand;
 import sush.ops.cli.SignerCommand;
 import sush.ops.cli.SimulateCommand;
+import sush.ops.cli.StatusCommand;
 import sush.ops.cli.VersionCommand;
 import sush.ops.cli.WatchCommand;
 
@@ -24,7 +25,7 @@ import sush.ops.cli.WatchCommand;
 @Command(name = "sush", mixinStandardHelpOptions = true, version = "sush 0.1.0",
         description = "Runs signed operator jobs on the sleds of a rack, at most once per sled.",
         subcommands = {DaemonCommand.class, SessionCommand.class, JobCommand.class, BoundaryCommand.class,
-                WatchCommand.class, VersionCommand.class, LockerCommand.class, KeygenCommand.class, SignerCommand.class, ReplayCommand.class,
+                WatchCommand.class, VersionCommand.class, StatusCommand.class, LockerCommand.class, KeygenCommand.class, SignerCommand.class, ReplayCommand.class,
                 SimulateCommand.class, RackCommand.class, DemoCommand.class, LoginCommand.class, IamCommand.class})
 public final class Main implements Callable<Integer> {
     @Override

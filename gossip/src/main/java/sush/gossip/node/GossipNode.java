@@ -192,6 +192,11 @@ public final class GossipNode implements MuxHandler {
         setPeers(newPeers);
     }
 
+    /** The peers this sled is told to link to (expected), connected or not. */
+    public synchronized int expectedPeers() {
+        return peers.size();
+    }
+
     /** Authenticated links refused because the name they claimed was not the one they proved. */
     public long impostors() {
         return impostors.get();

@@ -114,6 +114,9 @@ public final class ApiServer {
                 }
             }, REQUEST_DEADLINE.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
         }).route(r -> r
+                // Probes for supervisors and monitors: no login, nothing private in them.
+                .get("/health", (q, s) -> served(q, () -> health(s)))
+                .get("/ready", (q, s) -> served(q, () -> ready(s)))
                 .post("/login/challenge", (q, s) -> served(q, () -> challenge(s)))
                 .post("/login", (q, s) -> served(q, () -> login(q, s)))
                 .get("/version", (q, s) -> guard(q, s, (b, who) -> json(s, 200, version())))
@@ -270,6 +273,74 @@ public final class ApiServer {
         return s.header("WWW-Authenticate", "Sush nonce=\"" + nonce + "\"").status(e.status())
                 .header("Content-Type", "application/json").sendString(Mono.just(Json.MAPPER.writeValueAsString(
                         Map.of("error", e.code(), "message", e.getMessage())) + "\n")).then();
+    }
+
+    /** How long the sled's loop may take to answer {@code /health} before the sled counts as stalled. */
+    public static final java.time.Duration HEALTH_DEADLINE = java.time.Duration.ofSeconds(1);
+
+    /**
+     * {@code GET /health}: 200 when the sled's loop answered within {@link #HEALTH_DEADLINE} and
+     * has not failed; 503 otherwise (a supervisor restarts the daemon).
+     */
+    private Publisher<Void> health(HttpServerResponse s) {
+        long t0 = System.nanoTime();
+        return runtime.query(v -> true).timeout(HEALTH_DEADLINE).map(ok -> {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("status", runtime.failure().isPresent() ? "failed" : "ok");
+            m.put("loop_ms", (System.nanoTime() - t0) / 1_000_000.0);
+            runtime.failure().ifPresent(f -> m.put("failure", f));
+            return m;
+        }).flatMap(m -> json(s, "ok".equals(m.get("status")) ? 200 : 503, m))
+                .onErrorResume(e -> json(s, 503, Map.of("status", "stalled", "message", "the sled's loop did not "
+                        + "answer within " + HEALTH_DEADLINE.toMillis() + " ms")));
+    }
+
+    /**
+     * {@code GET /ready}: whether the sled can run jobs now, and why not: its store trusted, in a
+     * universe, at least one peer connected when it has peers, its gossip set not full, its loop
+     * not failed. 200 when ready, 503 with the reasons otherwise.
+     */
+    private Publisher<Void> ready(HttpServerResponse s) {
+        return runtime.query(this::readiness).timeout(HEALTH_DEADLINE)
+                .flatMap(m -> json(s, Boolean.TRUE.equals(m.get("ready")) ? 200 : 503, m))
+                .onErrorResume(e -> json(s, 503, Map.of("ready", false, "reasons", List.of("the sled's loop did not "
+                        + "answer within " + HEALTH_DEADLINE.toMillis() + " ms"))));
+    }
+
+    private Map<String, Object> readiness(SledRuntime.View v) {
+        GossipNode.Stats stats = node.stats();
+        int expected = node.expectedPeers();
+        int held = node.replica().size();
+        List<String> reasons = new ArrayList<>();
+        if (!v.trusted()) {
+            reasons.add("the boundary store is not trusted: " + locker.changed().orElse(locker.load().reason()));
+        }
+        if (v.network() == null || v.network().isBootstrapping()) {
+            reasons.add("not in a universe yet");
+        }
+        if (expected > 0 && stats.connectedPeers() == 0) {
+            reasons.add("no peer connected of " + expected);
+        }
+        if (held >= sush.gossip.set.Replica.MAX_MESSAGES) {
+            reasons.add("the gossip set is full (" + held + " messages)");
+        }
+        runtime.failure().ifPresent(f -> reasons.add("the sled stopped admitting: " + f));
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("ready", reasons.isEmpty());
+        m.put("reasons", reasons);
+        m.put("store_trusted", v.trusted());
+        m.put("ordering", v.ordering().wireName());
+        m.put("universe", v.network() == null ? null : v.network().toString());
+        m.put("peers_connected", stats.connectedPeers());
+        m.put("peers_expected", expected);
+        m.put("floor", v.ordering() == Ordering.SIGNED
+                ? v.record().map(r -> (Object) ((SignedRecord) r).floor()).orElse(null)
+                : v.floor().map(Object::toString).orElse(null));
+        m.put("pending_launches", v.pendingLaunches());
+        m.put("running", v.running().size());
+        m.put("set_messages", held);
+        m.put("set_fill", (double) held / sush.gossip.set.Replica.MAX_MESSAGES);
+        return m;
     }
 
     private Publisher<Void> challenge(HttpServerResponse s) {

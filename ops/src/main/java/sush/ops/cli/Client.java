@@ -121,6 +121,22 @@ public final class Client {
         return call(() -> signed(method, path, body, handler, b -> headers.forEach(b::header), null));
     }
 
+    /** An unsigned probe's answer: its HTTP status and JSON body. */
+    public record Probe(int status, JsonNode body) {
+    }
+
+    /** An unsigned GET of a probe ({@code /health}, {@code /ready}): 503 is an answer, not a failure. */
+    public Probe probe(String path) throws Failure {
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri(path)).GET();
+        HttpResponse<String> r = call(() -> http.send(b.timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString()));
+        try {
+            return new Probe(r.statusCode(), Json.MAPPER.readTree(r.body()));
+        } catch (RuntimeException e) {
+            throw new Failure(2, "http-" + r.statusCode(), "not a probe's JSON answer: " + r.body());
+        }
+    }
+
     /** An unsigned request (the login's two). */
     private JsonNode plain(String method, String path, byte[] body) throws Failure {
         HttpRequest.Builder b = HttpRequest.newBuilder(uri(path)).header("Content-Type", "application/json")

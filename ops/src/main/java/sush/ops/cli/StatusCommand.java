@@ -1,0 +1,76 @@
+package sush.ops.cli;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import sush.ops.daemon.RackFile;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * {@code sush status}: every sled's {@code /health} and {@code /ready}, one line each (the
+ * sleds of the local rack file, else the one sled of {@code --url}). Exits 0 when every sled is
+ * healthy and ready, 1 otherwise.
+ */
+@Command(name = "status", description = "Show every sled's health and readiness (exit 0 when all are ready).")
+public final class StatusCommand implements Callable<Integer> {
+    @Mixin
+    Global g;
+
+    @Override
+    public Integer call() {
+        List<Object> docs = new ArrayList<>();
+        StringBuilder text = new StringBuilder();
+        boolean allReady = true;
+        java.util.Optional<RackFile> rack = Global.localRack();
+        List<String[]> sleds = new ArrayList<>();
+        if (rack.isPresent() && g.url == null && System.getenv("SUSH_URL") == null) {
+            rack.get().sleds().forEach(s -> sleds.add(new String[] {s.baseboard(), rack.get().apiUrl(s)}));
+        } else {
+            sleds.add(new String[] {null, null});
+        }
+        for (String[] sled : sleds) {
+            Map<String, Object> doc = new LinkedHashMap<>();
+            String line;
+            try {
+                Client c = sled[1] == null ? g.client() : g.client(sled[1]);
+                Client.Probe health = c.probe("/health");
+                Client.Probe ready = c.probe("/ready");
+                doc.put("health", health.body());
+                doc.put("ready", ready.body());
+                boolean ok = health.status() == 200 && ready.status() == 200;
+                allReady &= ok;
+                line = render(health.body(), ready.body());
+            } catch (Client.Failure f) {
+                allReady = false;
+                doc.put("error", f.getMessage());
+                line = "UNREACHABLE  " + f.getMessage();
+            }
+            doc.put("sled", sled[0]);
+            docs.add(doc);
+            text.append(sled[0] == null ? "" : String.format("%-28s ", Client.printable(sled[0]))).append(line)
+                    .append('\n');
+        }
+        g.print(Map.of("sleds", docs, "all_ready", allReady), text.toString().stripTrailing());
+        return allReady ? 0 : 1;
+    }
+
+    static String render(JsonNode health, JsonNode ready) {
+        StringBuilder b = new StringBuilder();
+        b.append(health.path("status").asString("?").toUpperCase(java.util.Locale.ROOT)).append(' ');
+        b.append(ready.path("ready").asBoolean() ? "ready" : "NOT READY");
+        b.append(String.format(java.util.Locale.ROOT, "  store %s, peers %d/%d, floor %s, pending %d, set %.1f%%",
+                ready.path("store_trusted").asBoolean() ? "trusted" : "UNTRUSTED", ready.path("peers_connected").asInt(),
+                ready.path("peers_expected").asInt(), ready.path("floor").isNull() ? "none"
+                        : ready.path("floor").asString(), ready.path("pending_launches").asInt(),
+                100 * ready.path("set_fill").asDouble()));
+        for (JsonNode r : ready.path("reasons")) {
+            b.append("\n    ").append(Client.printable(r.asString()));
+        }
+        return b.toString();
+    }
+}
