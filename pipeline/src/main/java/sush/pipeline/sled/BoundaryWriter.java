@@ -19,12 +19,16 @@ final class BoundaryWriter {
         this.worker = writer.createWorker();
     }
 
-    /** Completes when {@code t} is on every slot; errors with the {@link LockerException} otherwise. */
-    Mono<Void> store(Locker.Ticket<?> t) {
+    /**
+     * Emits the microseconds the store took once {@code t} is on every slot; errors with the
+     * {@link LockerException} otherwise.
+     */
+    Mono<Long> store(Locker.Ticket<?> t) {
         return Mono.create(sink -> worker.schedule(() -> {
             try {
+                long t0 = System.nanoTime();
                 locker.store(t);
-                sink.success();
+                sink.success((System.nanoTime() - t0) / 1_000);
             } catch (LockerException | RuntimeException e) {
                 // Whatever failed, the store did not complete: the job it guards must not run.
                 sink.error(e);

@@ -36,6 +36,21 @@ public sealed interface SledEvent {
     record Screened(JobId job, Verdict verdict) implements SledEvent {
     }
 
+    /**
+     * The boundary record committing the job is on every slot: record {@code seq} of this life's
+     * locker, stored in {@code micros} microseconds (every slot's write, fsync, rename and
+     * directory fsync). The launch follows.
+     */
+    record Committed(JobId job, long seq, long micros) implements SledEvent {
+    }
+
+    /**
+     * The current universe's gossip set crossed {@code percent} (80, then 100) of the messages it
+     * can hold: sends are refused at 100 until a new universe (a whole-rack cold boot).
+     */
+    record SetFill(int percent, int messages, int capacity) implements SledEvent {
+    }
+
     /** The boundary commit for the job is on both slots and its process was started. */
     record Launched(JobId job) implements SledEvent {
     }

@@ -118,6 +118,8 @@ public final class SledRuntime {
     private final Set<JobId> committedThisLife = new HashSet<>();
     /** Jobs this entry reported (or deferred) a skip for: one report per job per entry. */
     private final Set<JobId> skipReported = new HashSet<>();
+    /** The gossip set fill threshold this entry reported (0, 80 or 100). */
+    private int fillReported;
     /** Requests this entry judged while walking back from a later one behind the head. */
     private final Set<JobId> walkedBack = new HashSet<>();
     /** Jobs this entry passed at its head: screened already, never reported as behind it. */
@@ -340,6 +342,7 @@ public final class SledRuntime {
         deferredReports.clear();
         passedThisEntry.clear();
         walkedBack.clear();
+        fillReported = 0;
         skipReported.clear();
         cancelled.clear();
         overflowReported = 0;
@@ -479,6 +482,28 @@ public final class SledRuntime {
         }
         retryWaiting();
         reportOverflow();
+        checkFill();
+    }
+
+    /** The share of its capacity at which a gossip set's fill is first reported (then at 100). */
+    static final int FILL_WARNING_PERCENT = 80;
+
+    /** The fill threshold {@code held} messages of {@code capacity} have reached: 0, 80 or 100. */
+    static int fillThreshold(int held, int capacity) {
+        if (held >= capacity) {
+            return 100;
+        }
+        return (long) held * 100 >= (long) capacity * FILL_WARNING_PERCENT ? FILL_WARNING_PERCENT : 0;
+    }
+
+    /** Reports the current universe's gossip set crossing 80% and 100% of its capacity, once each per entry. */
+    private void checkFill() {
+        int held = replica.size();
+        int reached = fillThreshold(held, sush.gossip.set.Replica.MAX_MESSAGES);
+        if (reached > fillReported) {
+            fillReported = reached;
+            emit(new SledEvent.SetFill(reached, held, sush.gossip.set.Replica.MAX_MESSAGES));
+        }
     }
 
     /** The chain's bounds are explicit: what it could not remember is an error event, never a silent gap. */
@@ -814,8 +839,11 @@ public final class SledRuntime {
         journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.COMMIT, id.codephrase(), "reserved"));
         // Records reach the writer in the order they were reserved: this store is submitted
         // before passing the head can reserve the next job's (a concurrent one commits at once).
-        writer.store(t).publishOn(loop).subscribe(null, err -> guarded("commit result", () -> commitFailed(id, err)),
-                () -> guarded("commit result", () -> launch(job)));
+        long seq = t.seq();
+        writer.store(t).publishOn(loop).subscribe(micros -> guarded("commit result", () -> {
+            emit(new SledEvent.Committed(id, seq, micros));
+            launch(job);
+        }), err -> guarded("commit result", () -> commitFailed(id, err)));
         // The newest record names this job now: the head is past it, as resumption would put it.
         pass(id, ChainProjection.Passed.RAN);
     }

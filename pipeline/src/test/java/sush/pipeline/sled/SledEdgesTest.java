@@ -382,4 +382,14 @@ class SledEdgesTest {
         h.boot(1);
         assertEquals(1, h.events(SledEvent.Drained.class).size());
     }
+
+    @Test
+    void theGossipSetFillIsReportedAtEightyAndAtAHundredPercent() {
+        assertEquals(0, SledRuntime.fillThreshold(799, 1000));
+        assertEquals(80, SledRuntime.fillThreshold(800, 1000));
+        assertEquals(80, SledRuntime.fillThreshold(999, 1000));
+        assertEquals(100, SledRuntime.fillThreshold(1000, 1000));
+        assertEquals(0, SledRuntime.fillThreshold(838_859, sush.gossip.set.Replica.MAX_MESSAGES), "just under 80%");
+        assertEquals(80, SledRuntime.fillThreshold(838_861, sush.gossip.set.Replica.MAX_MESSAGES));
+    }
 }

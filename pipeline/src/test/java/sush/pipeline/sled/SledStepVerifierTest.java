@@ -13,7 +13,7 @@ import sush.projections.message.Message;
 /** The sled's event stream, step by step, with StepVerifier on the sled's virtual time. */
 class SledStepVerifierTest {
     @Test
-    void anEntryThenAJobAtTheHeadGoesScreenedLaunchedEnded() throws Exception {
+    void anEntryThenAJobAtTheHeadGoesScreenedCommittedLaunchedEnded() throws Exception {
         SledHarness h = new SledHarness().provision().boot(1);
         List<SignedJob> jobs = Rack.jobs(Rack.session(1), 1, "sv", "*");
         StepVerifier.create(h.sled.events().filter(e -> !(e instanceof SledEvent.Gossiped)
@@ -27,6 +27,7 @@ class SledStepVerifierTest {
                 })
                 .expectNextMatches(e -> e instanceof SledEvent.Screened
                         && ((SledEvent.Screened) e).verdict() instanceof sush.locker.admission.Verdict.Admit)
+                .expectNextMatches(e -> e instanceof SledEvent.Committed && ((SledEvent.Committed) e).seq() == 1)
                 .expectNextMatches(e -> e instanceof SledEvent.Launched)
                 .then(() -> {
                     h.launcher.end(jobs.get(0).request().job(), 0);
