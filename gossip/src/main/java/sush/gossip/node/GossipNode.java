@@ -42,6 +42,18 @@ import sush.gossip.sync.Traffic;
  * calls a mux while holding its own lock.
  */
 public final class GossipNode implements MuxHandler {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(GossipNode.class);
+
+    /** A peer's claimed name as a log line may show it: printable ASCII, at most 128 characters. */
+    static String printable(String s) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < s.length() && i < 128; i++) {
+            char c = s.charAt(i);
+            b.append(c >= 0x20 && c < 0x7f ? c : '?');
+        }
+        return b.toString();
+    }
+
     /** Session timeouts a loser waits for its winner before it bootstraps from anyone. */
     static final int BOOTSTRAP_PATIENCE_SESSIONS = 3;
     /** Pushes held back because this sled lacks part of their base; the oldest is dropped past it. */
@@ -287,18 +299,24 @@ public final class GossipNode implements MuxHandler {
         synchronized (this) {
             Peer p = peers.get(peerName);
             if (p == null || stopped) {
+                if (!stopped) {
+                    LOG.warn("refused a link from {}: not a peer of this sled", printable(peerName));
+                }
                 return false;
             }
             java.util.Optional<String> proven = mux.peerIdentity();
             if (proven.isPresent() && !proven.get().equals(identities.get(peerName))) {
                 // A valid rack certificate, but the name it claims in PREAMBLE is not its own.
                 impostors.incrementAndGet();
+                LOG.warn("refused a link claiming to be peer {}: its certificate names {}", printable(peerName),
+                        printable(proven.get()));
                 return false;
             }
             if (anonymous.remove(mux)) {
                 replaced = p.mux;
                 p.mux = mux;
                 p.dialedByUs = false;
+                LOG.info("link up with peer {} (accepted)", p.name);
             } else if (p.mux != mux) {
                 return false;
             }
@@ -575,6 +593,7 @@ public final class GossipNode implements MuxHandler {
             anonymous.remove(mux);
             for (Peer p : peers.values()) {
                 if (p.mux == mux) {
+                    LOG.info("link down with peer {}", p.name);
                     p.mux = null;
                     if (weDial(p)) {
                         redial = p;
@@ -671,6 +690,7 @@ public final class GossipNode implements MuxHandler {
             p.dialedByUs = true;
             p.backoff = config.reconnectMin();
         }
+        LOG.info("link up with peer {} (dialled)", p.name);
         mux.start();
         mux.requestSession();
     }

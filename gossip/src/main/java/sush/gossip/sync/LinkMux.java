@@ -311,6 +311,7 @@ public final class LinkMux {
                     int size = 0;
                     for (byte[] f : outbound) {
                         size += f.length;
+                        traffic.frame(f);
                     }
                     batch = new byte[size];
                     int at = 0;

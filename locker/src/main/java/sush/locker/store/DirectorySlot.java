@@ -31,9 +31,22 @@ public final class DirectorySlot implements Slot {
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
 
     private final Path dir;
+    /** Told the nanoseconds of every fsync this slot makes (the daemon's metrics); none by default. */
+    private final java.util.function.LongConsumer fsyncs;
 
     public DirectorySlot(Path dir) {
+        this(dir, nanos -> { });
+    }
+
+    public DirectorySlot(Path dir, java.util.function.LongConsumer fsyncNanos) {
         this.dir = dir;
+        this.fsyncs = fsyncNanos;
+    }
+
+    private void force(FileChannel ch) throws IOException {
+        long t0 = System.nanoTime();
+        ch.force(true);
+        fsyncs.accept(System.nanoTime() - t0);
     }
 
     @Override
@@ -79,12 +92,12 @@ public final class DirectorySlot implements Slot {
             while (b.hasRemaining()) {
                 ch.write(b);
             }
-            ch.force(true);
+            force(ch);
         }
         Files.move(temp, file(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         // The rename is durable only once the directory is.
         try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-            d.force(true);
+            force(d);
         }
     }
 

@@ -54,6 +54,8 @@ import tools.jackson.databind.JsonNode;
  * nothing. Queries run on the sled's loop; requests become gossip messages.
  */
 public final class ApiServer {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ApiServer.class);
+
     /** Bound on the events a reconnecting client can catch up on with Last-Event-ID. */
     public static final int EVENT_HISTORY = 4096;
 
@@ -65,6 +67,8 @@ public final class ApiServer {
     private final Entropy entropy;
     /** Who may ask (security.md section 2): every request but the login's carries an identity. */
     private final Authority authority;
+    /** The daemon's metrics, served at {@code /metrics} once given. */
+    private volatile sush.ops.daemon.SledMetrics metrics;
     private final Sinks.Many<Numbered> events = Sinks.many().replay().limit(EVENT_HISTORY);
     private final AtomicLong nextEvent = new AtomicLong(1);
 
@@ -117,6 +121,7 @@ public final class ApiServer {
                 // Probes for supervisors and monitors: no login, nothing private in them.
                 .get("/health", (q, s) -> served(q, () -> health(s)))
                 .get("/ready", (q, s) -> served(q, () -> ready(s)))
+                .get("/metrics", (q, s) -> served(q, () -> metrics(s)))
                 .post("/login/challenge", (q, s) -> served(q, () -> challenge(s)))
                 .post("/login", (q, s) -> served(q, () -> login(q, s)))
                 .get("/version", (q, s) -> guard(q, s, (b, who) -> json(s, 200, version())))
@@ -269,10 +274,26 @@ public final class ApiServer {
     }
 
     private Publisher<Void> unauthorized(HttpServerResponse s, Authority.Refusal e) {
+        LOG.info("request refused: {} {}: {}", e.status(), e.code(), e.getMessage());
         String nonce = Base64.getEncoder().encodeToString(authority.challenge());
         return s.header("WWW-Authenticate", "Sush nonce=\"" + nonce + "\"").status(e.status())
                 .header("Content-Type", "application/json").sendString(Mono.just(Json.MAPPER.writeValueAsString(
                         Map.of("error", e.code(), "message", e.getMessage())) + "\n")).then();
+    }
+
+    /** Serves {@code /metrics} from {@code m}. */
+    public void metrics(sush.ops.daemon.SledMetrics m) {
+        this.metrics = m;
+    }
+
+    /** {@code GET /metrics}: the Prometheus text exposition (no login: a scraper's probe, nothing private). */
+    private Publisher<Void> metrics(HttpServerResponse s) {
+        sush.ops.daemon.SledMetrics m = metrics;
+        if (m == null) {
+            return error(s, 404, "no-metrics", "this API front serves no metrics");
+        }
+        return s.status(200).header("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+                .sendString(Mono.fromCallable(m::scrape)).then();
     }
 
     /** How long the sled's loop may take to answer {@code /health} before the sled counts as stalled. */
@@ -931,6 +952,12 @@ public final class ApiServer {
     }
 
     private static Mono<Void> error(HttpServerResponse s, int status, String code, String message) {
+        // One line per refused request: its status and code (request bodies and job text never).
+        if (status >= 500) {
+            LOG.warn("request failed: {} {}: {}", status, code, message);
+        } else {
+            LOG.info("request refused: {} {}: {}", status, code, message);
+        }
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("error", code);
         m.put("message", message);

@@ -58,11 +58,27 @@ public final class DaemonCommand implements Callable<Integer> {
     @Option(names = "--journal-key", description = "32-byte key (raw or hex) sealing the journal")
     Path journalKey;
 
+    @Option(names = "--log-format", defaultValue = "human", description = "log lines: human or json (default: "
+            + "${DEFAULT-VALUE}), to standard output")
+    String logFormat;
+    @Option(names = "--log-level", description = "INFO unless given: LEVEL for everything, or PACKAGE=LEVEL, "
+            + "comma-separated (e.g. sush.gossip=DEBUG,io.netty=INFO)")
+    String logLevel;
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger("sush.daemon");
+
     /** The daemon's exit status after its sled failed closed (EX_SOFTWARE): restart it. */
     public static final int EXIT_HALTED = 70;
 
     @Override
     public Integer call() {
+        try {
+            sush.ops.daemon.Logs.configure(sush.ops.daemon.Logs.Format.valueOf(logFormat.toUpperCase(
+                    java.util.Locale.ROOT)), sush.ops.daemon.Logs.levels(logLevel));
+        } catch (IllegalArgumentException e) {
+            System.err.println("sush daemon: --log-format is human or json; " + e.getMessage());
+            return 2;
+        }
         Daemon.Settings s;
         try {
             s = settings();
@@ -77,8 +93,8 @@ public final class DaemonCommand implements Callable<Integer> {
             System.err.println("sush daemon: " + e.getMessage());
             return 1;
         }
-        System.out.println("sled " + s.baseboard() + " (cubby " + s.cubby() + "): API http://" + s.api() + ", gossip "
-                + s.gossip() + ", " + s.peers().size() + " peers");
+        LOG.info("sled {} (cubby {}): API http://{}, gossip {}, {} peers, ordering {}", s.baseboard(), s.cubby(),
+                s.api(), s.gossip(), s.peers().size(), s.ordering());
         CountDownLatch stopped = new CountDownLatch(1);
         // Fail closed (issue 13): a stage of the sled's loop failed unexpectedly. The sled already
         // admits nothing; the daemon exits with its own status so that its supervisor restarts
@@ -99,10 +115,10 @@ public final class DaemonCommand implements Callable<Integer> {
                 d.setPeers(now.peers(), now.identities());
                 int closed = d.reloadRevocations();
                 d.authority().reload();
-                System.out.println("peers and revoked certificates reloaded" + (closed > 0 ? "; " + closed
-                        + " links of revoked peers closed" : ""));
+                LOG.info("peers and revoked certificates reloaded{}", closed > 0 ? "; " + closed
+                        + " links of revoked peers closed" : "");
             } catch (Exception e) {
-                System.err.println("sush daemon: peers not reloaded: " + e.getMessage());
+                LOG.error("peers not reloaded: {}", e.getMessage());
             }
         });
         try {
@@ -111,8 +127,8 @@ public final class DaemonCommand implements Callable<Integer> {
             Thread.currentThread().interrupt();
         }
         if (halted.get() != null) {
-            System.err.println("sush daemon: the sled stopped admitting jobs after an unexpected failure in "
-                    + halted.get() + "; exiting with status " + EXIT_HALTED + " for the supervisor to restart it");
+            LOG.error("the sled stopped admitting jobs after an unexpected failure in {}; exiting with status {} for "
+                    + "the supervisor to restart it", halted.get(), EXIT_HALTED);
             return EXIT_HALTED;
         }
         return 0;

@@ -37,6 +37,8 @@ import sush.projections.targets.Sled;
 
 /** One sled's daemon: gossip node, locker, launcher, journal, sled runtime and HTTP API. */
 public final class Daemon implements AutoCloseable {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Daemon.class);
+
     public static final String SOFTWARE = "0.1.0";
     /** How long a graceful stop waits for killed jobs to report their endings. */
     static final Duration STOP_GRACE = Duration.ofSeconds(8);
@@ -63,6 +65,8 @@ public final class Daemon implements AutoCloseable {
         }
     }
 
+    /** The daemon's metrics, closed with it. */
+    private SledMetrics metrics;
     private final Settings settings;
     private final GossipNode node;
     private final Locker<?> locker;
@@ -102,6 +106,18 @@ public final class Daemon implements AutoCloseable {
     }
 
     public static Daemon start(Settings s) throws DaemonException {
+        SledMetrics metrics = new SledMetrics();
+        try {
+            Daemon d = start(s, metrics);
+            d.metrics = metrics;
+            return d;
+        } catch (DaemonException | RuntimeException e) {
+            metrics.close();
+            throw e;
+        }
+    }
+
+    private static Daemon start(Settings s, SledMetrics metrics) throws DaemonException {
         if (s.m2().size() != 2) {
             throw new DaemonException("--m2 needs exactly two slot directories, got " + s.m2().size());
         }
@@ -109,7 +125,7 @@ public final class Daemon implements AutoCloseable {
         Optional<byte[]> key = journalKey(s.journalKey());
         List<Slot> slots = new ArrayList<>();
         for (Path p : s.m2()) {
-            slots.add(new DirectorySlot(p));
+            slots.add(new DirectorySlot(p, metrics::fsync));
         }
         Locker<?> locker;
         try {
@@ -129,7 +145,7 @@ public final class Daemon implements AutoCloseable {
             throw new DaemonException("cannot create output directory " + s.output() + ": " + e.getMessage());
         }
         if (key.isEmpty()) {
-            System.err.println("warning: the journal in " + s.output().resolve("journal") + " is NOT sealed: every job's "
+            LOG.warn("the journal in " + s.output().resolve("journal") + " is NOT sealed: every job's "
                     + "command is stored there in clear; give --journal-key (sush rack init makes one per sled)");
         }
         String[] hostPort = split(s.gossip(), "--gossip");
@@ -148,7 +164,7 @@ public final class Daemon implements AutoCloseable {
                         + ", not " + s.baseboard());
             }
         } else {
-            System.err.println("warning: gossip is plain TCP (--insecure-gossip): any host that reaches "
+            LOG.warn("gossip is plain TCP (--insecure-gossip): any host that reaches "
                     + s.gossip() + " can join this rack and inject messages; use it for tests only");
         }
         TcpTransport transport = new TcpTransport(hostPort[0], Integer.parseInt(hostPort[1]), Duration.ofSeconds(2),
@@ -171,6 +187,18 @@ public final class Daemon implements AutoCloseable {
         // the gossip node's timers on the shared parallel scheduler.
         Scheduler ingress = Schedulers.newParallel("sush-ingress", Math.max(1, Runtime.getRuntime().availableProcessors()));
         SledRuntime runtime = new SledRuntime(cfg, Gossip.of(node), locker, launcher, journal, loop, writer, ingress);
+        runtime.events().subscribe(e -> {
+            EventLog.log(e);
+            metrics.on(e);
+        }, err -> LOG.error("the sled's event stream failed", err));
+        metrics.bind(node, runtime, s.output().resolve("journal"));
+        if (!locker.trusted()) {
+            LOG.error("the boundary slots are untrusted ({}): this sled runs no job until serviced",
+                    locker.load().reason());
+        } else {
+            LOG.info("boundary slots loaded: {} ({}), ordering {}", locker.load().verdict(), locker.load().reason(),
+                    s.ordering());
+        }
         Authority authority;
         try {
             authority = new Authority(s.operators(), System::currentTimeMillis, Entropy.secure());
@@ -180,6 +208,7 @@ public final class Daemon implements AutoCloseable {
         }
         // The API's authority listens before the sled starts: logins in the replayed history count.
         ApiServer api = new ApiServer(cfg, node, runtime, locker, launcher, Entropy.secure(), authority);
+        api.metrics(metrics);
         runtime.start();
         try {
             node.start().block(Duration.ofSeconds(10));
@@ -193,7 +222,7 @@ public final class Daemon implements AutoCloseable {
         boolean loopback = isLoopback(apiAt[0]);
         try {
             reactor.netty.http.server.HttpServer server = reactor.netty.http.server.HttpServer.create().host(apiAt[0])
-                    .port(Integer.parseInt(apiAt[1]));
+                    .port(Integer.parseInt(apiAt[1])).metrics(true, SledMetrics::uriTemplate);
             if (!loopback && tls.isPresent()) {
                 // Off loopback the API is HTTPS with the sled's certificate (security.md section 3).
                 GossipTls t = tls.get();
@@ -208,15 +237,18 @@ public final class Daemon implements AutoCloseable {
             throw new DaemonException("cannot serve the API on " + s.api() + ": " + rootMessage(e));
         }
         if (!loopback && tls.isEmpty()) {
-            System.err.println("warning: the API listens on " + s.api() + " over plain HTTP (no rack certificate): "
+            LOG.warn("the API listens on " + s.api() + " over plain HTTP (no rack certificate): "
                     + "operator requests are signed, but their bodies and answers are readable on the network");
         }
         Daemon d = new Daemon(s, cfg, api, authority, tls, transport, node, locker, launcher, journal, runtime, http, loop,
                 writer, ingress);
         try {
-            d.watch = SlotWatch.start(s.m2(), locker, runtime::slotsChanged);
+            d.watch = SlotWatch.start(s.m2(), locker, change -> {
+                LOG.error("{}", change);
+                runtime.slotsChanged(change);
+            });
         } catch (IOException e) {
-            System.err.println("warning: cannot watch the boundary slots (" + e.getMessage() + "): a change made to them "
+            LOG.warn("cannot watch the boundary slots (" + e.getMessage() + "): a change made to them "
                     + "by something else is found only by the next load");
         }
         return d;
@@ -306,6 +338,9 @@ public final class Daemon implements AutoCloseable {
         api.closeConnections();
         node.stop();
         closeQuietly(locker, launcher, journal, loop, writer, ingress);
+        if (metrics != null) {
+            metrics.close();
+        }
     }
 
     /** Ends abruptly (tests that need a crash use a separate process and kill -9). */

@@ -57,6 +57,15 @@ public sealed interface SledEvent {
 
     /** A launched job ended. */
     record Ended(JobId job, Ending ending) implements SledEvent {
+        /**
+         * The ending as a log line may show it: status, code and a fixed word (never the job's
+         * command text, output or leftover processes).
+         */
+        public String summary() {
+            sush.locker.record.Outcome o = Endings.outcome(ending);
+            return o.status().name().toLowerCase(java.util.Locale.ROOT) + " " + o.code()
+                    + (o.detail().isEmpty() ? "" : " (" + o.detail() + ")");
+        }
     }
 
     /** A reporter's status of a job changed in this sled's fold (any sled's report). */

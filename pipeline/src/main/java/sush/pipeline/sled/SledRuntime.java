@@ -138,7 +138,8 @@ public final class SledRuntime {
     private Optional<String> failed = Optional.empty();
     /** A test hook at the start of every stage of the loop: tests throw from it (fail closed). */
     private java.util.function.Consumer<String> probe = stage -> { };
-    private int pendingLaunches;
+    /** Written on the loop only; volatile so that metrics read it from their own thread. */
+    private volatile int pendingLaunches;
     /** Set by a graceful stop: jobs killed now were killed by the shutdown, not an operator. */
     private boolean shuttingDown;
     private Disposable entries;
@@ -195,6 +196,11 @@ public final class SledRuntime {
      */
     void probe(java.util.function.Consumer<String> p) {
         this.probe = p;
+    }
+
+    /** Commits reserved and not yet launched or failed, read from any thread (metrics). */
+    public int pendingLaunches() {
+        return pendingLaunches;
     }
 
     /** Why the sled stopped admitting (an unexpected failure in its loop), if it did. */

@@ -1,0 +1,176 @@
+package sush.ops.daemon;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Metrics;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import sush.gossip.node.GossipNode;
+import sush.gossip.set.Replica;
+import sush.gossip.sync.Traffic;
+import sush.locker.admission.Verdict;
+import sush.pipeline.sled.SledEvent;
+import sush.pipeline.sled.SledRuntime;
+
+/**
+ * The daemon's metrics (issue 16), Prometheus text at {@code GET /metrics}: commit and fsync
+ * latency, launches, endings by status, refusals by reason, admissions by rule, gossip frames
+ * and bytes by kind, links, messages held and set fill, pending launches, journal bytes, and the
+ * JVM's and Reactor Netty's own. Names follow Prometheus conventions (units in names).
+ */
+public final class SledMetrics implements AutoCloseable {
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final Timer commit;
+    private final Timer fsync;
+    private final Counter launches;
+    private final JvmGcMetrics gc = new JvmGcMetrics();
+    /** Gauges hold what they read weakly: the journal's directory is kept here. */
+    private Path journalDir;
+
+    public SledMetrics() {
+        commit = Timer.builder("sush.commit").description("a boundary record stored on every slot before a launch")
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofSeconds(10)).register(registry);
+        fsync = Timer.builder("sush.fsync").description("one fsync of a boundary slot's file or directory")
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(50_000))
+                .maximumExpectedValue(Duration.ofSeconds(10)).register(registry);
+        launches = Counter.builder("sush.launches").description("jobs launched after their commit").register(registry);
+        new JvmMemoryMetrics().bindTo(registry);
+        gc.bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ClassLoaderMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        new FileDescriptorMetrics().bindTo(registry);
+        // Reactor Netty records its HTTP server's metrics in the global registry.
+        Metrics.addRegistry(registry);
+    }
+
+    /** Counts one fsync (a slot's listener). */
+    public void fsync(long nanos) {
+        fsync.record(Duration.ofNanos(nanos));
+    }
+
+    /** The gauges and counters read from the sled's parts when scraped. */
+    void bind(GossipNode node, SledRuntime runtime, Path journal) {
+        this.journalDir = journal;
+        Gauge.builder("sush.links", node, n -> n.stats().connectedPeers()).description("gossip links up")
+                .register(registry);
+        Gauge.builder("sush.peers", node, GossipNode::expectedPeers).description("gossip peers expected")
+                .register(registry);
+        Gauge.builder("sush.gossip.messages", node, n -> n.replica().size())
+                .description("messages held in the current universe's gossip set").register(registry);
+        Gauge.builder("sush.gossip.set.fill", node, n -> (double) n.replica().size() / Replica.MAX_MESSAGES)
+                .baseUnit("ratio").description("the gossip set's share of its capacity").register(registry);
+        Gauge.builder("sush.pending.launches", runtime, SledRuntime::pendingLaunches)
+                .description("commits reserved and not yet launched").register(registry);
+        Gauge.builder("sush.journal", journalDir, SledMetrics::bytes).baseUnit("bytes")
+                .description("bytes of the sled's journal").register(registry);
+        Traffic traffic = node.traffic();
+        for (String kind : Traffic.kinds()) {
+            FunctionCounter.builder("sush.gossip.frames", traffic, t -> t.framesOf(kind)).tag("kind", kind)
+                    .description("gossip frames sent").register(registry);
+            FunctionCounter.builder("sush.gossip.sent", traffic, t -> t.bytesOf(kind)).tag("kind", kind)
+                    .baseUnit("bytes").description("gossip bytes sent").register(registry);
+        }
+    }
+
+    /** Counts what one sled event means. */
+    void on(SledEvent e) {
+        if (e instanceof SledEvent.Committed) {
+            commit.record(Duration.ofNanos(((SledEvent.Committed) e).micros() * 1_000));
+        } else if (e instanceof SledEvent.Launched) {
+            launches.increment();
+        } else if (e instanceof SledEvent.Ended) {
+            String status = ((SledEvent.Ended) e).summary().split(" ")[0];
+            Counter.builder("sush.endings").tag("status", status).description("jobs ended, by status")
+                    .register(registry).increment();
+        } else if (e instanceof SledEvent.Screened) {
+            Verdict v = ((SledEvent.Screened) e).verdict();
+            if (v instanceof Verdict.Admit) {
+                String rule = ((Verdict.Admit) v).rule();
+                Counter.builder("sush.admissions").tag("rule", rule.contains(":") ? rule.substring(0, rule.indexOf(':'))
+                        : rule).description("jobs admitted, by admission rule").register(registry).increment();
+            } else {
+                Counter.builder("sush.refusals").tag("reason", reason(v)).description("jobs refused, by reason")
+                        .register(registry).increment();
+            }
+        }
+    }
+
+    static String reason(Verdict v) {
+        if (v instanceof Verdict.Skip) {
+            return ((Verdict.Skip) v).reason().name().toLowerCase(Locale.ROOT);
+        } else if (v instanceof Verdict.Refuse) {
+            return "untrusted";
+        } else if (v instanceof Verdict.EpochReuse) {
+            return "epoch_reuse";
+        } else if (v instanceof Verdict.Hop) {
+            return "hop";
+        }
+        return "adjudicated";
+    }
+
+    /** Bytes of the files under {@code dir}; a file removed while counted counts nothing. */
+    static double bytes(Path dir) {
+        long[] sum = {0};
+        try {
+            Files.walkFileTree(dir, new java.nio.file.SimpleFileVisitor<>() {
+                @Override
+                public java.nio.file.FileVisitResult visitFile(Path file,
+                        java.nio.file.attribute.BasicFileAttributes attrs) {
+                    sum[0] += attrs.isRegularFile() ? attrs.size() : 0;
+                    return java.nio.file.FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public java.nio.file.FileVisitResult visitFileFailed(Path file, IOException e) {
+                    return java.nio.file.FileVisitResult.CONTINUE;
+                }
+            });
+        } catch (IOException e) {
+            return Double.NaN;
+        }
+        return sum[0];
+    }
+
+    /** A request's URI as a metric tag: ids replaced by a placeholder, no query (bounded cardinality). */
+    public static String uriTemplate(String uri) {
+        String path = uri.contains("?") ? uri.substring(0, uri.indexOf('?')) : uri;
+        StringBuilder b = new StringBuilder();
+        for (String segment : path.split("/")) {
+            if (segment.isEmpty()) {
+                continue;
+            }
+            b.append('/').append(segment.matches("[a-z]+(-[a-z]+){3,}") || segment.length() > 40 ? "{id}" : segment);
+        }
+        return b.length() == 0 ? "/" : b.toString();
+    }
+
+    /** The Prometheus text exposition. */
+    public String scrape() {
+        return registry.scrape();
+    }
+
+    @Override
+    public void close() {
+        Metrics.removeRegistry(registry);
+        gc.close();
+        registry.close();
+    }
+}

@@ -1,0 +1,96 @@
+package sush.ops;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+
+import ch.qos.logback.classic.LoggerContext;
+import sush.ops.daemon.Logs;
+import sush.projections.job.SignedJob;
+import tools.jackson.databind.JsonNode;
+
+/** Issue 16: a job leaves its log lines (JSON lines that parse) and its metrics on real daemons. */
+class ObservabilityTest extends TwoSledRack {
+    private static double metric(String text, String name) {
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + " ([0-9.eE+-]+)$").matcher(text);
+        return m.find() ? Double.parseDouble(m.group(1)) : -1;
+    }
+
+    @Test
+    void aJobLeavesJsonLogLinesWithoutItsCommandAndItsMetrics() throws Exception {
+        PrintStream out = System.out;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        LoggerContext ctx = (LoggerContext) org.slf4j.LoggerFactory.getILoggerFactory();
+        String secret = "echo observability-SECRET-text-42";
+        String id;
+        try {
+            System.setOut(new PrintStream(captured, true));
+            Logs.configure(Logs.Format.JSON, Logs.levels("sush.sled=INFO"));
+            JobTextPrivacyTest.ApiTestAccess.session();
+            SignedJob job = JobTextPrivacyTest.ApiTestAccess.next(rack.key, secret, "*");
+            id = job.request().job().codephrase();
+            rack.client(0).post("/jobs/" + id + "/start", SignedRequests.toJson(job));
+            for (int i = 0; i < 400 && !captured.toString().contains("ended " + id); i++) {
+                Thread.sleep(25);
+            }
+            Thread.sleep(200);
+        } finally {
+            System.setOut(out);
+            ctx.reset();
+            new ch.qos.logback.classic.util.ContextInitializer(ctx).autoConfig();
+        }
+        List<JsonNode> lines = new ArrayList<>();
+        for (String line : captured.toString().split("\n")) {
+            if (!line.isBlank()) {
+                lines.add(SignedRequestsAccess.json(line)); // every line is one JSON object
+            }
+        }
+        List<String> messages = lines.stream().map(n -> n.path("formattedMessage").asString()).toList();
+        for (String expected : new String[] {"committed " + id + " as record ", "launched " + id, "ended " + id
+                + ": stopped 0"}) {
+            assertTrue(messages.stream().anyMatch(m -> m.startsWith(expected)), expected + " in " + messages);
+        }
+        assertTrue(lines.stream().anyMatch(n -> "sush.sled".equals(n.path("loggerName").asString())
+                && "INFO".equals(n.path("level").asString())), lines.toString());
+        assertFalse(captured.toString().contains("SECRET"), "no job command text in the log");
+
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(rack.url(0)
+                + "/metrics")).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, r.statusCode());
+        String text = r.body();
+        assertTrue(metric(text, "sush_launches_total") >= 1, text);
+        assertTrue(metric(text, "sush_commit_seconds_count") >= 1, "commit latency histogram");
+        assertTrue(text.contains("sush_commit_seconds_bucket{"), "a histogram with buckets");
+        assertTrue(metric(text, "sush_fsync_seconds_count") >= 4, "two slots, file and directory each");
+        assertTrue(metric(text, "sush_endings_total{status=\"stopped\"}") >= 1, text);
+        assertTrue(text.contains("sush_admissions_total{rule="), text);
+        assertTrue(metric(text, "sush_gossip_frames_total{kind=\"push\"}") >= 1, text);
+        assertEquals(1, metric(text, "sush_links"), text);
+        assertTrue(metric(text, "sush_gossip_messages") > 0, text);
+        assertTrue(metric(text, "sush_journal_bytes") > 0, text);
+        assertEquals(0, metric(text, "sush_pending_launches"));
+        assertTrue(text.contains("jvm_memory_used_bytes{"), "JVM metrics");
+        assertTrue(text.contains("reactor_netty_http_server_"), "Reactor Netty's server metrics");
+        assertFalse(text.contains("SECRET"));
+    }
+
+    /** Jackson, as the rest of ops reads JSON. */
+    static final class SignedRequestsAccess {
+        static JsonNode json(String line) {
+            return Json.MAPPER.readTree(line);
+        }
+    }
+}
