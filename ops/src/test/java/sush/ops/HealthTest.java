@@ -49,6 +49,12 @@ class HealthTest {
             assertEquals(0, r.get("pending_launches").asInt());
             assertTrue(r.get("set_fill").asDouble() > 0 && r.get("set_fill").asDouble() < 0.01, r.toString());
 
+            JsonNode version = c.get("/version");
+            assertEquals(Version.VERSION, version.get("version").asString(), "the build's version, defined once");
+            assertTrue(version.get("software").asString().startsWith(Version.VERSION + "+"), version.toString());
+            assertEquals(Version.COMMIT, version.get("commit").asString());
+            assertTrue(Version.VERSION.matches("\\d+\\.\\d+\\.\\d+.*"), Version.VERSION);
+
             CliRun status = CliRun.of("status", "--url", rack.url(0));
             assertEquals(0, status.exit(), status.out() + status.err());
             assertTrue(status.out().contains("OK ready"), status.out());

@@ -472,6 +472,8 @@ public final class ApiServer {
         m.put("baseboard", cfg.me().baseboard());
         m.put("cubby", cfg.me().cubby());
         m.put("software", cfg.software());
+        m.put("version", sush.ops.Version.VERSION);
+        m.put("commit", sush.ops.Version.COMMIT);
         m.put("network", node.network().toString());
         m.put("ordering", ordering().wireName());
         // How this sled contains what a job starts (issue 22): "cgroup2 <dir>" or "marker".

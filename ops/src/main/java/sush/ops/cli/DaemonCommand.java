@@ -58,6 +58,9 @@ public final class DaemonCommand implements Callable<Integer> {
     @Option(names = "--journal-key", description = "32-byte key (raw or hex) sealing the journal")
     Path journalKey;
 
+    @Option(names = "--config", description = "this sled's settings as JSON (ops/dist/sled.example.json): the "
+            + "rack file's sled entry plus peers, trust, operators, ordering, tls, journal_key")
+    Path config;
     @Option(names = "--log-format", defaultValue = "human", description = "log lines: human or json (default: "
             + "${DEFAULT-VALUE}), to standard output")
     String logFormat;
@@ -135,6 +138,16 @@ public final class DaemonCommand implements Callable<Integer> {
     }
 
     private Daemon.Settings settings() throws RackFile.RackFileException, Daemon.DaemonException, java.io.IOException {
+        if (config != null) {
+            if (rack != null) {
+                throw new Daemon.DaemonException("give --config or --rack, not both");
+            }
+            Daemon.Settings s = sush.ops.daemon.SledConfigFile.read(config);
+            if (s.tls().isEmpty()) {
+                LOG.warn("{} gossips in plain TCP (insecure_gossip): tests only", config);
+            }
+            return s;
+        }
         if (rack != null) {
             RackFile r = RackFile.read(rack);
             if (sled == null) {

@@ -19,9 +19,16 @@ public final class VersionCommand implements Callable<Integer> {
         try {
             JsonNode sleds = g.client().get("/versions").get("sleds");
             Map<Integer, String> byCubby = new TreeMap<>();
-            sleds.forEach(s -> byCubby.put(s.get("cubby").asInt(), s.get("baseboard").asString() + " "
-                    + s.get("software").asString()));
-            StringBuilder b = new StringBuilder("client 0.1.0\n");
+            java.util.List<String> differing = new java.util.ArrayList<>();
+            sleds.forEach(s -> {
+                String software = s.get("software").asString();
+                byCubby.put(s.get("cubby").asInt(), (software.equals(sush.ops.Version.SOFTWARE) ? "" : "!")
+                        + s.get("baseboard").asString() + " " + software);
+                if (!software.equals(sush.ops.Version.SOFTWARE)) {
+                    differing.add(Client.printable(s.get("baseboard").asString()) + " runs " + Client.printable(software));
+                }
+            });
+            StringBuilder b = new StringBuilder("client " + sush.ops.Version.SOFTWARE + "\n");
             for (int row = 0; row < 32; row += 4) {
                 StringBuilder line = new StringBuilder();
                 for (int c = row; c < row + 4; c++) {
@@ -30,7 +37,12 @@ public final class VersionCommand implements Callable<Integer> {
                 }
                 b.append(line).append('\n');
             }
-            g.print(Map.of("client", "0.1.0", "sleds", sleds), b.toString().stripTrailing());
+            if (!differing.isEmpty()) {
+                b.append("! a build other than the client's (").append(sush.ops.Version.SOFTWARE).append("):\n");
+                differing.forEach(d -> b.append("  ").append(d).append('\n'));
+            }
+            g.print(Map.of("client", sush.ops.Version.SOFTWARE, "version", sush.ops.Version.VERSION, "commit",
+                    sush.ops.Version.COMMIT, "sleds", sleds, "differing", differing), b.toString().stripTrailing());
             return 0;
         } catch (Client.Failure f) {
             return g.fail(f);

@@ -39,7 +39,8 @@ import sush.projections.targets.Sled;
 public final class Daemon implements AutoCloseable {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Daemon.class);
 
-    public static final String SOFTWARE = "0.1.0";
+    /** What this sled announces as its software (the build's version and commit). */
+    public static final String SOFTWARE = sush.ops.Version.SOFTWARE;
     /** How long a graceful stop waits for killed jobs to report their endings. */
     static final Duration STOP_GRACE = Duration.ofSeconds(8);
 
