@@ -61,6 +61,12 @@ public final class DaemonCommand implements Callable<Integer> {
     @Option(names = "--config", description = "this sled's settings as JSON (ops/dist/sled.example.json): the "
             + "rack file's sled entry plus peers, trust, operators, ordering, tls, journal_key")
     Path config;
+    @Option(names = "--journal-max-bytes", description = "the journal's byte budget: past it its oldest hourly files "
+            + "are deleted (default: 1 GiB)")
+    Long journalMaxBytes;
+    @Option(names = "--output-max-bytes", description = "the job outputs' byte budget: past it the oldest finished "
+            + "jobs' outputs are deleted (default: 8 GiB)")
+    Long outputMaxBytes;
     @Option(names = "--log-format", defaultValue = "human", description = "log lines: human or json (default: "
             + "${DEFAULT-VALUE}), to standard output")
     String logFormat;
@@ -89,6 +95,12 @@ public final class DaemonCommand implements Callable<Integer> {
             System.err.println("sush daemon: " + e.getMessage());
             return 2;
         }
+        if ((journalMaxBytes != null && journalMaxBytes <= 0) || (outputMaxBytes != null && outputMaxBytes <= 0)) {
+            System.err.println("sush daemon: a byte budget is a positive number of bytes");
+            return 2;
+        }
+        s = s.withBudgets(journalMaxBytes != null ? journalMaxBytes : s.journalMaxBytes(),
+                outputMaxBytes != null ? outputMaxBytes : s.outputMaxBytes());
         Daemon d;
         try {
             d = Daemon.start(s);

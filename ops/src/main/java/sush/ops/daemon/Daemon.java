@@ -47,7 +47,21 @@ public final class Daemon implements AutoCloseable {
     /** Everything a daemon is started with; {@code peers} maps each peer's gossip address to itself. */
     public record Settings(String baseboard, int cubby, String gossip, String api, List<Path> m2, Path output,
             List<Path> trust, Optional<Path> journalKey, Map<String, String> peers, Optional<TlsFiles> tls,
-            Map<String, String> identities, Path operators, Ordering ordering) {
+            Map<String, String> identities, Path operators, Ordering ordering, long journalMaxBytes,
+            long outputMaxBytes) {
+        /** Settings with the default journal and output budgets (1 GiB, 8 GiB). */
+        public Settings(String baseboard, int cubby, String gossip, String api, List<Path> m2, Path output,
+                List<Path> trust, Optional<Path> journalKey, Map<String, String> peers, Optional<TlsFiles> tls,
+                Map<String, String> identities, Path operators, Ordering ordering) {
+            this(baseboard, cubby, gossip, api, m2, output, trust, journalKey, peers, tls, identities, operators,
+                    ordering, Journal.DEFAULT_MAX_BYTES, OutputBudget.DEFAULT_MAX_BYTES);
+        }
+
+        /** The same settings with these budgets. */
+        public Settings withBudgets(long journal, long outputs) {
+            return new Settings(baseboard, cubby, gossip, api, m2, output, trust, journalKey, peers, tls, identities,
+                    operators, ordering, journal, outputs);
+        }
     }
 
     /**
@@ -181,16 +195,22 @@ public final class Daemon implements AutoCloseable {
         Scheduler loop = Schedulers.newSingle("sled-loop");
         Scheduler writer = Schedulers.newSingle("boundary-writer");
         ProcessLauncher launcher = new ProcessLauncher(s.output());
-        Optional<Journal> journal = Optional.of(Journal.open(s.output().resolve("journal"), key, Entropy.secure()));
+        Optional<Journal> journal = Optional.of(Journal.open(s.output().resolve("journal"), key, Entropy.secure(),
+                s.journalMaxBytes()));
         SledConfig cfg = new SledConfig(new Sled(s.baseboard(), s.cubby()), trust, SOFTWARE, Limits.DEFAULT);
         // Deliveries are decoded and their signatures checked on workers of their own, ahead of
         // the sled's single-threaded state machine (D-019), so a burst of checks never delays
         // the gossip node's timers on the shared parallel scheduler.
         Scheduler ingress = Schedulers.newParallel("sush-ingress", Math.max(1, Runtime.getRuntime().availableProcessors()));
         SledRuntime runtime = new SledRuntime(cfg, Gossip.of(node), locker, launcher, journal, loop, writer, ingress);
+        Scheduler housekeeping = Schedulers.boundedElastic();
         runtime.events().subscribe(e -> {
             EventLog.log(e);
             metrics.on(e);
+            if (e instanceof sush.pipeline.sled.SledEvent.Ended) {
+                // Off the sled's loop: the output budget is kept after every ending.
+                housekeeping.schedule(() -> keepOutputBudget(s, runtime));
+            }
         }, err -> LOG.error("the sled's event stream failed", err));
         metrics.bind(node, runtime, s.output().resolve("journal"));
         if (!locker.trusted()) {
@@ -341,6 +361,21 @@ public final class Daemon implements AutoCloseable {
         closeQuietly(locker, launcher, journal, loop, writer, ingress);
         if (metrics != null) {
             metrics.close();
+        }
+    }
+
+    /** Deletes the oldest finished jobs' outputs past the sled's output budget (never a running job's). */
+    private static void keepOutputBudget(Settings s, SledRuntime runtime) {
+        try {
+            java.util.Set<String> running = new java.util.HashSet<>();
+            runtime.query(v -> v.running()).blockOptional(Duration.ofSeconds(5))
+                    .ifPresent(r -> r.forEach(j -> running.add(j.codephrase())));
+            for (Path d : OutputBudget.prune(s.output().resolve("jobs"), s.outputMaxBytes(), running)) {
+                LOG.info("deleted the output of {}: the outputs were over their budget of {} bytes", d.getFileName(),
+                        s.outputMaxBytes());
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("keeping the output budget failed: {}", e.getMessage());
         }
     }
 

@@ -18,6 +18,11 @@ import sush.gossip.Entropy;
  * a segment per opening, counting from 0, so a reader notices a missing or reordered record.
  * Chronicle counts an excerpt committed once it is in the mapped file; the journal is for
  * debugging and replay, not for the at-most-once promise.
+ *
+ * <p>Bounded (issue 16): the queue rolls to a new file every hour, and whenever it rolls, the
+ * oldest hourly files are deleted while all of them together exceed the byte budget (the
+ * current hour's file is never deleted). A journal whose oldest hours were deleted reads from
+ * its first remaining record ({@link #read} says so).
  */
 public final class Journal implements AutoCloseable {
     private static final String FIELD = "r";
@@ -28,20 +33,87 @@ public final class Journal implements AutoCloseable {
     private final Optional<Sealer> sealer;
     private final long segment;
     private long counter;
+    private final Path dir;
+    private final long maxBytes;
+    private int cycle;
 
-    private Journal(ChronicleQueue queue, Optional<Sealer> sealer, long segment) {
+    /** The journal's default byte budget: 1 GiB ({@code sush daemon --journal-max-bytes}). */
+    public static final long DEFAULT_MAX_BYTES = 1L << 30;
+    /** One file per hour (Chronicle's hourly cycle). */
+    static final net.openhft.chronicle.queue.RollCycle CYCLE = net.openhft.chronicle.queue.RollCycles.FAST_HOURLY;
+    /** Chronicle's files of cycles: what the budget counts and deletes (its metadata file is kept). */
+    static final String CYCLE_SUFFIX = ".cq4";
+
+    private Journal(ChronicleQueue queue, Optional<Sealer> sealer, long segment, Path dir, long maxBytes) {
         this.queue = queue;
         this.appender = queue.createAppender();
         this.sealer = sealer;
         this.segment = segment;
+        this.dir = dir;
+        this.maxBytes = maxBytes;
+        this.cycle = Integer.MIN_VALUE;
     }
 
-    /** Opens {@code dir} for appending; {@code key} (32 bytes) seals every record. */
+    /** Opens {@code dir} for appending with the default budget; {@code key} (32 bytes) seals every record. */
     public static Journal open(Path dir, Optional<byte[]> key, Entropy entropy) {
+        return open(dir, key, entropy, DEFAULT_MAX_BYTES);
+    }
+
+    /** Opens {@code dir} for appending; its hourly files beyond {@code maxBytes} in all are deleted, oldest first. */
+    public static Journal open(Path dir, Optional<byte[]> key, Entropy entropy, long maxBytes) {
+        return open(dir, key, entropy, maxBytes, ChronicleQueue.singleBuilder(dir.toFile()).rollCycle(CYCLE));
+    }
+
+    /** As above, on a queue built by {@code builder} (tests give it a clock they move). */
+    static Journal open(Path dir, Optional<byte[]> key, Entropy entropy, long maxBytes,
+            net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder builder) {
+        if (maxBytes <= 0) {
+            throw new IllegalArgumentException("a journal budget of " + maxBytes + " bytes");
+        }
         byte[] s = new byte[Long.BYTES];
         entropy.nextBytes(s);
-        return new Journal(ChronicleQueue.singleBuilder(dir.toFile()).build(), key.map(k -> new Sealer(k, entropy)),
-                ByteBuffer.wrap(s).getLong());
+        Journal j = new Journal(builder.build(), key.map(k -> new Sealer(k, entropy)), ByteBuffer.wrap(s).getLong(),
+                dir, maxBytes);
+        j.prune();
+        return j;
+    }
+
+    /**
+     * Deletes the oldest cycle files while the journal's files exceed its budget; never the
+     * newest. Returns how many it deleted. A file it cannot delete is left for the next roll.
+     */
+    synchronized int prune() {
+        java.util.List<Path> files = new java.util.ArrayList<>();
+        try (java.util.stream.Stream<Path> listing = java.nio.file.Files.list(dir)) {
+            listing.filter(p -> p.getFileName().toString().endsWith(CYCLE_SUFFIX)).sorted().forEach(files::add);
+        } catch (java.io.IOException e) {
+            return 0;
+        }
+        long total = 0;
+        long[] sizes = new long[files.size()];
+        for (int i = 0; i < files.size(); i++) {
+            try {
+                sizes[i] = java.nio.file.Files.size(files.get(i));
+            } catch (java.io.IOException e) {
+                sizes[i] = 0;
+            }
+            total += sizes[i];
+        }
+        int deleted = 0;
+        for (int i = 0; i < files.size() - 1 && total > maxBytes; i++) {
+            try {
+                java.nio.file.Files.deleteIfExists(files.get(i));
+                total -= sizes[i];
+                deleted++;
+            } catch (java.io.IOException e) {
+                break;
+            }
+        }
+        if (deleted > 0) {
+            // Chronicle's directory listing names the lowest hour: it must know the deleted ones are gone.
+            queue.refreshDirectoryListing();
+        }
+        return deleted;
     }
 
     /** Reads a key file for {@link #open} and {@link #read}: 32 raw bytes or 64 hex characters. */
@@ -59,6 +131,11 @@ public final class Journal implements AutoCloseable {
             dc.wire().write(FIELD).bytes(b.array());
         }
         counter++;
+        if (appender.cycle() != cycle) {
+            // A new hour's file: the budget is checked as the journal rolls.
+            cycle = appender.cycle();
+            prune();
+        }
     }
 
     /**
@@ -70,7 +147,11 @@ public final class Journal implements AutoCloseable {
             throw new IllegalStateException("a reader never seals");
         }));
         try (ChronicleQueue q = ChronicleQueue.singleBuilder(dir.toFile()).readOnly(true).build()) {
-            Cursor at = new Cursor(q.createTailer(), sealer);
+            // The listing may still name hours the budget deleted: read the directory afresh.
+            q.refreshDirectoryListing();
+            ExcerptTailer tailer = q.createTailer();
+            tailer.toStart();
+            Cursor at = new Cursor(tailer, sealer);
             for (JournalRecord r = at.next(); r != null; r = at.next()) {
                 each.accept(r);
             }
@@ -109,9 +190,11 @@ public final class Journal implements AutoCloseable {
             boolean sealed = b.get() == 1;
             long seg = b.getLong();
             long count = b.getLong();
-            if (count == 0) {
+            if (count == 0 || n == 0) {
+                // A segment starts, or the journal's oldest hours were deleted (its budget): the
+                // first record read may be any of its segment's.
                 segment = seg;
-                expected = 0;
+                expected = count;
             }
             if (seg != segment || count != expected) {
                 throw new JournalException(JournalException.Kind.CORRUPT,

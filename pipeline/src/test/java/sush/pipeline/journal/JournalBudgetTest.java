@@ -1,0 +1,77 @@
+package sush.pipeline.journal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import net.openhft.chronicle.core.time.SetTimeProvider;
+import net.openhft.chronicle.queue.ChronicleQueue;
+import sush.gossip.Entropy;
+
+/** Issue 16: the journal rolls every hour and keeps its files within a byte budget, oldest deleted first. */
+class JournalBudgetTest {
+    @TempDir
+    Path dir;
+
+    private List<Path> cycles() throws Exception {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(p -> p.toString().endsWith(Journal.CYCLE_SUFFIX)).sorted().toList();
+        }
+    }
+
+    private static JournalRecord.Decision decision(int i) {
+        return new JournalRecord.Decision(JournalRecord.Decision.Kind.ENTRY, "hour", Integer.toString(i));
+    }
+
+    @Test
+    void eachHourRollsAndTheOldestHoursGoPastTheBudgetNeverTheCurrentOne() throws Exception {
+        SetTimeProvider clock = new SetTimeProvider(TimeUnit.HOURS.toNanos(400_000)).autoIncrement(0, TimeUnit.NANOSECONDS);
+        long oneFile;
+        try (Journal j = Journal.open(dir, Optional.empty(), Entropy.seeded(1), Long.MAX_VALUE,
+                ChronicleQueue.singleBuilder(dir.toFile()).rollCycle(Journal.CYCLE).timeProvider(clock))) {
+            j.append(decision(0));
+            oneFile = Files.size(cycles().get(0));
+        }
+        assertEquals(1, cycles().size());
+        List<String> first = new ArrayList<>();
+        Journal.read(dir, Optional.empty(), r -> first.add(((JournalRecord.Decision) r).detail()));
+        assertEquals(List.of("0"), first);
+        // A budget of two and a half files: each hour after the third deletes the oldest.
+        long budget = oneFile * 5 / 2;
+        try (Journal j = Journal.open(dir, Optional.empty(), Entropy.seeded(2), budget,
+                ChronicleQueue.singleBuilder(dir.toFile()).rollCycle(Journal.CYCLE).timeProvider(clock))) {
+            for (int hour = 1; hour <= 5; hour++) {
+                clock.advanceMillis(TimeUnit.HOURS.toMillis(1));
+                j.append(decision(hour));
+                assertTrue(cycles().size() <= 2, "hour " + hour + ": " + cycles());
+            }
+        }
+        assertEquals(2, cycles().size(), "the last two hours are kept");
+        List<String> read = new ArrayList<>();
+        Journal.read(dir, Optional.empty(), r -> read.add(((JournalRecord.Decision) r).detail()));
+        assertEquals(List.of("4", "5"), read, "the journal reads from its first remaining record");
+    }
+
+    @Test
+    void theCurrentHourIsKeptWhateverItsSize() throws Exception {
+        SetTimeProvider clock = new SetTimeProvider(TimeUnit.HOURS.toNanos(410_000)).autoIncrement(0, TimeUnit.NANOSECONDS);
+        try (Journal j = Journal.open(dir, Optional.empty(), Entropy.seeded(1), 1,
+                ChronicleQueue.singleBuilder(dir.toFile()).rollCycle(Journal.CYCLE).timeProvider(clock))) {
+            j.append(decision(0));
+            clock.advanceMillis(TimeUnit.HOURS.toMillis(1));
+            j.append(decision(1));
+            assertEquals(1, cycles().size());
+            assertEquals(0, j.prune(), "the only file left is the current hour's");
+        }
+    }
+}
