@@ -17,7 +17,6 @@ import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 
-import ch.qos.logback.classic.LoggerContext;
 import sush.ops.daemon.Logs;
 import sush.projections.job.SignedJob;
 import tools.jackson.databind.JsonNode;
@@ -33,7 +32,6 @@ class ObservabilityTest extends TwoSledRack {
     void aJobLeavesJsonLogLinesWithoutItsCommandAndItsMetrics() throws Exception {
         PrintStream out = System.out;
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        LoggerContext ctx = (LoggerContext) org.slf4j.LoggerFactory.getILoggerFactory();
         String secret = "echo observability-SECRET-text-42";
         String id;
         try {
@@ -49,8 +47,7 @@ class ObservabilityTest extends TwoSledRack {
             Thread.sleep(200);
         } finally {
             System.setOut(out);
-            ctx.reset();
-            new ch.qos.logback.classic.util.ContextInitializer(ctx).autoConfig();
+            Logs.cli();
         }
         List<JsonNode> lines = new ArrayList<>();
         for (String line : captured.toString().split("\n")) {

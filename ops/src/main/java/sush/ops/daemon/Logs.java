@@ -57,6 +57,28 @@ public final class Logs {
         return out;
     }
 
+    /**
+     * The CLI's logging, as {@code logback.xml} has it: library warnings and errors to standard
+     * error only, so that a command's standard output holds only what it prints.
+     */
+    public static void cli() {
+        LoggerContext ctx = (LoggerContext) LoggerFactory.getILoggerFactory();
+        ctx.reset();
+        PatternLayoutEncoder human = new PatternLayoutEncoder();
+        human.setContext(ctx);
+        human.setPattern("%d{HH:mm:ss.SSS} %-5level %logger{30} - %msg%n");
+        human.start();
+        ConsoleAppender<ILoggingEvent> err = new ConsoleAppender<>();
+        err.setContext(ctx);
+        err.setName("stderr");
+        err.setTarget("System.err");
+        err.setEncoder(human);
+        err.start();
+        Logger root = ctx.getLogger(Logger.ROOT_LOGGER_NAME);
+        root.addAppender(err);
+        root.setLevel(Level.WARN);
+    }
+
     /** Replaces whatever configuration logging had with the daemon's. */
     public static void configure(Format format, Map<String, Level> levels) {
         LoggerContext ctx = (LoggerContext) LoggerFactory.getILoggerFactory();

@@ -146,7 +146,7 @@ public final class Journal implements AutoCloseable {
         Optional<Sealer> sealer = key.map(k -> new Sealer(k, into -> {
             throw new IllegalStateException("a reader never seals");
         }));
-        try (ChronicleQueue q = ChronicleQueue.singleBuilder(dir.toFile()).readOnly(true).build()) {
+        try (ChronicleQueue q = ChronicleQueue.singleBuilder(dir.toFile()).rollCycle(CYCLE).readOnly(true).build()) {
             // The listing may still name hours the budget deleted: read the directory afresh.
             q.refreshDirectoryListing();
             ExcerptTailer tailer = q.createTailer();

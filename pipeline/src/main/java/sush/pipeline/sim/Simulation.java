@@ -748,14 +748,8 @@ public final class Simulation {
      */
     private void checkLiveness(List<String> violations) {
         for (SimSled s : sleds) {
-            if (!s.up) {
-                continue;
-            }
-            SledRuntime.View[] got = new SledRuntime.View[1];
-            s.runtime.view().subscribe(x -> got[0] = x);
-            time.advanceTime();
-            SledRuntime.View v = got[0];
-            if (v == null || v.fold() == null) {
+            SledRuntime.View v = liveView(s);
+            if (v == null) {
                 continue;
             }
             Set<JobId> known = requestsHeld(s);
@@ -795,25 +789,31 @@ public final class Simulation {
             ran.add(l.sled() + "/" + l.job().codephrase());
         }
         for (SimSled s : sleds) {
-            if (!s.up) {
-                continue;
-            }
-            SledRuntime.View[] got = new SledRuntime.View[1];
-            s.runtime.view().subscribe(x -> got[0] = x);
-            time.advanceTime();
-            if (got[0] == null || got[0].fold() == null) {
+            SledRuntime.View v = liveView(s);
+            if (v == null) {
                 continue;
             }
             Set<JobId> held = requestsHeld(s);
             for (SignedJob j : allJobs) {
                 if (targets(j, s.sled) && held.contains(j.request().job())
                         && j.request().session().equals(operator.session) && !operator.stopped.contains(operator.session)
-                        && got[0].fold().session(j.request().session()).isEmpty()
+                        && v.fold().session(j.request().session()).isEmpty()
                         && !ran.contains(s.sled.baseboard() + "/" + j.request().job().codephrase())) {
                     refusals.add(s.sled.baseboard() + "/" + j.request().job().codephrase());
                 }
             }
         }
+    }
+
+    /** A live sled's view with a fold (read on its loop), or null for a sled that is down or entering. */
+    private SledRuntime.View liveView(SimSled s) {
+        if (!s.up) {
+            return null;
+        }
+        SledRuntime.View[] got = new SledRuntime.View[1];
+        s.runtime.view().subscribe(x -> got[0] = x, e -> { });
+        time.advanceTime();
+        return got[0] == null || got[0].fold() == null ? null : got[0];
     }
 
     /** The jobs whose requests the sled's current universe holds. */
