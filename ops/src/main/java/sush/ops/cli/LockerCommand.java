@@ -29,8 +29,11 @@ public final class LockerCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** The options every locker command takes: the sled and its two slot directories. */
-    static class Slots {
+    /**
+     * The options every locker command takes (the sled and its two slot directories), and how
+     * each ends: its line on success, a typed failure or the locker's refusal otherwise.
+     */
+    abstract static class Slots implements Callable<Integer> {
         @Option(names = "--m2", required = true, split = ",", description = "the two slot directories")
         List<Path> m2;
         @Option(names = "--baseboard", required = true, description = "this sled's baseboard serial")
@@ -41,6 +44,22 @@ public final class LockerCommand implements Callable<Integer> {
                 throw new Client.Failure(2, "usage", "--m2 needs exactly two slot directories");
             }
             return List.of(new DirectorySlot(m2.get(0)), new DirectorySlot(m2.get(1)));
+        }
+
+        /** Does the command's work; returns what to print. */
+        abstract String run() throws Client.Failure, LockerException;
+
+        @Override
+        public Integer call() {
+            try {
+                System.out.println(run());
+                return 0;
+            } catch (Client.Failure f) {
+                return fail(f);
+            } catch (LockerException e) {
+                System.err.println("sush: " + e.getMessage());
+                return 1;
+            }
         }
     }
 
@@ -90,7 +109,7 @@ public final class LockerCommand implements Callable<Integer> {
     @Command(name = "provision", description = "Write the first record to a sled's empty slots (refuses slots "
             + "holding anything). Ordering signed (the default): safe after a wipe or drive swap with a fresh "
             + "floor epoch. Ordering causal: once at install only, never after the drives were wiped.")
-    static final class Provision extends Slots implements Callable<Integer> {
+    static final class Provision extends Slots {
         @Option(names = "--ordering", defaultValue = "signed", description = "the rack's session ordering: "
                 + "signed or causal (default: ${DEFAULT-VALUE})")
         String ordering;
@@ -98,59 +117,42 @@ public final class LockerCommand implements Callable<Integer> {
         Floor floor;
 
         @Override
-        public Integer call() {
-            try {
-                List<Slot> slots = slots();
-                String what;
-                if ("signed".equals(ordering)) {
-                    long epoch = floor.epoch();
-                    Locker.provision(RecordFormat.SIGNED, slots, Entropy.secure(),
-                            SignedRecord.provisioned(baseboard, epoch));
-                    what = "ordering signed, floor epoch " + epoch;
-                } else if ("causal".equals(ordering)) {
-                    if (floor.floorEpoch != null) {
-                        throw new Client.Failure(2, "usage", "--floor-epoch is for the signed ordering");
-                    }
-                    Locker.provision(RecordFormat.CAUSAL, slots, Entropy.secure(), BoundaryRecord.genesis(baseboard));
-                    what = "ordering causal";
-                } else {
-                    throw new Client.Failure(2, "usage", "--ordering is signed or causal, not " + ordering);
+        String run() throws Client.Failure, LockerException {
+            List<Slot> slots = slots();
+            String what;
+            if ("signed".equals(ordering)) {
+                long epoch = floor.epoch();
+                Locker.provision(RecordFormat.SIGNED, slots, Entropy.secure(),
+                        SignedRecord.provisioned(baseboard, epoch));
+                what = "ordering signed, floor epoch " + epoch;
+            } else if ("causal".equals(ordering)) {
+                if (floor.floorEpoch != null) {
+                    throw new Client.Failure(2, "usage", "--floor-epoch is for the signed ordering");
                 }
-                System.out.println("provisioned " + baseboard + " on " + m2.get(0) + " and " + m2.get(1) + " ("
-                        + what + ")");
-                return 0;
-            } catch (Client.Failure f) {
-                return fail(f);
-            } catch (LockerException e) {
-                System.err.println("sush: " + e.getMessage());
-                return 1;
+                Locker.provision(RecordFormat.CAUSAL, slots, Entropy.secure(), BoundaryRecord.genesis(baseboard));
+                what = "ordering causal";
+            } else {
+                throw new Client.Failure(2, "usage", "--ordering is signed or causal, not " + ordering);
             }
+            return "provisioned " + baseboard + " on " + m2.get(0) + " and " + m2.get(1) + " (" + what + ")";
         }
     }
 
     @Command(name = "convert", description = "Turn this sled's causal record into a signed one with the given "
             + "floor (the daemon must be stopped; refuses untrusted or empty slots). Every session granted before "
             + "the floor epoch is refused here afterwards.")
-    static final class Convert extends Slots implements Callable<Integer> {
+    static final class Convert extends Slots {
         @picocli.CommandLine.Mixin
         Floor floor;
 
         @Override
-        public Integer call() {
-            try {
-                List<Slot> slots = slots();
-                long epoch = floor.epoch();
-                try (Locker<BoundaryRecord> l = Locker.open(RecordFormat.CAUSAL, baseboard, slots, Entropy.secure())) {
-                    l.convert(RecordFormat.SIGNED, causal -> SignedRecord.provisioned(baseboard, epoch));
-                }
-                System.out.println("converted " + baseboard + " to ordering signed, floor epoch " + epoch);
-                return 0;
-            } catch (Client.Failure f) {
-                return fail(f);
-            } catch (LockerException e) {
-                System.err.println("sush: " + e.getMessage());
-                return 1;
+        String run() throws Client.Failure, LockerException {
+            List<Slot> slots = slots();
+            long epoch = floor.epoch();
+            try (Locker<BoundaryRecord> l = Locker.open(RecordFormat.CAUSAL, baseboard, slots, Entropy.secure())) {
+                l.convert(RecordFormat.SIGNED, causal -> SignedRecord.provisioned(baseboard, epoch));
             }
+            return "converted " + baseboard + " to ordering signed, floor epoch " + epoch;
         }
     }
 }

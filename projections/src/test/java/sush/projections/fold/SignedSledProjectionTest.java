@@ -142,4 +142,23 @@ class SignedSledProjectionTest {
         assertTrue(expected.startsWith(S2.codephrase()), expected);
         assertTrue(expected.endsWith("ran=3"), expected);
     }
+
+    @Test
+    void grantsAreRememberedUpToTheSessionBoundOldestForgottenFirst() {
+        Fold f = new Fold();
+        SignedGrant first = null;
+        SignedGrant last = null;
+        for (int i = 0; i <= SessionProjection.MAX_SESSIONS; i++) {
+            byte[] n = new byte[Grant.NONCE_BYTES];
+            n[0] = (byte) i;
+            n[1] = (byte) (i >> 8);
+            SignedGrant g = Chains.KEY.sign(new Grant(1_000 + i, Chains.KEY.id(), "op", n));
+            first = first == null ? g : first;
+            last = g;
+            f.apply(new Message.SessionGrant(g));
+        }
+        assertEquals(Optional.empty(), f.p.session(first.grant().session()), "one past the bound: the oldest is forgotten");
+        assertEquals(Optional.of(last), f.p.grant(last.grant().session()));
+        assertEquals(Optional.of(last.grant().session()), f.p.activeSession().map(SessionProjection.Session::id));
+    }
 }
