@@ -31,18 +31,26 @@ public final class ModelCheck {
      * @param provisioned whether the slots start with a genesis record (else the sled is unprovisioned)
      * @param maxWipes times X's drives may be wiped (both slots lose their files) while it is down
      * @param maxStates the search stops after this many distinct states
+     * @param parallelWrites whether a store writes every slot at once, as the daemon does (D-029):
+     *     a crash inside it may leave any of the slots written and the others not; else one slot
+     *     after the other, and a crash leaves a prefix of the slots written
      */
     public record Config(int maxLives, int maxEntries, int maxResends, int recentCapacity, boolean provisioned,
-            int maxWipes, long maxStates) {
-        /** The world of the CI slice and the command, with the given path and provisioning. */
+            int maxWipes, long maxStates, boolean parallelWrites) {
+        /** The world of the CI slice and the command, with the given path and provisioning; the daemon's parallel writes. */
         public static Config standard(int recentCapacity, boolean provisioned, long maxStates) {
-            return new Config(3, 4, 1, recentCapacity, provisioned, 1, maxStates);
+            return new Config(3, 4, 1, recentCapacity, provisioned, 1, maxStates, true);
+        }
+
+        /** This world with stores writing one slot after the other. */
+        public Config sequential() {
+            return new Config(maxLives, maxEntries, maxResends, recentCapacity, provisioned, maxWipes, maxStates, false);
         }
     }
 
     /** What a search found. */
     public record Report(Config config, long states, long transitions, int depth, boolean exhaustive, long screens,
-            long refusals, long admits, List<String> counterexample, String violation) {
+            long refusals, long admits, List<String> counterexample, String violation, long laterSlotOnlyCrashes) {
         public boolean violated() {
             return !counterexample.isEmpty();
         }
@@ -79,7 +87,7 @@ public final class ModelCheck {
                 Node next = new Node(s.world(), n, s.action(), n.depth() + 1);
                 if (s.violation() != null) {
                     return new Report(c, visited.size(), transitions, next.depth(), false, t.screens, t.refusals,
-                            t.admits, trace(next), s.violation());
+                            t.admits, trace(next), s.violation(), t.laterSlotOnly);
                 }
                 if (visited.add(ByteBuffer.wrap(s.world().key()))) {
                     queue.add(next);
@@ -87,7 +95,7 @@ public final class ModelCheck {
             }
         }
         return new Report(c, visited.size(), transitions, depth, queue.isEmpty(), t.screens, t.refusals, t.admits,
-                List.of(), null);
+                List.of(), null, t.laterSlotOnly);
     }
 
     /**
@@ -138,6 +146,7 @@ public final class ModelCheck {
                 states = Long.parseLong(args[i + 1]);
             }
         }
+        boolean sequential = java.util.Arrays.asList(args).contains("--sequential-writes");
         Function<Admission.Input, Verdict> admission = Admission::decide;
         for (int i = 0; i < args.length - 1; i++) {
             if (args[i].equals("--break")) {
@@ -153,6 +162,9 @@ public final class ModelCheck {
         for (boolean provisioned : new boolean[] {true, false}) {
             for (int capacity : new int[] {1, 0}) {
                 Config c = Config.standard(capacity, provisioned, states / 4);
+                if (sequential) {
+                    c = c.sequential();
+                }
                 long t0 = System.nanoTime();
                 Report r = run(c, admission);
                 double s = (System.nanoTime() - t0) / 1e9;
@@ -162,6 +174,8 @@ public final class ModelCheck {
                         r.exhaustive() ? " (exhaustive)" : "", s);
                 System.out.printf(Locale.ROOT, "  jobs screened %,d: admitted %,d, refused %,d (%.1f%%)%n", r.screens(),
                         r.admits(), r.refusals(), 100.0 * r.refusals() / Math.max(1, r.screens()));
+                System.out.printf(Locale.ROOT, "  slot writes %s; crashes that left only a later slot written: %,d%n",
+                        c.parallelWrites() ? "in parallel" : "one after the other", r.laterSlotOnlyCrashes());
                 if (r.violated()) {
                     violations++;
                     System.out.println("  VIOLATION: " + r.violation());

@@ -42,6 +42,10 @@ final class Transitions {
     private static final class Crash extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
+        /** Where a store dies: the slot writes (by index, re-stamp first) that never happen. */
+        record Plan(long dies, String label) {
+        }
+
         Crash() {
             super(null, null, false, false);
         }
@@ -55,6 +59,8 @@ final class Transitions {
     long screens;
     long refusals;
     long admits;
+    /** Crashes inside a parallel store that left a later slot written and an earlier one not. */
+    long laterSlotOnly;
 
     Transitions(ModelCheck.Config config, Function<Admission.Input, Verdict> admission) {
         this.config = config;
@@ -329,12 +335,12 @@ final class Transitions {
         Commit.Input in = new Commit.Input(ME, World.network(n.universe), sessions[s], n.start[s], jobs[s][h],
                 jobs[s][h + 1], n.floor.isPresent() && !n.committedAboveFloor);
         String job = NAMES[s] + h;
-        for (int k = 0; k < writes(n); k++) {
+        for (Crash.Plan p : crashes(n)) {
             World crashed = n.copy();
-            store(crashed, b -> Commit.build(b, in, config.recentCapacity()), k);
-            out.add(new Step(did + "; commits " + job + ", crash after " + k + " slot writes", crashed, null));
+            store(crashed, b -> Commit.build(b, in, config.recentCapacity()), p.dies());
+            out.add(new Step(did + "; commits " + job + ", crash " + p.label(), crashed, null));
         }
-        store(n, b -> Commit.build(b, in, config.recentCapacity()), -1);
+        store(n, b -> Commit.build(b, in, config.recentCapacity()), 0);
         int bit = 1 << (s * World.JOBS + h);
         did.append("; commits and launches ").append(job);
         if ((n.ledger & bit) != 0) {
@@ -360,16 +366,16 @@ final class Transitions {
                 Outcome stopped = Outcome.ended(JobStatus.STOPPED, 0, "");
                 Optional<BoundaryRecord> update = Commit.ended(w.locker.newest().orElseThrow(), job, stopped);
                 if (update.isPresent()) {
-                    for (int k = 0; k < writes(w); k++) {
+                    for (Crash.Plan p : crashes(w)) {
                         World crashed = w.copy();
-                        store(crashed, b -> Commit.ended(b.orElseThrow(), job, stopped).orElseThrow(), k);
-                        out.add(new Step("X records " + NAMES[s] + h + " stopped and crashes after " + k
-                                + " slot writes", crashed, null));
+                        store(crashed, b -> Commit.ended(b.orElseThrow(), job, stopped).orElseThrow(), p.dies());
+                        out.add(new Step("X records " + NAMES[s] + h + " stopped and crashes " + p.label(), crashed,
+                                null));
                     }
                 }
                 World n = w.copy();
                 if (update.isPresent()) {
-                    store(n, b -> Commit.ended(b.orElseThrow(), job, stopped).orElseThrow(), -1);
+                    store(n, b -> Commit.ended(b.orElseThrow(), job, stopped).orElseThrow(), 0);
                 }
                 n.running &= ~bit;
                 n.front = n.front.tick(myId(n));
@@ -378,31 +384,71 @@ final class Transitions {
         }
     }
 
-    /** Slot writes the next store makes: the re-stamp's (first store of a process) and its own. */
-    private static int writes(World w) {
-        boolean restamp = !w.locker.restamped() && w.locker.load().body().isPresent();
-        return (restamp ? 2 : 0) + 2;
+    /**
+     * Where the next store may crash: inside the re-stamp (the first store of a process; one slot
+     * after the other), then inside the store's own writes. One after the other, a crash leaves
+     * a prefix of the slots written; in parallel (D-029), any subset short of all of them.
+     */
+    private List<Crash.Plan> crashes(World w) {
+        int slots = w.slots.length;
+        int restamp = !w.locker.restamped() && w.locker.load().body().isPresent() ? slots : 0;
+        List<Crash.Plan> plans = new ArrayList<>();
+        for (int k = 0; k < restamp; k++) {
+            plans.add(new Crash.Plan(1L << k, "after " + k + " slot writes of the re-stamp"));
+        }
+        if (!config.parallelWrites()) {
+            for (int k = 0; k < slots; k++) {
+                plans.add(new Crash.Plan(1L << (restamp + k), "after " + (restamp + k) + " slot writes"));
+            }
+            return plans;
+        }
+        for (long lost = 1; lost < (1L << slots); lost++) {
+            StringBuilder written = new StringBuilder();
+            for (int i = 0; i < slots; i++) {
+                if ((lost & (1L << i)) == 0) {
+                    written.append(written.length() == 0 ? "" : ", ").append("m2-").append(i);
+                }
+            }
+            plans.add(new Crash.Plan(lost << restamp, "in the parallel slot writes, "
+                    + (written.length() == 0 ? "none written" : "only " + written + " written")));
+        }
+        return plans;
     }
 
     /**
-     * Runs one store through the real locker over in-memory slots; {@code crashAfter >= 0} kills
-     * the process before that slot write.
+     * Runs one store through the real locker over in-memory slots; the process dies inside each
+     * slot write whose index (in the order the locker makes them) is set in {@code dies} (0: none).
+     * In parallel the other slots' writes still happen: the crash is seen once all are done.
      */
-    private void store(World n, Function<Optional<BoundaryRecord>, BoundaryRecord> build, int crashAfter) {
+    private void store(World n, Function<Optional<BoundaryRecord>, BoundaryRecord> build, long dies) {
         List<MemorySlot> slots = slots(n);
-        int[] left = {crashAfter};
-        Runnable hook = () -> {
-            if (left[0]-- == 0) {
-                throw new Crash();
-            }
-        };
-        slots.forEach(s -> s.beforeWrite(hook));
+        int restamp = !n.locker.restamped() && n.locker.load().body().isPresent() ? slots.size() : 0;
+        int[] index = {0};
+        // Which slot each write went to and whether it died there, in the order they were made.
+        List<int[]> made = new ArrayList<>();
+        for (int i = 0; i < slots.size(); i++) {
+            int slot = i;
+            slots.get(i).beforeWrite(() -> {
+                boolean die = (dies & (1L << index[0]++)) != 0;
+                made.add(new int[] {slot, die ? 1 : 0});
+                if (die) {
+                    throw new Crash();
+                }
+            });
+        }
         try (Locker<BoundaryRecord> l = Locker.resume(RecordFormat.CAUSAL, ME, List.copyOf(slots), n.locker)) {
+            if (config.parallelWrites()) {
+                // The writes run in turn on this thread: the same outcomes as threads, in a fixed order.
+                l.writeInParallel(Runnable::run);
+            }
             try {
                 l.store(l.reserve(build));
                 n.locker = l.memory();
             } catch (Crash c) {
                 crash(n);
+                if (made.size() == restamp + slots.size() && laterOnly(made.subList(restamp, made.size()))) {
+                    laterSlotOnly++;
+                }
             }
         } catch (LockerException e) {
             throw new IllegalStateException("the model's slots never fail: " + e.getMessage(), e);
@@ -410,6 +456,18 @@ final class Transitions {
         for (int i = 0; i < slots.size(); i++) {
             n.slots[i] = slots.get(i).contents().orElse(null);
         }
+    }
+
+    /** Whether, among one store's writes, a later slot's write happened and an earlier one's died. */
+    private static boolean laterOnly(List<int[]> writes) {
+        for (int[] died : writes) {
+            for (int[] done : writes) {
+                if (died[1] == 1 && done[1] == 0 && done[0] > died[0]) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private static List<MemorySlot> slots(World w) {

@@ -35,6 +35,8 @@ public final class Locker<R> implements Closeable {
     private final List<Optional<byte[]>> expected;
     /** Why the slots are no longer trusted in this life, once {@link #verify()} found a foreign change. */
     private volatile String tampered;
+    /** Runs each slot's write of a store at once (D-029); null: one slot after the other. */
+    private java.util.concurrent.Executor parallel;
 
     /** What the locker keeps in memory, as a value: the model check resumes a locker from it. */
     public record Memory<R>(Load<R> load, byte[] nonce, Optional<R> newest, long reserved, long stored,
@@ -181,6 +183,22 @@ public final class Locker<R> implements Closeable {
         return next;
     }
 
+    /**
+     * From now on each store writes every slot at once, each slot's write (file, fsync, rename,
+     * directory fsync) on {@code writers}, and returns when all are done (D-029). On a sled the
+     * two M.2s are separate devices, so a commit costs one slot's write instead of two. Safety is
+     * the same: each slot is still replaced atomically, and a crash part-way leaves some slots
+     * with the new record and the rest with the one before, under this process's nonce: the
+     * one-nonce tear the load adopts conservatively, whichever slot got there first. The
+     * re-stamp (the first write of a process) stays one slot after the other, in the order
+     * section 8 gives. An executor running tasks on the calling thread gives the same outcomes
+     * in a fixed order (the model check's).
+     */
+    public synchronized Locker<R> writeInParallel(java.util.concurrent.Executor writers) {
+        this.parallel = java.util.Objects.requireNonNull(writers);
+        return this;
+    }
+
     /** This locker as one of records in {@code f}, if that is its format. */
     @SuppressWarnings("unchecked")
     public <T> Optional<Locker<T>> as(RecordFormat<T> f) {
@@ -306,10 +324,52 @@ public final class Locker<R> implements Closeable {
         }
         // Sequence numbers of this process: the re-stamp took 1, so tickets follow it.
         byte[] file = new SlotFile(nonce, t.seq() + 1, t.body).encode();
-        for (Slot s : slots) {
-            write(s, file);
+        if (parallel == null) {
+            for (Slot s : slots) {
+                write(s, file);
+            }
+        } else {
+            writeAll(file);
         }
         stored = t.seq();
+    }
+
+    /**
+     * Every slot's write started at once; waits for all of them whatever each one's fate (a
+     * failed slot never cuts another's write short), then fails with the first slot's failure in
+     * slot order. An unchecked exception from a write (the model check's crash) is rethrown as is.
+     */
+    private void writeAll(byte[] file) throws LockerException {
+        List<java.util.concurrent.CompletableFuture<Void>> writes = new ArrayList<>();
+        for (Slot s : slots) {
+            writes.add(java.util.concurrent.CompletableFuture.runAsync(() -> {
+                try {
+                    write(s, file);
+                } catch (LockerException e) {
+                    throw new java.util.concurrent.CompletionException(e);
+                }
+            }, parallel));
+        }
+        Throwable first = null;
+        for (java.util.concurrent.CompletableFuture<Void> w : writes) {
+            try {
+                w.join();
+            } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
+                if (first == null) {
+                    first = e.getCause() == null ? e : e.getCause();
+                }
+            }
+        }
+        if (first instanceof LockerException) {
+            throw (LockerException) first;
+        } else if (first instanceof RuntimeException) {
+            throw (RuntimeException) first;
+        } else if (first instanceof Error) {
+            throw (Error) first;
+        } else if (first != null) {
+            throw new LockerException(LockerException.Kind.IO, "recording the execution boundary failed: " + first,
+                    first);
+        }
     }
 
     /**

@@ -18,9 +18,20 @@ class ModelCheckTest {
             ModelCheck.Report r = ModelCheck.run(c);
             assertFalse(r.violated(), r.violation() + "\n" + String.join("\n", r.counterexample()));
             assertTrue(r.admits() > 0 && r.refusals() > 0, "the search reached both verdicts");
+            // D-029: the daemon writes the slots in parallel, and the search drives the crash only
+            // that can make (the later slot written, the earlier not).
+            assertTrue(r.laterSlotOnlyCrashes() > 0, "crashes leaving only the later slot written");
             states += r.states();
         }
         assertTrue(states >= 100_000, states + " states");
+    }
+
+    @Test
+    void oneSlotAfterTheOtherNoJobRunsTwiceEitherAndNoCrashLeavesOnlyTheLaterSlot() {
+        ModelCheck.Report r = ModelCheck.run(ModelCheck.Config.standard(0, true, 30_000).sequential());
+        assertFalse(r.violated(), r.violation() + "\n" + String.join("\n", r.counterexample()));
+        assertTrue(r.admits() > 0);
+        assertTrue(r.laterSlotOnlyCrashes() == 0, r.laterSlotOnlyCrashes() + " crashes");
     }
 
     @Test

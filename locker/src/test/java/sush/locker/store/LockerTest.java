@@ -108,6 +108,69 @@ class LockerTest {
     }
 
     @Test
+    void aParallelStoreCutByACrashLeavesATrustedOldOrNewRecordWhicheverSlotsGotThere() throws Exception {
+        // D-029: a crash inside parallel writes may leave any slot written and the other not,
+        // including the later slot alone (never possible one slot after the other).
+        for (int lost = 1; lost <= 3; lost++) {
+            Slots s = new Slots();
+            try (Locker<BoundaryRecord> l = s.open()) {
+                commit(l, R1);
+            }
+            s.crash();
+            try (Locker<BoundaryRecord> l = s.open()) {
+                l.writeInParallel(Runnable::run);
+                commit(l, R1_ENDED); // the re-stamp and one store, all written
+                int slotsLost = lost;
+                s.a.beforeWrite(() -> {
+                    if ((slotsLost & 1) != 0) {
+                        throw new Fixtures.Crash();
+                    }
+                });
+                s.b.beforeWrite(() -> {
+                    if ((slotsLost & 2) != 0) {
+                        throw new Fixtures.Crash();
+                    }
+                });
+                assertThrows(Fixtures.Crash.class, () -> commit(l, R2));
+                assertEquals((lost & 1) == 0, Slots.body(s.a).equals(Optional.of(R2)), "m2-a written: lost " + lost);
+                assertEquals((lost & 2) == 0, Slots.body(s.b).equals(Optional.of(R2)), "m2-b written: lost " + lost);
+            }
+            s.crash();
+            noCrash(s);
+            try (Locker<BoundaryRecord> l = s.open()) {
+                assertTrue(l.trusted(), "lost " + lost + ": " + l.load().reason());
+                assertEquals(Optional.of(lost == 3 ? R1_ENDED : R2), l.newest(), "lost " + lost);
+            }
+        }
+    }
+
+    @Test
+    void aParallelStoreOnThreadsWritesEverySlotAndOneFailedSlotFailsItWithoutCuttingTheOther() throws Exception {
+        java.util.concurrent.ExecutorService writers = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            Slots s = new Slots();
+            try (Locker<BoundaryRecord> l = s.open().writeInParallel(writers)) {
+                commit(l, R1);
+                assertEquals(Optional.of(R1), Slots.body(s.a));
+                assertEquals(Optional.of(R1), Slots.body(s.b));
+                s.a.arm(MemorySlot.Fault.IO_ERROR, false);
+                LockerException e = assertThrows(LockerException.class, () -> commit(l, R2));
+                assertEquals(LockerException.Kind.IO, e.kind());
+                assertTrue(e.getMessage().contains("m2-a"), e.getMessage());
+                assertEquals(Optional.of(R1), Slots.body(s.a), "the failed slot is unchanged");
+                assertEquals(Optional.of(R2), Slots.body(s.b), "the other slot's write went through");
+            }
+            s.crash();
+            try (Locker<BoundaryRecord> l = s.open()) {
+                assertTrue(l.trusted(), l.load().reason());
+                assertEquals(Optional.of(R2), l.newest(), "a one-nonce tear adopts the newer record");
+            }
+        } finally {
+            writers.shutdownNow();
+        }
+    }
+
+    @Test
     void crashBeforeTheOutcomeWriteKeepsTheCommittedRecord() throws Exception {
         for (int writes = 0; writes <= 2; writes++) {
             Slots s = new Slots();

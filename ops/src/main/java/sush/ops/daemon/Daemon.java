@@ -97,12 +97,13 @@ public final class Daemon implements AutoCloseable {
     private final Scheduler loop;
     private final Scheduler writer;
     private final Scheduler ingress;
+    private final Scheduler housekeeping;
     /** Watches the boundary slots for changes this daemon did not make (issue 22). */
     private volatile SlotWatch watch;
 
     private Daemon(Settings settings, SledConfig cfg, ApiServer api, Authority authority, Optional<GossipTls> tls, TcpTransport transport, GossipNode node, Locker<?> locker, ProcessLauncher launcher,
             Optional<Journal> journal, SledRuntime runtime, DisposableServer http, Scheduler loop, Scheduler writer,
-            Scheduler ingress) {
+            Scheduler ingress, Scheduler housekeeping) {
         this.settings = settings;
         this.cfg = cfg;
         this.authority = authority;
@@ -118,6 +119,7 @@ public final class Daemon implements AutoCloseable {
         this.loop = loop;
         this.writer = writer;
         this.ingress = ingress;
+        this.housekeeping = housekeeping;
     }
 
     public static Daemon start(Settings s) throws DaemonException {
@@ -147,6 +149,8 @@ public final class Daemon implements AutoCloseable {
             // The rack's ordering picks the record format; a record of the other ordering loads
             // untrusted, naming the mismatch (ordered-sessions.md section 6).
             locker = Locker.open(RecordFormat.of(s.ordering().wireName()), s.baseboard(), slots, Entropy.secure());
+            // Each M.2 is its own device: a commit writes them at once (D-029).
+            locker.writeInParallel(SLOT_WRITERS);
         } catch (LockerException e) {
             throw new DaemonException("unusable M.2 slots: " + e.getMessage());
         }
@@ -203,13 +207,16 @@ public final class Daemon implements AutoCloseable {
         // the gossip node's timers on the shared parallel scheduler.
         Scheduler ingress = Schedulers.newParallel("sush-ingress", Math.max(1, Runtime.getRuntime().availableProcessors()));
         SledRuntime runtime = new SledRuntime(cfg, Gossip.of(node), locker, launcher, journal, loop, writer, ingress);
-        Scheduler housekeeping = Schedulers.boundedElastic();
+        // One housekeeping thread: the output budget's index is kept by one thread at a time.
+        Scheduler housekeeping = Schedulers.newSingle("sush-housekeeping");
+        OutputBudget outputs = new OutputBudget(s.output().resolve("jobs"), s.outputMaxBytes());
         runtime.events().subscribe(e -> {
             EventLog.log(e);
             metrics.on(e);
             if (e instanceof sush.pipeline.sled.SledEvent.Ended) {
                 // Off the sled's loop: the output budget is kept after every ending.
-                housekeeping.schedule(() -> keepOutputBudget(s, runtime));
+                String job = ((sush.pipeline.sled.SledEvent.Ended) e).job().codephrase();
+                housekeeping.schedule(() -> keepOutputBudget(outputs, job, runtime));
             }
         }, err -> LOG.error("the sled's event stream failed", err));
         metrics.bind(node, runtime, s.output().resolve("journal"));
@@ -224,7 +231,7 @@ public final class Daemon implements AutoCloseable {
         try {
             authority = new Authority(s.operators(), System::currentTimeMillis, Entropy.secure());
         } catch (IOException e) {
-            closeQuietly(locker, launcher, journal, loop, writer, ingress);
+            closeQuietly(locker, launcher, journal, loop, writer, ingress, housekeeping);
             throw new DaemonException("operators file: " + e.getMessage());
         }
         // The API's authority listens before the sled starts: logins in the replayed history count.
@@ -234,7 +241,7 @@ public final class Daemon implements AutoCloseable {
         try {
             node.start().block(Duration.ofSeconds(10));
         } catch (RuntimeException e) {
-            closeQuietly(locker, launcher, journal, loop, writer, ingress);
+            closeQuietly(locker, launcher, journal, loop, writer, ingress, housekeeping);
             throw new DaemonException("cannot listen for gossip on " + s.gossip() + ": " + rootMessage(e));
         }
         node.setPeers(s.peers(), s.identities());
@@ -254,7 +261,7 @@ public final class Daemon implements AutoCloseable {
             http = api.bind(server);
         } catch (RuntimeException e) {
             node.stop();
-            closeQuietly(locker, launcher, journal, loop, writer, ingress);
+            closeQuietly(locker, launcher, journal, loop, writer, ingress, housekeeping);
             throw new DaemonException("cannot serve the API on " + s.api() + ": " + rootMessage(e));
         }
         if (!loopback && tls.isEmpty()) {
@@ -262,7 +269,7 @@ public final class Daemon implements AutoCloseable {
                     + "operator requests are signed, but their bodies and answers are readable on the network");
         }
         Daemon d = new Daemon(s, cfg, api, authority, tls, transport, node, locker, launcher, journal, runtime, http, loop,
-                writer, ingress);
+                writer, ingress, housekeeping);
         try {
             d.watch = SlotWatch.start(s.m2(), locker, change -> {
                 LOG.error("{}", change);
@@ -358,26 +365,38 @@ public final class Daemon implements AutoCloseable {
         http.disposeNow(Duration.ofSeconds(2));
         api.closeConnections();
         node.stop();
-        closeQuietly(locker, launcher, journal, loop, writer, ingress);
+        closeQuietly(locker, launcher, journal, loop, writer, ingress, housekeeping);
         if (metrics != null) {
             metrics.close();
         }
     }
 
     /** Deletes the oldest finished jobs' outputs past the sled's output budget (never a running job's). */
-    private static void keepOutputBudget(Settings s, SledRuntime runtime) {
+    private static void keepOutputBudget(OutputBudget outputs, String job, SledRuntime runtime) {
         try {
-            java.util.Set<String> running = new java.util.HashSet<>();
-            runtime.query(v -> v.running()).blockOptional(Duration.ofSeconds(5))
-                    .ifPresent(r -> r.forEach(j -> running.add(j.codephrase())));
-            for (Path d : OutputBudget.prune(s.output().resolve("jobs"), s.outputMaxBytes(), running)) {
-                LOG.info("deleted the output of {}: the outputs were over their budget of {} bytes", d.getFileName(),
-                        s.outputMaxBytes());
+            for (Path d : outputs.ended(job, () -> {
+                java.util.Set<String> running = new java.util.HashSet<>();
+                runtime.query(v -> v.running()).blockOptional(Duration.ofSeconds(5))
+                        .ifPresent(r -> r.forEach(j -> running.add(j.codephrase())));
+                return running;
+            })) {
+                LOG.info("deleted the output of {}: the outputs were over their budget", d.getFileName());
             }
         } catch (IOException | RuntimeException e) {
             LOG.warn("keeping the output budget failed: {}", e.getMessage());
         }
     }
+
+    /**
+     * The threads that write the boundary slots, one per slot of a store at once (D-029): daemon
+     * threads, idle ones end after a minute; shared by every daemon of this JVM (tests run several).
+     */
+    private static final java.util.concurrent.ExecutorService SLOT_WRITERS = java.util.concurrent.Executors
+            .newCachedThreadPool(r -> {
+                Thread t = new Thread(r, "sush-slot-writer");
+                t.setDaemon(true);
+                return t;
+            });
 
     /** Ends abruptly (tests that need a crash use a separate process and kill -9). */
     private static void closeQuietly(Locker<?> locker, ProcessLauncher launcher, Optional<Journal> journal,

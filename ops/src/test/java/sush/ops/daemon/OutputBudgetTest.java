@@ -40,4 +40,30 @@ class OutputBudgetTest {
         assertEquals(List.of(running), OutputBudget.prune(jobs, 100, Set.of()), "finished now: the oldest goes");
         assertEquals(List.of(), OutputBudget.prune(jobs.resolve("absent"), 1, Set.of()));
     }
+
+    @Test
+    void eachEndingCountsItsOwnOutputAndTheOldestFinishedGoFirst() throws Exception {
+        Path a = job("a", 100, 1);
+        Path b = job("b", 100, 2);
+        OutputBudget budget = new OutputBudget(jobs, 250);
+        assertEquals(200, budget.total(), "listed once: both directories");
+        Set<String> running = new java.util.HashSet<>(Set.of("a"));
+        Path c = job("c", 100, 3);
+        assertEquals(List.of(b), budget.ended("c", () -> running), "a runs: b is the oldest finished");
+        assertTrue(Files.exists(a) && Files.exists(c));
+        assertEquals(200, budget.total());
+        running.clear();
+        Path d = job("d", 30, 4);
+        assertEquals(List.of(), budget.ended("d", () -> {
+            throw new AssertionError("within the budget the running jobs are not asked for");
+        }));
+        Path e = job("e", 100, 5);
+        assertEquals(List.of(a), budget.ended("e", () -> running), "a ended: now it is the oldest");
+        assertEquals(230, budget.total());
+        // A job's output that grew before its ending is counted at its ending, once.
+        Files.write(e.resolve("stderr"), new byte[10]);
+        assertEquals(List.of(), budget.ended("e", () -> running));
+        assertEquals(240, budget.total());
+        assertTrue(Files.exists(c) && Files.exists(d) && Files.exists(e));
+    }
 }
