@@ -73,6 +73,10 @@ public final class DaemonCommand implements Callable<Integer> {
     @Option(names = "--log-level", description = "INFO unless given: LEVEL for everything, or PACKAGE=LEVEL, "
             + "comma-separated (e.g. sush.gossip=DEBUG,io.netty=INFO)")
     String logLevel;
+    @Option(names = "--trace", paramLabel = "FILE", description = "append one line per stage of every job on this "
+            + "sled to FILE (monotonic nanoseconds, stage, job id, sled; no command text): where a job's time goes "
+            + "(./bench.sh e2e reads it)")
+    Path trace;
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger("sush.daemon");
 
@@ -107,6 +111,16 @@ public final class DaemonCommand implements Callable<Integer> {
         } catch (Daemon.DaemonException e) {
             System.err.println("sush daemon: " + e.getMessage());
             return 1;
+        }
+        if (trace != null) {
+            try {
+                sush.ops.daemon.StageTrace t = sush.ops.daemon.StageTrace.open(trace, s.baseboard());
+                d.runtime().events().subscribe(t::on, err -> t.close(), t::close);
+            } catch (java.io.IOException e) {
+                System.err.println("sush daemon: cannot open the trace file " + trace + ": " + e.getMessage());
+                d.close();
+                return 2;
+            }
         }
         LOG.info("sled {} (cubby {}): API http://{}, gossip {}, {} peers, ordering {}", s.baseboard(), s.cubby(),
                 s.api(), s.gossip(), s.peers().size(), s.ordering());

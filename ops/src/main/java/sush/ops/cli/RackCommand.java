@@ -170,12 +170,18 @@ public final class RackCommand implements Callable<Integer> {
 
     /** As above, the daemon's command line run by {@code prefix} (tests: {@code strace ...}). */
     static Process start(Path dir, RackFile.SledEntry s, List<String> prefix) throws IOException {
+        return start(dir, s, prefix, List.of());
+    }
+
+    /** As above, with more daemon options ({@code suffix}, e.g. {@code --trace FILE}). */
+    static Process start(Path dir, RackFile.SledEntry s, List<String> prefix, List<String> suffix) throws IOException {
         Path home = s.output().getParent();
         List<String> cmd = new ArrayList<>(prefix);
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
         cmd.addAll(JVM_FLAGS);
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "sush.ops.Main", "daemon", "--rack",
                 dir.resolve("rack.json").toString(), "--sled", s.baseboard()));
+        cmd.addAll(suffix);
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("daemon.log").toFile()));
         // A daemon gets no operator's secrets nor pointers to them (issue 22): its environment is

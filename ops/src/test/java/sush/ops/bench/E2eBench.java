@@ -22,9 +22,11 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * End to end on a 4-sled loopback rack of real daemons (separate JVMs): time from `job start` to
- * every sled `Stopped` for `true` (one job at a time), jobs per second through one session (jobs
- * flagged concurrent, submitted back to back), and each daemon's resident memory idle and under
- * that load. Run: {@code ./bench.sh e2e [--quick]}.
+ * every sled `Stopped` for `true` (one job at a time, as the CLI does it: the next position, a
+ * signed request, the event stream), where that time goes stage by stage (the daemons'
+ * {@code --trace} files), jobs per second through one session (jobs flagged concurrent, submitted
+ * back to back at the chain's successors), and each daemon's resident memory idle and under that
+ * load. Run: {@code ./bench.sh e2e [--quick]}.
  */
 public final class E2eBench {
     private E2eBench() {
@@ -32,14 +34,17 @@ public final class E2eBench {
 
     public static void main(String[] args) throws Exception {
         boolean quick = Arrays.asList(args).contains("--quick");
-        int jobs = quick ? 30 : 100;
+        int jobs = intOption(args, "--jobs", quick ? 30 : 300);
+        // A sled runs for months: its steady state is a warm JIT. The first jobs of fresh
+        // daemons are measured too, apart (what an operator sees right after a reboot).
+        int warmup = intOption(args, "--warmup", quick ? 30 : 1000);
         Path dir = Files.createTempDirectory(Path.of("ops", "target"), "bench-e2e-");
         RackFile rack = RackCommand.create(dir, 4, 27_100, sush.projections.fold.Ordering.CAUSAL);
         SignerKey key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
         List<Process> procs = new ArrayList<>();
         try {
             for (RackFile.SledEntry s : rack.sleds()) {
-                procs.add(RackAccess.start(dir, s));
+                procs.add(RackAccess.start(dir, s, List.of(), List.of("--trace", trace(s).toString())));
             }
             for (RackFile.SledEntry s : rack.sleds()) {
                 RackAccess.awaitApi(s.api());
@@ -74,42 +79,100 @@ public final class E2eBench {
             }
             Thread.sleep(1000);
             double rssIdle = rssMb(procs);
-            long[] latency = new long[jobs];
-            for (int i = 0; i < jobs; i++) {
-                long t0 = System.nanoTime();
-                String id = submit(c, key, false);
-                while (stopped(c, id) < 4) {
-                    Thread.sleep(2);
+            // The client follows the event stream, as `sush job start --wait` does.
+            Map<String, java.util.concurrent.CompletableFuture<Long>> stoppedEverywhere =
+                    new java.util.concurrent.ConcurrentHashMap<>();
+            Map<String, Integer> stoppedOn = new java.util.concurrent.ConcurrentHashMap<>();
+            Client watcher = RackCommand.operatorClient(dir, "http://" + rack.sleds().get(0).api());
+            Thread follower = new Thread(() -> {
+                try {
+                    watcher.follow(ev -> {
+                        String id = ev.path("job_id").asString("");
+                        if ("stopped".equals(ev.path("status").asString()) && stoppedOn.merge(id, 1, Integer::sum) == 4) {
+                            stoppedEverywhere.computeIfAbsent(id, k -> new java.util.concurrent.CompletableFuture<>())
+                                    .complete(System.nanoTime());
+                        }
+                        return false;
+                    });
+                } catch (Client.Failure f) {
+                    System.err.println("e2e: lost the event stream: " + f.getMessage());
                 }
-                latency[i] = System.nanoTime() - t0;
+            }, "e2e-events");
+            follower.setDaemon(true);
+            follower.start();
+            Thread.sleep(500);
+            long[] latency = new long[jobs];
+            long[] cold = new long[warmup];
+            List<Timed> timed = new ArrayList<>();
+            for (int i = -warmup; i < jobs; i++) {
+                long t0 = System.nanoTime();
+                // As the CLI: the next position from the sled, signed, submitted.
+                JsonNode s = c.get("/sessions");
+                SignedJob job = key.sign(new JobRequest(SessionId.parse(s.get("session_id").asString()),
+                        JobId.parse(s.get("next_job").asString()), "true", "*", false));
+                String id = job.request().job().codephrase();
+                c.post("/jobs/" + id + "/start", SignedRequests.toJson(job));
+                long done = stoppedEverywhere.computeIfAbsent(id, k -> new java.util.concurrent.CompletableFuture<>())
+                        .get(60, java.util.concurrent.TimeUnit.SECONDS);
+                if (i < 0) {
+                    cold[i + warmup] = done - t0;
+                    continue;
+                }
+                latency[i] = done - t0;
+                timed.add(new Timed(id, t0, done));
             }
-            // Throughput: concurrent jobs back to back, then wait for the last to end everywhere.
+            // Throughput: concurrent jobs back to back, each at the previous one's successor (the
+            // client knows the chain), then wait for the last to end everywhere.
+            JsonNode s = c.get("/sessions");
+            SessionId sid = SessionId.parse(s.get("session_id").asString());
+            JobId next = JobId.parse(s.get("next_job").asString());
             long t0 = System.nanoTime();
             String last = null;
             double rssLoad = 0;
             for (int i = 0; i < jobs; i++) {
-                last = submit(c, key, true);
+                SignedJob job = key.sign(new JobRequest(sid, next, "true", "*", true));
+                last = job.request().job().codephrase();
+                c.post("/jobs/" + last + "/start", SignedRequests.toJson(job));
+                next = job.request().successor();
                 if (i == jobs / 2) {
                     rssLoad = rssMb(procs);
                 }
             }
-            while (stopped(c, last) < 4) {
-                Thread.sleep(5);
-            }
+            stoppedEverywhere.computeIfAbsent(last, k -> new java.util.concurrent.CompletableFuture<>())
+                    .get(120, java.util.concurrent.TimeUnit.SECONDS);
             double seconds = (System.nanoTime() - t0) / 1e9;
             Arrays.sort(latency);
+            long[] first = Arrays.copyOf(cold, Math.min(100, warmup));
+            Arrays.sort(first);
+            double coldP50 = first.length == 0 ? 0 : first[first.length / 2] / 1e6;
+            double coldP99 = first.length == 0 ? 0 : first[Math.min(first.length - 1, (int) (first.length * 0.99))] / 1e6;
             double p50 = latency[jobs / 2] / 1e6;
             double p99 = latency[Math.min(jobs - 1, (int) (jobs * 0.99))] / 1e6;
-            System.out.printf(Locale.ROOT, "e2e: 4 daemons on loopback, %d jobs of `true`%n", jobs);
-            System.out.printf(Locale.ROOT, "job start to every sled stopped: p50 %.1f ms, p99 %.1f ms%n", p50, p99);
+            System.out.printf(Locale.ROOT, "e2e: 4 daemons on loopback, %d jobs of `true` after %d to warm up%n", jobs,
+                    warmup);
+            System.out.printf(Locale.ROOT, "job start to every sled stopped: p50 %.1f ms, p99 %.1f ms (the first %d "
+                    + "jobs of fresh daemons: p50 %.1f ms, p99 %.1f ms)%n", p50, p99, first.length, coldP50, coldP99);
             System.out.printf(Locale.ROOT, "through one session: %.1f jobs/s (each on 4 sleds)%n", jobs / seconds);
             System.out.printf(Locale.ROOT, "resident memory per daemon: idle %.0f MB, under load %.0f MB%n", rssIdle, rssLoad);
             System.out.printf(Locale.ROOT, "operator login: %.2f ms; signed request (GET /version): %.2f ms, next to "
                     + "an unsigned round trip (POST /login/challenge): %.2f ms%n", loginMs, signedMs, plainMs);
-            System.out.printf(Locale.ROOT, "{\"bench\":\"e2e\",\"p50_ms\":%.1f,\"p99_ms\":%.1f,\"jobs_per_s\":%.1f,"
+            Map<String, double[]> stages = stages(rack, timed);
+            System.out.printf(Locale.ROOT, "where one job's time goes (one job at a time; per job and sled, from the "
+                    + "daemons' --trace files):%n%-10s %9s %9s  %s%n", "stage", "p50 ms", "p99 ms", "from -> to");
+            for (Map.Entry<String, double[]> e : stages.entrySet()) {
+                System.out.printf(Locale.ROOT, "%-10s %9.2f %9.2f  %s%n", e.getKey(), e.getValue()[0], e.getValue()[1],
+                        STAGES.get(e.getKey()));
+            }
+            StringBuilder stageJson = new StringBuilder();
+            for (Map.Entry<String, double[]> e : stages.entrySet()) {
+                stageJson.append(String.format(Locale.ROOT, ",\"%s_p50_ms\":%.2f,\"%s_p99_ms\":%.2f", e.getKey(),
+                        e.getValue()[0], e.getKey(), e.getValue()[1]));
+            }
+            System.out.printf(Locale.ROOT, "{\"bench\":\"e2e\",\"cold_p50_ms\":%.1f,\"cold_p99_ms\":%.1f,"
+                    + "\"p50_ms\":%.1f,\"p99_ms\":%.1f,\"jobs_per_s\":%.1f,"
                     + "\"rss_idle_mb\":%.0f,\"rss_load_mb\":%.0f,\"login_ms\":%.2f,\"signed_request_ms\":%.2f,"
-                    + "\"unsigned_request_ms\":%.2f}%n", p50, p99, jobs / seconds, rssIdle, rssLoad, loginMs, signedMs,
-                    plainMs);
+                    + "\"unsigned_request_ms\":%.2f%s}%n", coldP50, coldP99, p50, p99, jobs / seconds, rssIdle, rssLoad, loginMs, signedMs,
+                    plainMs, stageJson);
         } finally {
             procs.forEach(Process::destroy);
             for (Process p : procs) {
@@ -126,29 +189,92 @@ public final class E2eBench {
         }
     }
 
-    private static String submit(Client c, SignerKey key, boolean concurrent) throws Exception {
-        JsonNode s = c.get("/sessions");
-        SignedJob job = key.sign(new JobRequest(SessionId.parse(s.get("session_id").asString()),
-                JobId.parse(s.get("next_job").asString()), "true", "*", concurrent));
-        String id = job.request().job().codephrase();
-        c.post("/jobs/" + id + "/start", SignedRequests.toJson(job));
-        // The next position is known once this sled folded the request.
-        while (id.equals(c.get("/sessions").get("next_job").asString())) {
-            Thread.sleep(1);
-        }
-        return id;
+    /** One timed job: when the client began it and when it saw it stopped on every sled. */
+    private record Timed(String job, long start, long done) {
     }
 
-    private static int stopped(Client c, String id) {
-        try {
-            int n = 0;
-            for (JsonNode st : c.get("/jobs/" + id + "/status").get("statuses")) {
-                n += "stopped".equals(st.path("status").asString()) ? 1 : 0;
+    /** The stages of the breakdown, in a job's order, with what each spans. */
+    private static final Map<String, String> STAGES = new java.util.LinkedHashMap<>();
+
+    static {
+        STAGES.put("accept", "client reads the next position, signs, sends -> the request folded on the client's "
+                + "sled (checked, gossiped)");
+        STAGES.put("deliver", "folded on the client's sled -> folded on another sled (one gossip hop)");
+        STAGES.put("screen", "folded -> admission's verdict");
+        STAGES.put("commit", "verdict -> boundary record on both slots");
+        STAGES.put("spawn", "stored -> process started");
+        STAGES.put("run", "started -> exited and its pipes drained (`true`)");
+        STAGES.put("report", "exited -> its status gossiped");
+        STAGES.put("back", "status gossiped -> folded on the client's sled");
+        STAGES.put("client", "last status folded on the client's sled -> the client sees every sled stopped");
+        STAGES.put("total", "client reads the next position -> client sees every sled stopped");
+    }
+
+    private static int intOption(String[] args, String name, int otherwise) {
+        int at = Arrays.asList(args).indexOf(name);
+        return at >= 0 && at + 1 < args.length ? Integer.parseInt(args[at + 1]) : otherwise;
+    }
+
+    private static Path trace(RackFile.SledEntry s) {
+        return s.output().getParent().resolve("trace");
+    }
+
+    /** p50 and p99 in ms of each stage over every (job, sled) of {@code timed}, from the daemons' trace files. */
+    private static Map<String, double[]> stages(RackFile rack, List<Timed> timed) throws Exception {
+        Map<String, Long> at = new java.util.HashMap<>();
+        String client = rack.sleds().get(0).baseboard();
+        for (RackFile.SledEntry s : rack.sleds()) {
+            for (String line : Files.readAllLines(trace(s))) {
+                String[] f = line.split(" ");
+                // requested/screened/... job me; seen job other (as folded on this sled)
+                String key = f[1].equals("seen") ? "seen " + f[2] + " " + f[3] + " @" + s.baseboard()
+                        : f[1] + " " + f[2] + " " + f[3];
+                at.putIfAbsent(key, Long.parseLong(f[0]));
             }
-            return n;
-        } catch (Client.Failure f) {
-            return 0;
         }
+        Map<String, List<Long>> spans = new java.util.LinkedHashMap<>();
+        STAGES.keySet().forEach(k -> spans.put(k, new ArrayList<>()));
+        for (Timed t : timed) {
+            Long accepted = at.get("requested " + t.job() + " " + client);
+            if (accepted == null) {
+                throw new IllegalStateException("the trace misses the request of " + t.job() + " on " + client);
+            }
+            spans.get("accept").add(accepted - t.start());
+            spans.get("total").add(t.done() - t.start());
+            long lastSeen = Long.MIN_VALUE;
+            for (RackFile.SledEntry s : rack.sleds()) {
+                String b = s.baseboard();
+                Long requested = at.get("requested " + t.job() + " " + b);
+                Long screened = at.get("screened " + t.job() + " " + b);
+                Long committed = at.get("committed " + t.job() + " " + b);
+                Long launched = at.get("launched " + t.job() + " " + b);
+                Long ended = at.get("ended " + t.job() + " " + b);
+                Long reported = at.get("reported " + t.job() + " " + b);
+                Long seen = at.get("seen " + t.job() + " " + b + " @" + client);
+                if (requested == null || screened == null || committed == null || launched == null || ended == null
+                        || reported == null || seen == null) {
+                    throw new IllegalStateException("the trace misses a stage of " + t.job() + " on " + b);
+                }
+                if (!b.equals(client)) {
+                    spans.get("deliver").add(requested - accepted);
+                }
+                spans.get("screen").add(screened - requested);
+                spans.get("commit").add(committed - screened);
+                spans.get("spawn").add(launched - committed);
+                spans.get("run").add(ended - launched);
+                spans.get("report").add(reported - ended);
+                spans.get("back").add(seen - reported);
+                lastSeen = Math.max(lastSeen, seen);
+            }
+            spans.get("client").add(t.done() - lastSeen);
+        }
+        Map<String, double[]> out = new java.util.LinkedHashMap<>();
+        for (Map.Entry<String, List<Long>> e : spans.entrySet()) {
+            long[] v = e.getValue().stream().mapToLong(Long::longValue).sorted().toArray();
+            out.put(e.getKey(), new double[] {v[v.length / 2] / 1e6, v[Math.min(v.length - 1, (int) (v.length * 0.99))]
+                    / 1e6});
+        }
+        return out;
     }
 
     /** Mean resident set of the daemons, from /proc. */

@@ -20,6 +20,11 @@ public final class RackAccess {
         return RackCommand.start(dir, s, prefix);
     }
 
+    public static Process start(Path dir, RackFile.SledEntry s, java.util.List<String> prefix,
+            java.util.List<String> suffix) throws java.io.IOException {
+        return RackCommand.start(dir, s, prefix, suffix);
+    }
+
     public static boolean awaitApi(String api) {
         return RackCommand.awaitApi(api, Duration.ofSeconds(60));
     }

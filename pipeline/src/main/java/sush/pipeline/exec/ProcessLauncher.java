@@ -184,14 +184,36 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
             CompletableFuture<Void> e = CompletableFuture.runAsync(() -> copy(process.getErrorStream(), err, stderr), copiers);
             wallTimer = timers.schedule(() -> kill(Ending.Cause.WALL_TIME),
                     request.limits().wallTime().toMillis(), TimeUnit.MILLISECONDS);
-            process.onExit().thenRun(() -> {
+            // The exit is awaited on a pooled thread: Process.onExit() completes on a new thread
+            // per process where the common pool has one worker (two cores), a thread per job.
+            copiers.execute(() -> {
+                awaitExit();
                 // The job is its first process's lifetime: what it left running goes with it,
                 // which also closes the pipes those leftovers held open.
                 note(containment.killAll(code, process.pid()));
                 CompletableFuture<Void> drained = CompletableFuture.allOf(o, e);
-                timers.schedule(() -> drained.complete(null), DRAIN.toMillis(), TimeUnit.MILLISECONDS);
+                if (!drained.isDone()) {
+                    ScheduledFuture<?> cut = timers.schedule(() -> drained.complete(null), DRAIN.toMillis(),
+                            TimeUnit.MILLISECONDS);
+                    drained.whenComplete((v, t) -> cut.cancel(false));
+                }
                 drained.whenComplete((v, t) -> finish());
             });
+        }
+
+        private void awaitExit() {
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    process.waitFor();
+                    break;
+                } catch (InterruptedException ie) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
 
         private void finish() {
@@ -212,15 +234,13 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
                     // The list is also in the ending; the file is a convenience.
                 }
             }
-            if (so.error != null || se.error != null) {
-                ending.complete(new Ending.Failed(Ending.Failed.Kind.IO, "keeping output: "
-                        + (so.error != null ? so.error : se.error)));
-                return;
-            }
             Output output = new Output(so.bytes, so.sha3, se.bytes, se.sha3);
             Ending.Cause c = cause.get();
-            ending.complete(c == null ? new Ending.Exited(process.exitValue(), output, killed)
-                    : new Ending.Killed(lastSignal.get(), c, output, killed));
+            Ending end = so.error != null || se.error != null ? new Ending.Failed(Ending.Failed.Kind.IO, "keeping output: "
+                    + (so.error != null ? so.error : se.error))
+                    : c == null ? new Ending.Exited(process.exitValue(), output, killed)
+                    : new Ending.Killed(lastSignal.get(), c, output, killed);
+            ending.complete(end);
         }
 
         /** Copies one stream to its file within the shared output limit; drains past it. */

@@ -32,6 +32,10 @@ public sealed interface SledEvent {
     record Gossiped(Message message) implements SledEvent {
     }
 
+    /** A job's request was delivered to this sled and folded (whether or not it targets this sled). */
+    record Requested(JobId job) implements SledEvent {
+    }
+
     /** Admission's verdict for a job at the head. */
     record Screened(JobId job, Verdict verdict) implements SledEvent {
     }

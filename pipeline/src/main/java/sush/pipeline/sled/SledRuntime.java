@@ -472,6 +472,7 @@ public final class SledRuntime {
             journal(new JournalRecord.Delivered(d.version(), d.payload(), signatureVerdict(m)));
         }
         Optional<SignedJob> request = m.flatMap(this::peek);
+        request.ifPresent(j -> emit(new SledEvent.Requested(j.request().job())));
         Optional<Report> before = m.flatMap(this::reportOf);
         // Each message is decoded once: the fold takes what peek already read.
         handle(m.isPresent() ? fold.apply(d.version(), m.get()) : fold.apply(d.version(), d.payload()));
