@@ -31,6 +31,8 @@ final class TcpLink implements Link {
     private volatile Connection connection;
     /** The peer's certificate on a TLS link (set before any byte is read), else null. */
     private volatile java.security.cert.X509Certificate peerCertificate;
+    /** The identity the peer's certificate names, read once (the node asks at every frame). */
+    private volatile java.util.Optional<String> peerIdentity = java.util.Optional.empty();
     private volatile boolean tls;
 
     /** What a TLS peer's certificate must pass after every handshake (null on plain links). */
@@ -65,6 +67,7 @@ final class TcpLink implements Link {
                                 breakWith("the peer's certificate is no longer trusted");
                                 return;
                             }
+                            peerIdentity = GossipTls.identity(peer);
                             peerCertificate = peer;
                         }
                     } catch (javax.net.ssl.SSLPeerUnverifiedException e) {
@@ -126,8 +129,7 @@ final class TcpLink implements Link {
 
     @Override
     public java.util.Optional<String> peerIdentity() {
-        java.security.cert.X509Certificate c = peerCertificate;
-        return c == null ? java.util.Optional.empty() : GossipTls.identity(c);
+        return peerCertificate == null ? java.util.Optional.empty() : peerIdentity;
     }
 
     /** The peer's certificate on a TLS link. */

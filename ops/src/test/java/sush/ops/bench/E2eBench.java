@@ -34,10 +34,10 @@ public final class E2eBench {
 
     public static void main(String[] args) throws Exception {
         boolean quick = Arrays.asList(args).contains("--quick");
-        int jobs = intOption(args, "--jobs", quick ? 30 : 300);
+        int jobs = intOption(args, "--jobs", quick ? 30 : 1000);
         // A sled runs for months: its steady state is a warm JIT. The first jobs of fresh
         // daemons are measured too, apart (what an operator sees right after a reboot).
-        int warmup = intOption(args, "--warmup", quick ? 30 : 1000);
+        int warmup = intOption(args, "--warmup", quick ? 30 : 1500);
         Path dir = Files.createTempDirectory(Path.of("ops", "target"), "bench-e2e-");
         RackFile rack = RackCommand.create(dir, 4, 27_100, sush.projections.fold.Ordering.CAUSAL);
         SignerKey key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
@@ -103,6 +103,7 @@ public final class E2eBench {
             Thread.sleep(500);
             long[] latency = new long[jobs];
             long[] cold = new long[warmup];
+            double cpuBefore = 0;
             List<Timed> timed = new ArrayList<>();
             for (int i = -warmup; i < jobs; i++) {
                 long t0 = System.nanoTime();
@@ -116,11 +117,15 @@ public final class E2eBench {
                         .get(60, java.util.concurrent.TimeUnit.SECONDS);
                 if (i < 0) {
                     cold[i + warmup] = done - t0;
+                    if (i == -1) {
+                        cpuBefore = cpuSeconds(procs);
+                    }
                     continue;
                 }
                 latency[i] = done - t0;
                 timed.add(new Timed(id, t0, done));
             }
+            double cpuPerJobMs = (cpuSeconds(procs) - cpuBefore) / jobs * 1000;
             // Throughput: concurrent jobs back to back, each at the previous one's successor (the
             // client knows the chain), then wait for the last to end everywhere.
             JsonNode s = c.get("/sessions");
@@ -152,6 +157,8 @@ public final class E2eBench {
                     warmup);
             System.out.printf(Locale.ROOT, "job start to every sled stopped: p50 %.1f ms, p99 %.1f ms (the first %d "
                     + "jobs of fresh daemons: p50 %.1f ms, p99 %.1f ms)%n", p50, p99, first.length, coldP50, coldP99);
+            System.out.printf(Locale.ROOT, "CPU per job, one at a time: %.1f ms (4 daemons and the jobs' processes, "
+                    + "of %d cores)%n", cpuPerJobMs, Runtime.getRuntime().availableProcessors());
             System.out.printf(Locale.ROOT, "through one session: %.1f jobs/s (each on 4 sleds)%n", jobs / seconds);
             System.out.printf(Locale.ROOT, "resident memory per daemon: idle %.0f MB, under load %.0f MB%n", rssIdle, rssLoad);
             System.out.printf(Locale.ROOT, "operator login: %.2f ms; signed request (GET /version): %.2f ms, next to "
@@ -169,9 +176,9 @@ public final class E2eBench {
                         e.getValue()[0], e.getKey(), e.getValue()[1]));
             }
             System.out.printf(Locale.ROOT, "{\"bench\":\"e2e\",\"cold_p50_ms\":%.1f,\"cold_p99_ms\":%.1f,"
-                    + "\"p50_ms\":%.1f,\"p99_ms\":%.1f,\"jobs_per_s\":%.1f,"
+                    + "\"p50_ms\":%.1f,\"p99_ms\":%.1f,\"cpu_ms_per_job\":%.1f,\"jobs_per_s\":%.1f,"
                     + "\"rss_idle_mb\":%.0f,\"rss_load_mb\":%.0f,\"login_ms\":%.2f,\"signed_request_ms\":%.2f,"
-                    + "\"unsigned_request_ms\":%.2f%s}%n", coldP50, coldP99, p50, p99, jobs / seconds, rssIdle, rssLoad, loginMs, signedMs,
+                    + "\"unsigned_request_ms\":%.2f%s}%n", coldP50, coldP99, p50, p99, cpuPerJobMs, jobs / seconds, rssIdle, rssLoad, loginMs, signedMs,
                     plainMs, stageJson);
         } finally {
             procs.forEach(Process::destroy);
@@ -275,6 +282,20 @@ public final class E2eBench {
                     / 1e6});
         }
         return out;
+    }
+
+    /** CPU seconds the daemons and their reaped children (the jobs) used so far, from /proc. */
+    private static double cpuSeconds(List<Process> procs) throws Exception {
+        double ticks = 0;
+        for (Process p : procs) {
+            String stat = Files.readString(Path.of("/proc", Long.toString(p.pid()), "stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            // utime, stime, cutime, cstime: fields 14-17 of stat(5), 12-15 after the command name
+            for (int i = 11; i <= 14; i++) {
+                ticks += Long.parseLong(f[i]);
+            }
+        }
+        return ticks / 100.0;
     }
 
     /** Mean resident set of the daemons, from /proc. */

@@ -49,6 +49,9 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
     static final java.time.Duration DRAIN = java.time.Duration.ofSeconds(2);
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
+    /** Each copier thread's buffer, reused job after job (a fresh 64 KiB per stream per job was garbage). */
+    private static final ThreadLocal<byte[]> COPY_BUFFER = ThreadLocal.withInitial(() -> new byte[64 * 1024]);
+
     private final Path jobsDir;
     private final ExecutorService copiers = Executors.newCachedThreadPool(daemon("sush-job-io"));
     private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(daemon("sush-job-timer"));
@@ -245,7 +248,7 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
 
         /** Copies one stream to its file within the shared output limit; drains past it. */
         private void copy(InputStream in, FileChannel file, Stream s) {
-            byte[] buf = new byte[64 * 1024];
+            byte[] buf = COPY_BUFFER.get();
             try (in; file) {
                 int n;
                 while ((n = in.read(buf)) >= 0) {
