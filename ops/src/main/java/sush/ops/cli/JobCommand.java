@@ -42,6 +42,31 @@ public final class JobCommand implements Callable<Integer> {
     }
 
     /** Shared by start and sign: a signed request for the next position of the active session. */
+    /**
+     * The job's command, a bash command line: one argument is taken as a shell command as it is
+     * ({@code sush job start 'ls | wc -l'}); several are an argument vector, each quoted for the
+     * shell, so the job runs exactly those arguments ({@code sush job start -- printf '%s\n' 'a b'}).
+     */
+    static String commandLine(List<String> command) {
+        if (command.size() == 1) {
+            return command.get(0);
+        }
+        StringBuilder b = new StringBuilder();
+        for (String arg : command) {
+            b.append(b.length() == 0 ? "" : " ").append(shellQuote(arg));
+        }
+        return b.toString();
+    }
+
+    /** {@code arg} as one shell word: bare when it holds only characters the shell leaves alone, else single-quoted. */
+    static String shellQuote(String arg) {
+        if (!arg.isEmpty() && arg.chars().allMatch(c -> (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+                || (c >= '0' && c <= '9') || "_@%+=:,./-".indexOf(c) >= 0)) {
+            return arg;
+        }
+        return "'" + arg.replace("'", "'\\''") + "'";
+    }
+
     static SignedJob signNext(Global g, String target, boolean concurrent, List<String> command) throws Client.Failure {
         Client c = g.client();
         String session = SessionCommand.active(c);
@@ -53,7 +78,7 @@ public final class JobCommand implements Callable<Integer> {
         JsonNode s = c.get("/sessions");
         try {
             JobRequest r = new JobRequest(SessionId.parse(s.get("session_id").asString()),
-                    JobId.parse(s.get("next_job").asString()), String.join(" ", command), target, concurrent);
+                    JobId.parse(s.get("next_job").asString()), commandLine(command), target, concurrent);
             return g.signer().sign(r);
         } catch (IdException | RuntimeException e) {
             throw new Client.Failure(1, "bad-session", "cannot build the request: " + e.getMessage());
@@ -70,7 +95,9 @@ public final class JobCommand implements Callable<Integer> {
         boolean concurrent;
         @Option(names = "--wait", description = "follow the job until every targeted sled ended it")
         boolean await;
-        @Parameters(arity = "1..*", paramLabel = "CMD", description = "the command (bash -c)")
+        @Parameters(arity = "1..*", paramLabel = "CMD", description = "the command: one argument is a bash command "
+                + "line as it is (`'ls | wc -l'`); several are an argument vector run exactly (`-- printf '%%s\\n' "
+                + "'a b'`), each quoted for bash")
         List<String> command;
 
         @Override
@@ -101,7 +128,7 @@ public final class JobCommand implements Callable<Integer> {
         String target;
         @Option(names = "--concurrent")
         boolean concurrent;
-        @Parameters(arity = "1..*", paramLabel = "CMD")
+        @Parameters(arity = "1..*", paramLabel = "CMD", description = "the command, as for `job start`")
         List<String> command;
 
         @Override
