@@ -24,7 +24,9 @@ public final class Json {
     public static Map<String, Object> status(JobStatus status, Message m) {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("status", lower(status));
-        if (m instanceof Message.JobStopped) {
+        if (m instanceof Message.JobStarted) {
+            times(out, ((Message.JobStarted) m).startedAtMs(), null, null);
+        } else if (m instanceof Message.JobStopped) {
             Message.JobStopped s = (Message.JobStopped) m;
             if (s.exitCode() != null) {
                 out.put("exit_code", s.exitCode());
@@ -35,6 +37,7 @@ public final class Json {
             out.put("stdout_sha3", HexFormat.of().formatHex(s.stdoutSha3()));
             out.put("stderr_bytes", s.stderrBytes());
             out.put("stderr_sha3", HexFormat.of().formatHex(s.stderrSha3()));
+            times(out, s.startedAtMs(), s.endedAtMs(), s.durationMs());
         } else if (m instanceof Message.JobErrored) {
             Message.JobErrored e = (Message.JobErrored) m;
             out.put("error", lower(e.kind()));
@@ -42,10 +45,28 @@ public final class Json {
             if (e.signal() != 0) {
                 out.put("signal", e.signal());
             }
+            times(out, e.startedAtMs(), e.endedAtMs(), e.durationMs());
         } else if (m instanceof Message.JobSkipped) {
             out.put("reason", lower(((Message.JobSkipped) m).reason()));
         }
         return out;
+    }
+
+    /**
+     * The reporting sled's times, when it keeps them: {@code sled_started_at} and
+     * {@code sled_ended_at} by that sled's own wall clock (ISO-8601, UTC; sleds' clocks may
+     * disagree, and nothing is ordered by them), {@code duration_ms} by its monotonic clock.
+     */
+    private static void times(Map<String, Object> out, Long startedAt, Long endedAt, Long durationMs) {
+        if (startedAt != null) {
+            out.put("sled_started_at", java.time.Instant.ofEpochMilli(startedAt).toString());
+        }
+        if (endedAt != null) {
+            out.put("sled_ended_at", java.time.Instant.ofEpochMilli(endedAt).toString());
+        }
+        if (durationMs != null) {
+            out.put("duration_ms", durationMs);
+        }
     }
 
     public static Map<String, Object> statuses(Map<String, StatusProjection.Entry> byReporter) {

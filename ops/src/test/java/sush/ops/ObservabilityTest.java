@@ -78,6 +78,17 @@ class ObservabilityTest extends TwoSledRack {
         assertEquals(1, metric(text, "sush_links"), text);
         assertTrue(metric(text, "sush_gossip_messages") > 0, text);
         assertTrue(metric(text, "sush_journal_bytes") > 0, text);
+        // Issue 18: each sled's status carries its own clock's start and end, and the duration.
+        JsonNode statuses = rack.client(0).get("/jobs/" + id + "/status").get("statuses");
+        assertTrue(statuses.size() >= 1, statuses.toString());
+        for (JsonNode st : statuses) {
+            java.time.Instant started = java.time.Instant.parse(st.get("sled_started_at").asString());
+            java.time.Instant ended = java.time.Instant.parse(st.get("sled_ended_at").asString());
+            assertFalse(ended.isBefore(started), st.toString());
+            assertTrue(st.get("duration_ms").asLong() >= 0 && st.get("duration_ms").asLong() < 60_000, st.toString());
+            assertTrue(Math.abs(java.time.Duration.between(started, java.time.Instant.now()).toMinutes()) < 5);
+            assertTrue(sush.ops.cli.JobCommandAccess.line(st).contains("(sled clock: started " + started), st.toString());
+        }
         assertEquals(0, metric(text, "sush_pending_launches"));
         assertTrue(text.contains("jvm_memory_used_bytes{"), "JVM metrics");
         assertTrue(text.contains("reactor_netty_http_server_"), "Reactor Netty's server metrics");

@@ -393,6 +393,17 @@ public final class JobCommand implements Callable<Integer> {
         if (s.has("reason")) {
             b.append(' ').append(s.get("reason").asString());
         }
+        if (s.has("sled_started_at")) {
+            // The sled's own clock: shown as it said, labelled so, never compared across sleds.
+            b.append("  (sled clock: started ").append(s.get("sled_started_at").asString());
+            if (s.has("sled_ended_at")) {
+                b.append(", ended ").append(s.get("sled_ended_at").asString());
+            }
+            if (s.has("duration_ms")) {
+                b.append(String.format(java.util.Locale.ROOT, "; took %.3f s", s.get("duration_ms").asLong() / 1000.0));
+            }
+            b.append(')');
+        }
         return Client.printable(b.toString());
     }
 

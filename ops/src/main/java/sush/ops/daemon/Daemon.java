@@ -201,7 +201,9 @@ public final class Daemon implements AutoCloseable {
         ProcessLauncher launcher = new ProcessLauncher(s.output());
         Optional<Journal> journal = Optional.of(Journal.open(s.output().resolve("journal"), key, Entropy.secure(),
                 s.journalMaxBytes()));
-        SledConfig cfg = new SledConfig(new Sled(s.baseboard(), s.cubby()), trust, SOFTWARE, Limits.DEFAULT);
+        // The sled's clocks stamp its jobs' start and end on their statuses (shown, never ordering).
+        SledConfig cfg = new SledConfig(new Sled(s.baseboard(), s.cubby()), trust, SOFTWARE, Limits.DEFAULT,
+                Optional.of(sush.pipeline.sled.SledClock.system()));
         // Deliveries are decoded and their signatures checked on workers of their own, ahead of
         // the sled's single-threaded state machine (D-019), so a burst of checks never delays
         // the gossip node's timers on the shared parallel scheduler.

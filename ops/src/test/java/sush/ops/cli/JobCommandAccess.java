@@ -8,4 +8,9 @@ public final class JobCommandAccess {
     public static byte[] verifiedOutput(Client c, String job, String sled, boolean stderr) throws Client.Failure {
         return JobCommand.verifiedOutput(c, job, sled, stderr);
     }
+
+    /** A status's line as `job status` and `--wait` print it. */
+    public static String line(tools.jackson.databind.JsonNode status) {
+        return JobCommand.line(status);
+    }
 }

@@ -88,4 +88,14 @@ final class Endings {
         return List.of(new Message.JobStarted(me, job), new Message.JobErrored(me, job, kind,
                 "recorded before this sled's last life ended", (int) o.code()));
     }
+
+    /** {@code report} (an ending's message) with the sled's start and end times and the duration. */
+    static Message timed(Message report, long startedAt, long endedAt, long durationMs) {
+        if (report instanceof Message.JobStopped) {
+            return ((Message.JobStopped) report).timed(startedAt, endedAt, Math.max(0, durationMs));
+        } else if (report instanceof Message.JobErrored) {
+            return ((Message.JobErrored) report).timed(startedAt, endedAt, Math.max(0, durationMs));
+        }
+        return report;
+    }
 }

@@ -80,6 +80,8 @@ public final class SledRuntime {
     private final Scheduler loop;
     private final Scheduler ingress;
     private final BoundaryWriter writer;
+    /** Wall and monotonic clock at each running job's launch, when the sled keeps times. */
+    private final Map<JobId, long[]> startTimes = new HashMap<>();
     private final Sinks.Many<SledEvent> events = Sinks.many().replay().limit(MAX_EVENT_HISTORY);
     private final String me;
 
@@ -873,7 +875,13 @@ public final class SledRuntime {
         launchedThisLife.add(id);
         journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.LAUNCH, id.codephrase(), ""));
         emit(new SledEvent.Launched(id));
-        send(new Message.JobStarted(me, id));
+        Long startedAt = null;
+        if (cfg.clock().isPresent()) {
+            SledClock c = cfg.clock().get();
+            startedAt = c.wallMillis();
+            startTimes.put(id, new long[] {startedAt, c.monotonicNanos()});
+        }
+        send(new Message.JobStarted(me, id, startedAt));
         r.ending().publishOn(loop).subscribe(e -> guarded("ending", () -> onEnded(id, e)),
                 err -> guarded("ending", () -> failClosed("ending", err)));
     }
@@ -881,6 +889,11 @@ public final class SledRuntime {
     private void onEnded(JobId job, Ending e) {
         running.remove(job);
         Message report = Endings.message(me, job, e, shuttingDown);
+        long[] started = startTimes.remove(job);
+        if (started != null) {
+            SledClock c = cfg.clock().orElseThrow();
+            report = Endings.timed(report, started[0], c.wallMillis(), (c.monotonicNanos() - started[1]) / 1_000_000);
+        }
         endingsThisLife.put(job, report);
         journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.ENDING, job.codephrase(), e.toString()));
         emit(new SledEvent.Ended(job, e));

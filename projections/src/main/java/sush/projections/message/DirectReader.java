@@ -25,7 +25,8 @@ final class DirectReader {
     private static final String[] NAMES = {"session", "acceptor", "sledNonce", "clientNonce", "starter", "by",
         "position", "job", "command", "target", "concurrent", "key", "algorithm", "signature", "baseboard",
         "software", "cubby", "exitCode", "processError", "stdoutBytes", "stdoutSha3", "stderrBytes", "stderrSha3",
-        "error", "detail", "signal", "reason", "nonce", "ephemeral", "expires", "signer", "epoch"};
+        "error", "detail", "signal", "reason", "nonce", "ephemeral", "expires", "signer", "epoch", "startedAtMs",
+        "endedAtMs", "durationMs"};
     private static final Table KIND_TABLE = new Table(KINDS);
     private static final Table NAME_TABLE = new Table(NAMES);
 

@@ -43,20 +43,49 @@ public sealed interface Message {
     record Announcement(String baseboard, String software, int cubby) implements Message {
     }
 
-    /** The sled started the job's process. */
-    record JobStarted(String baseboard, JobId job) implements Message {
+    /**
+     * The sled started the job's process, at {@code startedAtMs} of its own wall clock (ms since
+     * the epoch; null when the sled keeps no times). A sled's clock is shown to operators, never
+     * used to order anything.
+     */
+    record JobStarted(String baseboard, JobId job, Long startedAtMs) implements Message {
+        public JobStarted(String baseboard, JobId job) {
+            this(baseboard, job, null);
+        }
     }
 
     /**
      * The job's process ended: an exit code, or the error that kept it from running; output
-     * lengths and SHA3-256 hashes so clients can verify what they fetch.
+     * lengths and SHA3-256 hashes so clients can verify what they fetch; when the sled keeps
+     * times, its wall clock at start and end and the duration (measured on its monotonic clock).
      */
     record JobStopped(String baseboard, JobId job, Integer exitCode, String processError, long stdoutBytes,
-            byte[] stdoutSha3, long stderrBytes, byte[] stderrSha3) implements Message {
+            byte[] stdoutSha3, long stderrBytes, byte[] stderrSha3, Long startedAtMs, Long endedAtMs,
+            Long durationMs) implements Message {
+        public JobStopped(String baseboard, JobId job, Integer exitCode, String processError, long stdoutBytes,
+                byte[] stdoutSha3, long stderrBytes, byte[] stderrSha3) {
+            this(baseboard, job, exitCode, processError, stdoutBytes, stdoutSha3, stderrBytes, stderrSha3, null, null,
+                    null);
+        }
+
+        /** The same ending with the sled's times. */
+        public JobStopped timed(long startedAt, long endedAt, long duration) {
+            return new JobStopped(baseboard, job, exitCode, processError, stdoutBytes, stdoutSha3, stderrBytes,
+                    stderrSha3, startedAt, endedAt, duration);
+        }
     }
 
-    /** The job failed on this sled for a reason other than its own exit. */
-    record JobErrored(String baseboard, JobId job, JobError kind, String detail, int signal) implements Message {
+    /** The job failed on this sled for a reason other than its own exit (times as for {@link JobStopped}). */
+    record JobErrored(String baseboard, JobId job, JobError kind, String detail, int signal, Long startedAtMs,
+            Long endedAtMs, Long durationMs) implements Message {
+        public JobErrored(String baseboard, JobId job, JobError kind, String detail, int signal) {
+            this(baseboard, job, kind, detail, signal, null, null, null);
+        }
+
+        /** The same error with the sled's times. */
+        public JobErrored timed(long startedAt, long endedAt, long duration) {
+            return new JobErrored(baseboard, job, kind, detail, signal, startedAt, endedAt, duration);
+        }
     }
 
     /** The sled will never run the job, and why. */

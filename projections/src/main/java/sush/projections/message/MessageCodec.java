@@ -189,6 +189,9 @@ public final class MessageCodec {
         } else if (m instanceof JobStarted) {
             JobStarted s = (JobStarted) m;
             b.put("baseboard", s.baseboard()).put("job", s.job().toBytes());
+            if (s.startedAtMs() != null) {
+                b.put("startedAtMs", s.startedAtMs().longValue());
+            }
         } else if (m instanceof JobStopped) {
             JobStopped s = (JobStopped) m;
             b.put("baseboard", s.baseboard()).put("job", s.job().toBytes());
@@ -199,10 +202,12 @@ public final class MessageCodec {
             }
             b.put("stdoutBytes", s.stdoutBytes()).put("stdoutSha3", s.stdoutSha3()).put("stderrBytes", s.stderrBytes())
                     .put("stderrSha3", s.stderrSha3());
+            times(b, s.startedAtMs(), s.endedAtMs(), s.durationMs());
         } else if (m instanceof JobErrored) {
             JobErrored e = (JobErrored) m;
             b.put("baseboard", e.baseboard()).put("job", e.job().toBytes()).put("error", wireName(e.kind()))
                     .put("detail", e.detail()).put("signal", e.signal());
+            times(b, e.startedAtMs(), e.endedAtMs(), e.durationMs());
         } else if (m instanceof JobSkipped) {
             JobSkipped s = (JobSkipped) m;
             b.put("baseboard", s.baseboard()).put("job", s.job().toBytes()).put("reason", wireName(s.reason()));
@@ -230,6 +235,22 @@ public final class MessageCodec {
         return b;
     }
 
+    /**
+     * A sled's times (optional fields: a message without them reads as before, and a reader
+     * from before them ignores them).
+     */
+    private static void times(ObjectNode b, Long startedAtMs, Long endedAtMs, Long durationMs) {
+        if (startedAtMs != null) {
+            b.put("startedAtMs", startedAtMs.longValue());
+        }
+        if (endedAtMs != null) {
+            b.put("endedAtMs", endedAtMs.longValue());
+        }
+        if (durationMs != null) {
+            b.put("durationMs", durationMs.longValue());
+        }
+    }
+
     private static Message read(String kind, Fields f) throws MessageException {
         final int name = Fields.MAX_NAME_CHARS;
         switch (kind) {
@@ -252,17 +273,21 @@ public final class MessageCodec {
             case "announcement":
                 return new Announcement(f.text("baseboard", name), f.text("software", name), (int) f.number("cubby", 0, 31));
             case "job-started":
-                return new JobStarted(f.text("baseboard", name), RecentIds.JOBS.of(f.id("job")));
+                return new JobStarted(f.text("baseboard", name), RecentIds.JOBS.of(f.id("job")),
+                        f.optionalNumber("startedAtMs", 0, Long.MAX_VALUE));
             case "job-stopped":
                 Long exit = f.optionalNumber("exitCode", Integer.MIN_VALUE, Integer.MAX_VALUE);
                 String processError = exit == null ? f.text("processError", Fields.MAX_DETAIL_CHARS) : null;
                 return new JobStopped(f.text("baseboard", name), RecentIds.JOBS.of(f.id("job")),
                         exit == null ? null : exit.intValue(), processError, f.number("stdoutBytes", 0, Long.MAX_VALUE),
-                        f.bytes("stdoutSha3", 32, 32), f.number("stderrBytes", 0, Long.MAX_VALUE), f.bytes("stderrSha3", 32, 32));
+                        f.bytes("stdoutSha3", 32, 32), f.number("stderrBytes", 0, Long.MAX_VALUE), f.bytes("stderrSha3", 32, 32),
+                        f.optionalNumber("startedAtMs", 0, Long.MAX_VALUE), f.optionalNumber("endedAtMs", 0, Long.MAX_VALUE),
+                        f.optionalNumber("durationMs", 0, Long.MAX_VALUE));
             case "job-error":
                 return new JobErrored(f.text("baseboard", name), RecentIds.JOBS.of(f.id("job")),
                         f.choice("error", Message.JobError.class), f.text("detail", Fields.MAX_DETAIL_CHARS),
-                        (int) f.number("signal", 0, 255));
+                        (int) f.number("signal", 0, 255), f.optionalNumber("startedAtMs", 0, Long.MAX_VALUE),
+                        f.optionalNumber("endedAtMs", 0, Long.MAX_VALUE), f.optionalNumber("durationMs", 0, Long.MAX_VALUE));
             case "job-skipped":
                 return new JobSkipped(f.text("baseboard", name), RecentIds.JOBS.of(f.id("job")),
                         f.choice("reason", Message.SkipReason.class));

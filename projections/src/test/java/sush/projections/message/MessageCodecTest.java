@@ -34,6 +34,43 @@ class MessageCodecTest {
         }
     }
 
+    /**
+     * A sled's times are optional fields of job-started, job-stopped and job-error: pinned here
+     * with them; without them the bytes are format 1's as pinned above (a reader from before
+     * them reads fields by name and ignores these).
+     */
+    @Test
+    void aSledsTimesArePinnedOptionalFields() throws MessageException {
+        long started = 1_796_165_000_123L;
+        Message.JobStarted s = new Message.JobStarted(Samples.SLED, Samples.job(), started);
+        Message.JobStopped stopped = ((Message.JobStopped) Samples.all().get("job-stopped")).timed(started,
+                started + 1_234, 1_230);
+        Message.JobErrored errored = ((Message.JobErrored) Samples.all().get("job-error")).timed(started,
+                started + 5, 4);
+        assertEquals(TIMED_STARTED, HexFormat.of().formatHex(MessageCodec.encode(s)));
+        assertEquals(TIMED_STOPPED, HexFormat.of().formatHex(MessageCodec.encode(stopped)));
+        assertEquals(TIMED_ERROR, HexFormat.of().formatHex(MessageCodec.encode(errored)));
+        Message.JobStopped back = (Message.JobStopped) MessageCodec.decode(MessageCodec.encode(stopped));
+        assertEquals(Long.valueOf(started), back.startedAtMs());
+        assertEquals(Long.valueOf(started + 1_234), back.endedAtMs());
+        assertEquals(Long.valueOf(1_230), back.durationMs());
+        assertEquals(Long.valueOf(started), ((Message.JobStarted) MessageCodec.decode(MessageCodec.encode(s)))
+                .startedAtMs());
+        assertEquals(Long.valueOf(4), ((Message.JobErrored) MessageCodec.decode(MessageCodec.encode(errored)))
+                .durationMs());
+        Message.JobStopped untimed = (Message.JobStopped) MessageCodec.decode(HexFormat.of().parseHex(
+                PINNED.get("job-stopped")));
+        assertEquals(null, untimed.startedAtMs());
+        assertEquals(null, untimed.durationMs());
+        String negative = TIMED_STARTED.replace("1b000001a233c6dbbb", "3b000001a233c6dbbb");
+        assertThrows(MessageException.class, () -> MessageCodec.decode(HexFormat.of().parseHex(negative)),
+                "a time before the epoch is malformed");
+    }
+
+    private static final String TIMED_STARTED = "83016b6a6f622d73746172746564a36962617365626f617264773931332d303030303031393a42524d3432323230303031636a6f624b02020202020202020202026b7374617274656441744d731b000001a233c6dbbb";
+    private static final String TIMED_STOPPED = "83016b6a6f622d73746f70706564aa6962617365626f617264773931332d303030303031393a42524d3432323230303031636a6f624b02020202020202020202026865786974436f6465006b7374646f757442797465730c6a7374646f757453686133582008080808080808080808080808080808080808080808080808080808080808086b7374646572724279746573006a73746465727253686133582009090909090909090909090909090909090909090909090909090909090909096b7374617274656441744d731b000001a233c6dbbb69656e64656441744d731b000001a233c6e08d6a6475726174696f6e4d731904ce";
+    private static final String TIMED_ERROR = "8301696a6f622d6572726f72a86962617365626f617264773931332d303030303031393a42524d3432323230303031636a6f624b0202020202020202020202656572726f72666b696c6c65646664657461696c7373746f70706564206279206f70657261746f72667369676e616c096b7374617274656441744d731b000001a233c6dbbb69656e64656441744d731b000001a233c6dbc06a6475726174696f6e4d7304";
+
     @Test
     void newerFormatsAndUnknownKindsAreKeptVerbatim() throws MessageException {
         CBORMapper cbor = CBORMapper.builder().build();
