@@ -135,7 +135,7 @@ public final class ApiServer {
                 .post("/jobs/{jid}/stop", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> stopJob(q, who))))
                 .get("/jobs/{jid}/status", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> status(q))))
                 .get("/jobs/{jid}/output/{stream}", (q, s) -> guard(q, s, (b, who) -> output(q, s)))
-                .get("/jobs", (q, s) -> guard(q, s, (b, who) -> query(s, this::jobs)))
+                .get("/jobs", (q, s) -> guard(q, s, (b, who) -> history(q, s)))
                 .get("/boundary", (q, s) -> guard(q, s, (b, who) -> query(s, this::boundary)))
                 .get("/iam", (q, s) -> guard(q, s, (b, who) -> json(s, 200, iam())))
                 .post("/iam/revoke/{kid}", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> revoke(q, who))))
@@ -518,18 +518,79 @@ public final class ApiServer {
         return m;
     }
 
-    private Object jobs(SledRuntime.View v) {
+    /** Jobs per page of {@code GET /jobs} by default, and at most. */
+    static final int HISTORY_LIMIT = 20;
+    static final int HISTORY_MAX_LIMIT = 1000;
+
+    /**
+     * {@code GET /jobs?limit=N&offset=M&session=S}: the jobs this sled knows in the current
+     * universe, newest first, {@code offset} of them skipped, at most {@code limit}, only
+     * session S's when given; each with its session and every sled's status; {@code total} counts
+     * the jobs matched. A limit, offset or session that is not one is a 400.
+     */
+    private Publisher<Void> history(HttpServerRequest q, HttpServerResponse s) {
+        io.netty.handler.codec.http.QueryStringDecoder d = new io.netty.handler.codec.http.QueryStringDecoder(q.uri());
+        int limit;
+        int offset;
+        Optional<SessionId> session;
+        try {
+            limit = (int) queryNumber(d, "limit", HISTORY_LIMIT, 1, HISTORY_MAX_LIMIT);
+            offset = (int) queryNumber(d, "offset", 0, 0, Integer.MAX_VALUE);
+            List<String> given = d.parameters().get("session");
+            session = given == null || given.isEmpty() ? Optional.empty() : Optional.of(sessionId(given.get(0)));
+        } catch (BadRequest e) {
+            return error(s, 400, e.code(), e.getMessage());
+        }
+        return query(s, v -> jobs(v, limit, offset, session));
+    }
+
+    private static long queryNumber(io.netty.handler.codec.http.QueryStringDecoder d, String name, long otherwise,
+            long min, long max) throws BadRequest {
+        List<String> given = d.parameters().get(name);
+        if (given == null || given.isEmpty()) {
+            return otherwise;
+        }
+        try {
+            long n = Long.parseLong(given.get(0));
+            if (n < min || n > max) {
+                throw new NumberFormatException();
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            String shown = given.get(0).length() > 40 ? given.get(0).substring(0, 40) + "..." : given.get(0);
+            throw new BadRequest("bad-" + name, name + " is a whole number from " + min + " to " + max + ", not '"
+                    + shown.replaceAll("[^\\x20-\\x7e]", "?") + "'");
+        }
+    }
+
+    private Object jobs(SledRuntime.View v, int limit, int offset, Optional<SessionId> session) {
         List<Object> out = new ArrayList<>();
+        int matched = 0;
         if (v.fold() != null) {
             List<JobId> ids = v.fold().statuses().jobs();
-            for (JobId id : ids.subList(Math.max(0, ids.size() - 100), ids.size())) {
+            for (int i = ids.size() - 1; i >= 0; i--) {
+                JobId id = ids.get(i);
+                Optional<SessionId> of = v.fold().sessionOf(id);
+                if (session.isPresent() && !session.equals(of)) {
+                    continue;
+                }
+                matched++;
+                if (matched <= offset || out.size() >= limit) {
+                    continue;
+                }
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("job_id", id.codephrase());
+                m.put("session_id", of.map(SessionId::codephrase).orElse(null));
                 m.put("statuses", Json.statuses(v.fold().statuses().statuses(id)));
                 out.add(m);
             }
         }
-        return Map.of("jobs", out);
+        Map<String, Object> page = new LinkedHashMap<>();
+        page.put("total", matched);
+        page.put("offset", offset);
+        page.put("limit", limit);
+        page.put("jobs", out);
+        return page;
     }
 
     private Object boundary(SledRuntime.View v) {

@@ -28,10 +28,10 @@ import sush.projections.targets.Target;
 import sush.projections.targets.TargetException;
 import tools.jackson.databind.JsonNode;
 
-/** {@code sush job start|sign|submit|status|stop|skip|output}. */
+/** {@code sush job start|sign|submit|status|history|stop|skip|output}. */
 @Command(name = "job", description = "Sign, submit, follow and stop jobs.",
         subcommands = {JobCommand.Start.class, JobCommand.Sign.class, JobCommand.Submit.class, JobCommand.Status.class,
-                JobCommand.Stop.class, JobCommand.Skip.class, JobCommand.Output.class})
+                JobCommand.History.class, JobCommand.Stop.class, JobCommand.Skip.class, JobCommand.Output.class})
 public final class JobCommand implements Callable<Integer> {
     static final List<String> TERMINAL = List.of("stopped", "error", "cancelled", "skipped", "interrupted");
 
@@ -170,11 +170,11 @@ public final class JobCommand implements Callable<Integer> {
     static final class Status implements Callable<Integer> {
         @Mixin
         Global g;
-        @Option(names = "--wait")
+        @Option(names = "--wait", description = "follow the job until every sled reporting it ended it")
         boolean await;
         @Option(names = "--full", description = "every field of every status")
         boolean full;
-        @Parameters(paramLabel = "ID")
+        @Parameters(paramLabel = "ID", description = "the job's id (a codephrase)")
         String id;
 
         @Override
@@ -191,6 +191,61 @@ public final class JobCommand implements Callable<Integer> {
                 return g.fail(f);
             }
         }
+    }
+
+    @Command(name = "history", description = "Recent jobs, newest first, with a summary of their statuses over "
+            + "the sleds (the jobs of the rack's current universe that this sled knows).")
+    static final class History implements Callable<Integer> {
+        @Mixin
+        Global g;
+        @Option(names = "--limit", defaultValue = "20", description = "jobs to show (1 to 1000; default ${DEFAULT-VALUE})")
+        int limit;
+        @Option(names = "--offset", defaultValue = "0", description = "newest jobs to skip first (paging)")
+        int offset;
+        @Option(names = "--session", paramLabel = "S", description = "only session S's jobs (a codephrase)")
+        String session;
+
+        @Override
+        public Integer call() {
+            try {
+                StringBuilder path = new StringBuilder("/jobs?limit=").append(limit).append("&offset=").append(offset);
+                if (session != null) {
+                    path.append("&session=").append(java.net.URLEncoder.encode(session,
+                            java.nio.charset.StandardCharsets.UTF_8));
+                }
+                JsonNode page = g.client().get(path.toString());
+                StringBuilder text = new StringBuilder();
+                for (JsonNode j : page.get("jobs")) {
+                    text.append(j.get("job_id").asString()).append("  ").append(summary(j.get("statuses")))
+                            .append('\n');
+                }
+                int shown = page.get("jobs").size();
+                text.append(String.format(java.util.Locale.ROOT, "(%d of %d, from the newest %s)", shown,
+                        page.get("total").asInt(), offset == 0 ? "on" : "past " + offset));
+                g.print(page, text.toString());
+                return 0;
+            } catch (Client.Failure f) {
+                return g.fail(f);
+            }
+        }
+    }
+
+    /** A job's statuses over the sleds in a few words: {@code 4 stopped exit 0}, {@code 3 stopped exit 0, 1 error}. */
+    static String summary(JsonNode statuses) {
+        Map<String, Integer> counts = new java.util.LinkedHashMap<>();
+        for (JsonNode st : statuses) {
+            String word = st.path("status").asString();
+            if (st.has("exit_code")) {
+                word += " exit " + st.get("exit_code").asInt();
+            }
+            counts.merge(word, 1, Integer::sum);
+        }
+        if (counts.isEmpty()) {
+            return "no status yet";
+        }
+        StringBuilder b = new StringBuilder();
+        counts.forEach((w, n) -> b.append(b.length() == 0 ? "" : ", ").append(n).append(' ').append(w));
+        return Client.printable(b.toString());
     }
 
     @Command(name = "stop", description = "Stop (kill) a job wherever it runs.")

@@ -13,4 +13,8 @@ public final class JobCommandAccess {
     public static String line(tools.jackson.databind.JsonNode status) {
         return JobCommand.line(status);
     }
+
+    public static String summary(tools.jackson.databind.JsonNode statuses) {
+        return JobCommand.summary(statuses);
+    }
 }
