@@ -5,6 +5,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import sush.ops.cli.BoundaryCommand;
+import sush.ops.cli.CompletionCommand;
 import sush.ops.cli.DaemonCommand;
 import sush.ops.cli.DemoCommand;
 import sush.ops.cli.IamCommand;
@@ -43,7 +44,8 @@ import sush.ops.cli.WatchCommand;
             "  130  interrupted"},
         subcommands = {DaemonCommand.class, SessionCommand.class, JobCommand.class, BoundaryCommand.class,
                 WatchCommand.class, VersionCommand.class, StatusCommand.class, LockerCommand.class, KeygenCommand.class, SignerCommand.class, ReplayCommand.class,
-                SimulateCommand.class, RackCommand.class, DemoCommand.class, LoginCommand.class, IamCommand.class})
+                SimulateCommand.class, RackCommand.class, DemoCommand.class, LoginCommand.class, IamCommand.class,
+                CompletionCommand.class})
 public final class Main implements Callable<Integer> {
     @Override
     public Integer call() {
