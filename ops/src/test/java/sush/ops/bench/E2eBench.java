@@ -80,26 +80,8 @@ public final class E2eBench {
             Thread.sleep(1000);
             double rssIdle = rssMb(procs);
             // The client follows the event stream, as `sush job start --wait` does.
-            Map<String, java.util.concurrent.CompletableFuture<Long>> stoppedEverywhere =
-                    new java.util.concurrent.ConcurrentHashMap<>();
-            Map<String, Integer> stoppedOn = new java.util.concurrent.ConcurrentHashMap<>();
-            Client watcher = RackCommand.operatorClient(dir, "http://" + rack.sleds().get(0).api());
-            Thread follower = new Thread(() -> {
-                try {
-                    watcher.follow(ev -> {
-                        String id = ev.path("job_id").asString("");
-                        if ("stopped".equals(ev.path("status").asString()) && stoppedOn.merge(id, 1, Integer::sum) == 4) {
-                            stoppedEverywhere.computeIfAbsent(id, k -> new java.util.concurrent.CompletableFuture<>())
-                                    .complete(System.nanoTime());
-                        }
-                        return false;
-                    });
-                } catch (Client.Failure f) {
-                    System.err.println("e2e: lost the event stream: " + f.getMessage());
-                }
-            }, "e2e-events");
-            follower.setDaemon(true);
-            follower.start();
+            StoppedWatch stoppedEverywhere = StoppedWatch.follow(RackCommand.operatorClient(dir, "http://"
+                    + rack.sleds().get(0).api()), 4, "e2e");
             Thread.sleep(500);
             long[] latency = new long[jobs];
             long[] cold = new long[warmup];
@@ -113,8 +95,7 @@ public final class E2eBench {
                         JobId.parse(s.get("next_job").asString()), "true", "*", false));
                 String id = job.request().job().codephrase();
                 c.post("/jobs/" + id + "/start", SignedRequests.toJson(job));
-                long done = stoppedEverywhere.computeIfAbsent(id, k -> new java.util.concurrent.CompletableFuture<>())
-                        .get(60, java.util.concurrent.TimeUnit.SECONDS);
+                long done = stoppedEverywhere.of(id).get(60, java.util.concurrent.TimeUnit.SECONDS);
                 if (i < 0) {
                     cold[i + warmup] = done - t0;
                     if (i == -1) {
@@ -143,8 +124,7 @@ public final class E2eBench {
                     rssLoad = rssMb(procs);
                 }
             }
-            stoppedEverywhere.computeIfAbsent(last, k -> new java.util.concurrent.CompletableFuture<>())
-                    .get(120, java.util.concurrent.TimeUnit.SECONDS);
+            stoppedEverywhere.of(last).get(120, java.util.concurrent.TimeUnit.SECONDS);
             double seconds = (System.nanoTime() - t0) / 1e9;
             Arrays.sort(latency);
             long[] first = Arrays.copyOf(cold, Math.min(100, warmup));

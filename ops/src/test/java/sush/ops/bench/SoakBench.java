@@ -14,7 +14,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
@@ -61,7 +60,6 @@ public final class SoakBench {
         RackFile rack = RackCommand.create(dir, SLEDS, RackCommand.freePorts(SLEDS), Ordering.SIGNED);
         SignerKey key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
         List<Process> procs = new ArrayList<>();
-        Thread follower = null;
         try {
             for (RackFile.SledEntry s : rack.sleds()) {
                 procs.add(RackAccess.start(dir, s));
@@ -75,30 +73,11 @@ public final class SoakBench {
             KeyId operator = c.credentials().identity().orElseThrow().key();
             awaitPeers(rack);
 
-            Map<String, Long> submitted = new ConcurrentHashMap<>();
-            Map<String, Integer> stoppedOn = new ConcurrentHashMap<>();
             long[] latency = new long[jobs];
-            Map<String, Integer> index = new ConcurrentHashMap<>();
             Semaphore inFlight = new Semaphore(window);
             Client watcher = RackCommand.operatorClient(dir, "http://" + api);
             watcher.login();
-            follower = new Thread(() -> {
-                try {
-                    watcher.follow(ev -> {
-                        String id = ev.path("job_id").asString("");
-                        if ("stopped".equals(ev.path("status").asString()) && submitted.containsKey(id)
-                                && stoppedOn.merge(id, 1, Integer::sum) == SLEDS) {
-                            latency[index.get(id)] = System.nanoTime() - submitted.get(id);
-                            inFlight.release();
-                        }
-                        return false;
-                    });
-                } catch (Client.Failure f) {
-                    System.err.println("soak: lost the event stream: " + f.getMessage());
-                }
-            }, "soak-events");
-            follower.setDaemon(true);
-            follower.start();
+            StoppedWatch stopped = StoppedWatch.follow(watcher, SLEDS, "soak");
 
             System.out.printf(Locale.ROOT, "soak: %d sleds, %d jobs of `true` on every sled, sessions of %d, %d in "
                     + "flight%n", SLEDS, jobs, perSession, window);
@@ -130,7 +109,7 @@ public final class SoakBench {
                 if (!inFlight.tryAcquire(120, TimeUnit.SECONDS)) {
                     throw new IllegalStateException("no job ended for 120 s at job " + i + "; see " + dir);
                 }
-                submit(c, key, submitted, index, i);
+                submit(c, key, stopped, latency, inFlight, i);
                 if ((i + 1) % REPORT_EVERY == 0) {
                     inFlight.acquire(window);
                     inFlight.release(window);
@@ -281,14 +260,19 @@ public final class SoakBench {
         }
     }
 
-    private static void submit(Client c, SignerKey key, Map<String, Long> submitted, Map<String, Integer> index,
+    /** Submits job {@code i}; when every sled stopped it, its round trip lands in {@code latency[i]} and a slot frees. */
+    private static void submit(Client c, SignerKey key, StoppedWatch stopped, long[] latency, Semaphore inFlight,
             int i) throws Exception {
         JsonNode s = c.get("/sessions");
         SignedJob job = key.sign(new JobRequest(SessionId.parse(s.get("session_id").asString()),
                 JobId.parse(s.get("next_job").asString()), "true", "*", true));
         String id = job.request().job().codephrase();
-        index.put(id, i);
-        submitted.put(id, System.nanoTime());
+        long t0 = System.nanoTime();
+        stopped.of(id).thenAccept(at -> {
+            latency[i] = at - t0;
+            stopped.forget(id);
+            inFlight.release();
+        });
         c.post("/jobs/" + id + "/start", SignedRequests.toJson(job));
         // The next position is known once this sled folded the request.
         while (id.equals(c.get("/sessions").get("next_job").asString())) {

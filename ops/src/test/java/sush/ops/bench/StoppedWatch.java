@@ -1,0 +1,54 @@
+package sush.ops.bench;
+
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+import sush.ops.cli.Client;
+
+/**
+ * Follows a sled's event stream on a thread of its own, as {@code sush job start --wait} does,
+ * and tells when a job was reported stopped by a number of sleds: {@link #of} completes with
+ * {@code System.nanoTime()} at the event that made the count.
+ */
+final class StoppedWatch {
+    private final int sleds;
+    private final Map<String, CompletableFuture<Long>> done = new ConcurrentHashMap<>();
+    private final Map<String, Integer> counts = new ConcurrentHashMap<>();
+
+    private StoppedWatch(int sleds) {
+        this.sleds = sleds;
+    }
+
+    /** Starts following {@code watcher}'s events; stops with the JVM (a daemon thread). */
+    static StoppedWatch follow(Client watcher, int sleds, String name) {
+        StoppedWatch w = new StoppedWatch(sleds);
+        Thread t = new Thread(() -> {
+            try {
+                watcher.follow(ev -> {
+                    String id = ev.path("job_id").asString("");
+                    if ("stopped".equals(ev.path("status").asString()) && w.counts.merge(id, 1, Integer::sum) == sleds) {
+                        w.of(id).complete(System.nanoTime());
+                    }
+                    return false;
+                });
+            } catch (Client.Failure f) {
+                System.err.println(name + ": lost the event stream: " + f.getMessage());
+            }
+        }, name + "-events");
+        t.setDaemon(true);
+        t.start();
+        return w;
+    }
+
+    /** When {@code job} was reported stopped by every one of the sleds counted. */
+    CompletableFuture<Long> of(String job) {
+        return done.computeIfAbsent(job, k -> new CompletableFuture<>());
+    }
+
+    /** Forgets {@code job} (a long run keeps only what it still waits for). */
+    void forget(String job) {
+        done.remove(job);
+        counts.remove(job);
+    }
+}
