@@ -39,6 +39,25 @@ public final class Measure {
         return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
     }
 
+    /**
+     * This JVM's CPU time from construction on, over the wall time: how many cores a run kept
+     * busy (the whole process: a benchmark reads it while nothing else runs in it).
+     */
+    public static final class CpuWatch {
+        private final long cpuStart = cpuNs();
+        private final long wallStart = System.nanoTime();
+
+        public double cores() {
+            long wall = System.nanoTime() - wallStart;
+            return wall <= 0 ? 0 : (cpuNs() - cpuStart) / (double) wall;
+        }
+
+        private static long cpuNs() {
+            return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                    .getOperatingSystemMXBean()).getProcessCpuTime();
+        }
+    }
+
     public static boolean quick(String[] args) {
         return Arrays.asList(args).contains("--quick");
     }

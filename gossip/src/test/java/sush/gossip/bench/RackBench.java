@@ -12,15 +12,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.Consumer;
 
-import io.scalecube.cluster.Cluster;
-import io.scalecube.cluster.ClusterImpl;
-import io.scalecube.cluster.ClusterMessageHandler;
-import io.scalecube.cluster.transport.api.Message;
-import io.scalecube.transport.netty.tcp.TcpTransportFactory;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import sush.gossip.Entropy;
@@ -33,8 +28,12 @@ import sush.gossip.node.GossipNode;
 /**
  * 32 sleds in one JVM on loopback TCP: cold boot to one universe, dissemination of 200
  * messages sent at random sleds (latency until every sled holds each, frames and bytes per
- * message), the same with 100 ms added per link hop, and ScaleCube's SWIM gossip spreading the
- * same messages as the peer baseline. Run: {@code ./bench.sh rack [--quick]}.
+ * message, cores kept busy), the same with 100 ms added per link hop, and two peer baselines
+ * spreading the same messages from the same members at the same pace: ScaleCube's SWIM gossip
+ * (its loopback profile; under light load too; its LAN profile without {@code --quick}) and
+ * JGroups' reliable multicast over TCP (stock {@code tcp.xml}). The peers run in child JVMs of
+ * their own after ours, each after a warm-up run; {@link PeerBench} has their settings
+ * and the reasons. Run: {@code ./bench.sh rack [--quick] [--tls-first] [--peers-inline]}.
  */
 public final class RackBench {
     private static final int SLEDS = 32;
@@ -42,8 +41,11 @@ public final class RackBench {
     private static final int MESSAGES = 200;
     private static final Duration SEND_SPACING = Duration.ofMillis(Long.getLong("spacing", 20));
     private static final Duration HOP_DELAY = Duration.ofMillis(100);
-    private static final Duration DEADLINE = Duration.ofSeconds(60);
+    static final Duration DEADLINE = Duration.ofSeconds(60);
     private static final int PAYLOAD_BYTES = 32;
+    /** The light-load ScaleCube run: few messages, far enough apart that none queue behind another. */
+    private static final int LIGHT_MESSAGES = 20;
+    private static final Duration LIGHT_SPACING = Duration.ofMillis(500);
 
     private RackBench() {
     }
@@ -91,45 +93,89 @@ public final class RackBench {
         figures.put("delayed25_max_ms", slow25.max());
         figures.put("delayed25_msgs_per_op", slow25.framesPerMessage);
 
-        Spread cube = ScaleCube.spread(SLEDS, 20, new Random(1));
+        // The peers, each in a JVM of its own while this one waits (PeerBench): the same members,
+        // messages, seed and pacing, with the settings their authors ship for this setting.
+        boolean inline = java.util.Arrays.asList(args).contains("--peers-inline");
+        heap.stopWatching();
+        PeerBench.Outcome cubeRun = PeerBench.run(PeerBench.Kind.SCALECUBE_LOCAL, SLEDS, MESSAGES, SEND_SPACING, 1,
+                inline);
+        Spread cube = cubeRun.spread();
         figures.put("scalecube_p50_ms", cube.p50());
         figures.put("scalecube_p99_ms", cube.p99());
-        Spread cubeDefault = quick ? null : ScaleCube.spread(SLEDS, 200, new Random(1));
-        // Against ScaleCube's better configuration in this run (its 20 ms interval saturates two
-        // cores at this message rate; its default does not).
-        Spread theirs = cubeDefault != null && cubeDefault.p99() < cube.p99() ? cubeDefault : cube;
+        figures.put("scalecube_max_ms", cube.max());
+        figures.put("scalecube_warmup_p50_ms", cubeRun.warmup.spread().p50());
+        figures.put("scalecube_warmup_p99_ms", cubeRun.warmup.spread().p99());
+        // The same members under light load: what one gossip takes when nothing queues.
+        PeerBench.Outcome cubeLightRun = PeerBench.run(PeerBench.Kind.SCALECUBE_LOCAL, SLEDS, LIGHT_MESSAGES,
+                LIGHT_SPACING, 1, inline);
+        Spread cubeLight = cubeLightRun.spread();
+        figures.put("scalecube_light_p50_ms", cubeLight.p50());
+        figures.put("scalecube_light_p99_ms", cubeLight.p99());
+        PeerBench.Outcome cubeLanRun = quick ? null
+                : PeerBench.run(PeerBench.Kind.SCALECUBE_LAN, SLEDS, MESSAGES, SEND_SPACING, 1, inline);
+        Spread cubeLan = cubeLanRun == null ? null : cubeLanRun.spread();
+        if (cubeLan != null) {
+            figures.put("scalecube_lan_p50_ms", cubeLan.p50());
+            figures.put("scalecube_lan_p99_ms", cubeLan.p99());
+        }
+        PeerBench.Outcome groupsRun = PeerBench.run(PeerBench.Kind.JGROUPS, SLEDS, MESSAGES, SEND_SPACING, 1, inline);
+        Spread groups = groupsRun.spread();
+        figures.put("jgroups_p50_ms", groups.p50());
+        figures.put("jgroups_p99_ms", groups.p99());
+        figures.put("jgroups_max_ms", groups.max());
+        figures.put("jgroups_warmup_p99_ms", groupsRun.warmup.spread().p99());
+        // Against the better peer at p99 (both with their documented settings).
+        boolean cubeBetter = cube.p99() < groups.p99();
+        Spread theirs = cubeBetter ? cube : groups;
         figures.put("ratio_p99", ours.p99() / theirs.p99());
-        heap.stopWatching();
         figures.put("peak_heap_mb", heap.peakMb());
 
         System.out.printf(Locale.ROOT, "rack: %d sleds on loopback TCP, %d messages of %d bytes, one every %d ms%n",
                 SLEDS, MESSAGES, PAYLOAD_BYTES, SEND_SPACING.toMillis());
         System.out.printf(Locale.ROOT, "cold boot to one universe: %.1f ms (after %d contests lost)%n",
                 plain.coldBootMs, plain.losses);
-        System.out.printf(Locale.ROOT, "%-28s %9s %9s %9s %12s %12s%n", "run", "p50 ms", "p99 ms", "max ms",
-                "frames/msg", "bytes/msg");
+        System.out.printf(Locale.ROOT, "%-28s %9s %9s %9s %12s %12s %6s%n", "run", "p50 ms", "p99 ms", "max ms",
+                "frames/msg", "bytes/msg", "cores");
         row("sush", ours);
         row("sush, mutual TLS 1.3", tls);
         row("sush, 100 ms per hop", slow);
         row("sush, 25 sleds, 100 ms/hop", slow25);
-        row("scalecube, gossip 20 ms", cube);
-        if (cubeDefault != null) {
-            row("scalecube, gossip default", cubeDefault);
+        row("scalecube, loopback profile", cube);
+        row("  its warm-up run", cubeRun.warmup.spread());
+        row(String.format(Locale.ROOT, "scalecube, 1 msg per %d ms", LIGHT_SPACING.toMillis()), cubeLight);
+        if (cubeLan != null) {
+            row("scalecube, LAN profile", cubeLan);
+            row("  its warm-up run", cubeLanRun.warmup.spread());
         }
+        row("jgroups, tcp.xml", groups);
+        row("  its warm-up run", groupsRun.warmup.spread());
         System.out.printf(Locale.ROOT, "TLS/plain p99 %.2f (bar: within 1.5); TLS cold boot %.1f ms%s, engine %s "
                 + "(bar: < 2000 ms)%n", tls.p99() / ours.p99(), secure.coldBootMs,
                 tlsFirst ? " (booted first)" : " (booted after the plain rack)", sush.gossip.net.GossipTls.provider());
         System.out.println("gossip glomers bars (25 nodes, 100 ms): median < 400 ms, max < 600 ms, < 30 msgs/op");
-        System.out.printf(Locale.ROOT, "ours/theirs (ScaleCube's better run) p50 %.3f, p99 %.3f; peak heap %.0f MB%n",
-                ours.p50() / theirs.p50(), ours.p99() / theirs.p99(), heap.peakMb());
+        System.out.println("peers, each run in a JVM of its own" + (inline ? " (not so: --peers-inline)" : "")
+                + ", measured on a fresh cluster after a warm-up cluster ran the same workload; ours cold after boot:");
+        System.out.printf(Locale.ROOT, "  %s; formed in %.0f ms%n", cubeRun.settings, cubeRun.formedMs);
+        if (cubeLanRun != null) {
+            System.out.printf(Locale.ROOT, "  %s; formed in %.0f ms%n", cubeLanRun.settings, cubeLanRun.formedMs);
+        }
+        System.out.printf(Locale.ROOT, "  %s; formed in %.0f ms%n", groupsRun.settings, groupsRun.formedMs);
+        System.out.printf(Locale.ROOT, "scalecube light load (%d messages, one every %d ms): p50 %.0f ms, expected "
+                + "order log2(%d) = %.0f rounds x %d ms = %.0f ms%n", LIGHT_MESSAGES, LIGHT_SPACING.toMillis(),
+                cubeLight.p50(), SLEDS, Math.log(SLEDS) / Math.log(2), PeerBench.LOCAL_INTERVAL_MS,
+                Math.log(SLEDS) / Math.log(2) * PeerBench.LOCAL_INTERVAL_MS);
+        System.out.printf(Locale.ROOT, "ours/better peer (%s) p50 %.3f, p99 %.3f; peak heap (this JVM, ours) %.0f MB%n",
+                cubeBetter ? "scalecube" : "jgroups", ours.p50() / theirs.p50(), ours.p99() / theirs.p99(),
+                heap.peakMb());
         System.out.println(Measure.json("rack", figures));
         System.exit(0);
     }
 
     private static void row(String name, Spread s) {
-        System.out.printf(Locale.ROOT, "%-28s %9.1f %9.1f %9.1f %12s %12s%n", name, s.p50(), s.p99(), s.max(),
+        System.out.printf(Locale.ROOT, "%-28s %9.1f %9.1f %9.1f %12s %12s %6s%n", name, s.p50(), s.p99(), s.max(),
                 s.framesPerMessage < 0 ? "-" : String.format(Locale.ROOT, "%.1f", s.framesPerMessage),
-                s.bytesPerMessage < 0 ? "-" : String.format(Locale.ROOT, "%.0f", s.bytesPerMessage));
+                s.bytesPerMessage < 0 ? "-" : String.format(Locale.ROOT, "%.0f", s.bytesPerMessage),
+                s.cores < 0 ? "-" : String.format(Locale.ROOT, "%.2f", s.cores));
     }
 
     static byte[] payload(int id) {
@@ -142,7 +188,15 @@ public final class RackBench {
         final double framesPerMessage;
         final double bytesPerMessage;
 
+        /** Cores the system kept busy from the first send to the last arrival; -1 if not measured. */
+        final double cores;
+
         Spread(long[] latencyNs, double framesPerMessage, double bytesPerMessage) {
+            this(latencyNs, framesPerMessage, bytesPerMessage, -1);
+        }
+
+        Spread(long[] latencyNs, double framesPerMessage, double bytesPerMessage, double cores) {
+            this.cores = cores;
             this.latencyNs = latencyNs.clone();
             java.util.Arrays.sort(this.latencyNs);
             this.framesPerMessage = framesPerMessage;
@@ -162,23 +216,47 @@ public final class RackBench {
         }
     }
 
-    /** Arrival bookkeeping shared by both systems: send time and count of sleds holding each id. */
+    /**
+     * Arrival bookkeeping shared by every system: send time and count of sleds holding each id.
+     * Ours counts each sled's first delivery ({@link #arrived}); the peers say which member got
+     * which message and each pair counts once ({@link #heldBy}).
+     */
     static final class Arrivals {
-        final long[] sentAt = new long[MESSAGES];
-        final long[] doneAt = new long[MESSAGES];
-        final AtomicInteger[] holders = new AtomicInteger[MESSAGES];
+        final long[] sentAt;
+        final long[] doneAt;
+        final AtomicInteger[] holders;
         final AtomicInteger complete = new AtomicInteger();
+        final AtomicIntegerArray held;
         final int sleds;
+        final int messages;
+        final Duration spacing;
 
         Arrivals(int sleds) {
+            this(sleds, MESSAGES, SEND_SPACING);
+        }
+
+        Arrivals(int sleds, int messages, Duration spacing) {
             this.sleds = sleds;
-            for (int i = 0; i < MESSAGES; i++) {
+            this.messages = messages;
+            this.spacing = spacing;
+            sentAt = new long[messages];
+            doneAt = new long[messages];
+            holders = new AtomicInteger[messages];
+            held = new AtomicIntegerArray(sleds * messages);
+            for (int i = 0; i < messages; i++) {
                 holders[i] = new AtomicInteger();
             }
         }
 
+        /** Sled {@code sled} holds message {@code id}; a second report of the pair is ignored. */
+        void heldBy(int sled, int id) {
+            if (id >= 0 && id < messages && held.compareAndSet(sled * messages + id, 0, 1)) {
+                arrived(id);
+            }
+        }
+
         void arrived(int id) {
-            if (id >= 0 && id < MESSAGES && holders[id].incrementAndGet() == sleds) {
+            if (id >= 0 && id < messages && holders[id].incrementAndGet() == sleds) {
                 doneAt[id] = System.nanoTime();
                 complete.incrementAndGet();
             }
@@ -186,14 +264,14 @@ public final class RackBench {
 
         long[] latencies() throws InterruptedException {
             long deadline = System.nanoTime() + DEADLINE.toNanos();
-            while (complete.get() < MESSAGES && System.nanoTime() < deadline) {
+            while (complete.get() < messages && System.nanoTime() < deadline) {
                 Thread.sleep(1);
             }
-            if (complete.get() < MESSAGES) {
-                throw new IllegalStateException(complete.get() + " of " + MESSAGES + " messages reached every sled");
+            if (complete.get() < messages) {
+                throw new IllegalStateException(complete.get() + " of " + messages + " messages reached every sled");
             }
-            long[] out = new long[MESSAGES];
-            for (int i = 0; i < MESSAGES; i++) {
+            long[] out = new long[messages];
+            for (int i = 0; i < messages; i++) {
                 out[i] = doneAt[i] - sentAt[i];
             }
             return out;
@@ -202,14 +280,14 @@ public final class RackBench {
         /** Sends every message at a random sled, one per spacing. */
         void sendAll(Random random, Consumer<int[]> send) throws InterruptedException {
             long next = System.nanoTime();
-            for (int i = 0; i < MESSAGES; i++) {
+            for (int i = 0; i < messages; i++) {
                 long wait = next - System.nanoTime();
                 if (wait > 0) {
                     java.util.concurrent.locks.LockSupport.parkNanos(wait);
                 }
                 sentAt[i] = System.nanoTime();
                 send.accept(new int[] {i, random.nextInt(sleds)});
-                next += SEND_SPACING.toNanos();
+                next += spacing.toNanos();
             }
         }
     }
@@ -327,6 +405,7 @@ public final class RackBench {
                         + " sessionMessages " + nodes.stream().mapToLong(n -> n.stats().sessionMessages()).sum()
                         + " gaps " + nodes.stream().mapToLong(n -> n.stats().gapPushes()).sum() + " " + describe());
             }
+            Measure.CpuWatch cpu = new Measure.CpuWatch();
             arrivals.sendAll(random, pick -> nodes.get(pick[1]).send(payload(pick[0])));
             long[] latencies = arrivals.latencies();
             if (System.getenv("RACK_DEBUG") != null) {
@@ -335,7 +414,8 @@ public final class RackBench {
                         + " gaps " + nodes.stream().mapToLong(n -> n.stats().gapPushes()).sum()
                         + " foreign " + nodes.stream().mapToLong(n -> n.stats().foreignPushes()).sum() + " " + describe());
             }
-            return new Spread(latencies, (frames() - frames) / (double) MESSAGES, (bytes() - bytes) / (double) MESSAGES);
+            return new Spread(latencies, (frames() - frames) / (double) MESSAGES, (bytes() - bytes) / (double) MESSAGES,
+                    cpu.cores());
         }
 
         long frames() {
@@ -349,63 +429,6 @@ public final class RackBench {
         void stop() {
             nodes.forEach(GossipNode::stop);
             scheduler.dispose();
-        }
-    }
-
-    /** The peer baseline: ScaleCube cluster members spreading the same messages by SWIM gossip. */
-    static final class ScaleCube {
-        /**
-         * The members a node knows; ScaleCube reads its member map without a lock, so a read
-         * racing its own update can throw: then it is asked again on the next poll.
-         */
-        static int knows(io.scalecube.cluster.Cluster c) {
-            try {
-                return c.otherMembers().size();
-            } catch (RuntimeException e) {
-                return -1;
-            }
-        }
-
-        static Spread spread(int members, long gossipIntervalMs, Random random) throws Exception {
-            Arrivals arrivals = new Arrivals(members);
-            Map<String, Boolean> seen = new ConcurrentHashMap<>();
-            List<Cluster> clusters = new ArrayList<>();
-            String seed = null;
-            for (int i = 0; i < members; i++) {
-                int index = i;
-                String seedAddress = seed;
-                Cluster c = new ClusterImpl()
-                        .transportFactory(TcpTransportFactory::new)
-                        .gossip(g -> g.gossipInterval(gossipIntervalMs))
-                        .membership(m -> seedAddress == null ? m : m.seedMembers(seedAddress))
-                        .handler(cluster -> new ClusterMessageHandler() {
-                            @Override
-                            public void onGossip(Message gossip) {
-                                String id = gossip.data();
-                                if (seen.putIfAbsent(index + "/" + id, Boolean.TRUE) == null) {
-                                    arrivals.arrived(Integer.parseInt(id));
-                                }
-                            }
-                        })
-                        .startAwait();
-                clusters.add(c);
-                if (seed == null) {
-                    seed = c.address();
-                }
-            }
-            long deadline = System.nanoTime() + DEADLINE.toNanos();
-            while (System.nanoTime() < deadline && clusters.stream().anyMatch(c -> knows(c) < members - 1)) {
-                Thread.sleep(10);
-            }
-            arrivals.sendAll(random, pick -> {
-                if (seen.putIfAbsent(pick[1] + "/" + pick[0], Boolean.TRUE) == null) {
-                    arrivals.arrived(pick[0]);
-                }
-                clusters.get(pick[1]).spreadGossip(Message.withData(Integer.toString(pick[0])).build()).subscribe();
-            });
-            long[] latencies = arrivals.latencies();
-            clusters.forEach(Cluster::shutdown);
-            return new Spread(latencies, -1, -1);
         }
     }
 
