@@ -13,7 +13,7 @@ import sush.projections.message.Message;
 /** The sled's event stream, step by step, with StepVerifier on the sled's virtual time. */
 class SledStepVerifierTest {
     @Test
-    void anEntryThenAJobAtTheHeadGoesScreenedCommittedLaunchedEnded() throws Exception {
+    void anEntryThenAJobAtTheHeadGoesRequestedScreenedCommittedLaunchedEnded() throws Exception {
         SledHarness h = new SledHarness().provision().boot(1);
         List<SignedJob> jobs = Rack.jobs(Rack.session(1), 1, "sv", "*");
         StepVerifier.create(h.sled.events().filter(e -> !(e instanceof SledEvent.Gossiped)
@@ -25,6 +25,8 @@ class SledStepVerifierTest {
                     h.operator(new Message.JobStart(jobs.get(0)));
                     h.sync();
                 })
+                .expectNextMatches(e -> e instanceof SledEvent.Requested
+                        && ((SledEvent.Requested) e).job().equals(jobs.get(0).request().job()))
                 .expectNextMatches(e -> e instanceof SledEvent.Screened
                         && ((SledEvent.Screened) e).verdict() instanceof sush.locker.admission.Verdict.Admit)
                 .expectNextMatches(e -> e instanceof SledEvent.Committed && ((SledEvent.Committed) e).seq() == 1)
