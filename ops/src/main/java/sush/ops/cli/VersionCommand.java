@@ -8,7 +8,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import tools.jackson.databind.JsonNode;
 
-/** {@code sush version}: the client, every sled known by gossip, and the rack drawn by cubby. */
+/**
+ * {@code sush version}: the client, every sled known by gossip, and the rack drawn as it stands:
+ * two columns of 16 cubbies (0-15 on the left, 16-31 on the right, top down), each with its
+ * sled's baseboard and build, {@code !} where the build differs from the client's.
+ */
 @Command(name = "version", description = "Show the client's and every sled's version, and the rack by cubby.")
 public final class VersionCommand implements Callable<Integer> {
     @Mixin
@@ -29,14 +33,7 @@ public final class VersionCommand implements Callable<Integer> {
                 }
             });
             StringBuilder b = new StringBuilder("client " + sush.ops.Version.SOFTWARE + "\n");
-            for (int row = 0; row < 32; row += 4) {
-                StringBuilder line = new StringBuilder();
-                for (int c = row; c < row + 4; c++) {
-                    String s = byCubby.get(c);
-                    line.append(String.format("[%2d %-28s]", c, s == null ? "." : s.length() > 28 ? s.substring(0, 28) : s));
-                }
-                b.append(line).append('\n');
-            }
+            b.append(draw(byCubby));
             if (!differing.isEmpty()) {
                 b.append("! a build other than the client's (").append(sush.ops.Version.SOFTWARE).append("):\n");
                 differing.forEach(d -> b.append("  ").append(d).append('\n'));
@@ -47,5 +44,26 @@ public final class VersionCommand implements Callable<Integer> {
         } catch (Client.Failure f) {
             return g.fail(f);
         }
+    }
+
+    /** Cubbies in a column of the rack; two columns. */
+    static final int CUBBIES_PER_COLUMN = 16;
+    /** Characters of a cubby's text in the drawing. */
+    static final int CELL_CHARS = 34;
+
+    /** The rack as it stands: row r holds cubby r (left) and cubby r + 16 (right); {@code .} is an empty cubby. */
+    static String draw(Map<Integer, String> byCubby) {
+        StringBuilder b = new StringBuilder();
+        for (int row = 0; row < CUBBIES_PER_COLUMN; row++) {
+            b.append(cell(row, byCubby.get(row))).append("  ").append(cell(row + CUBBIES_PER_COLUMN,
+                    byCubby.get(row + CUBBIES_PER_COLUMN))).append('\n');
+        }
+        return b.toString();
+    }
+
+    private static String cell(int cubby, String text) {
+        String t = text == null ? "." : Client.printable(text);
+        return String.format(java.util.Locale.ROOT, "[%2d %-" + CELL_CHARS + "s]", cubby,
+                t.length() > CELL_CHARS ? t.substring(0, CELL_CHARS) : t);
     }
 }
