@@ -105,22 +105,30 @@ public final class DaemonCommand implements Callable<Integer> {
         }
         s = s.withBudgets(journalMaxBytes != null ? journalMaxBytes : s.journalMaxBytes(),
                 outputMaxBytes != null ? outputMaxBytes : s.outputMaxBytes());
-        Daemon d;
-        try {
-            d = Daemon.start(s);
-        } catch (Daemon.DaemonException e) {
-            System.err.println("sush daemon: " + e.getMessage());
-            return 1;
-        }
+        // The stage trace sees every event from before the sled starts, stamped as it is emitted.
+        sush.ops.daemon.StageTrace stages = null;
         if (trace != null) {
             try {
-                sush.ops.daemon.StageTrace t = sush.ops.daemon.StageTrace.open(trace, s.baseboard());
-                d.runtime().events().subscribe(t::on, err -> t.close(), t::close);
+                stages = sush.ops.daemon.StageTrace.open(trace, s.baseboard());
             } catch (java.io.IOException e) {
                 System.err.println("sush daemon: cannot open the trace file " + trace + ": " + e.getMessage());
-                d.close();
                 return 2;
             }
+        }
+        sush.ops.daemon.StageTrace observer = stages;
+        Daemon d;
+        try {
+            d = Daemon.start(s, e -> {
+                if (observer != null) {
+                    observer.on(e);
+                }
+            });
+        } catch (Daemon.DaemonException e) {
+            System.err.println("sush daemon: " + e.getMessage());
+            if (stages != null) {
+                stages.close();
+            }
+            return 1;
         }
         LOG.info("sled {} (cubby {}): API http://{}, gossip {}, {} peers, ordering {}", s.baseboard(), s.cubby(),
                 s.api(), s.gossip(), s.peers().size(), s.ordering());

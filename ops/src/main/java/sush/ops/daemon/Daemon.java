@@ -123,9 +123,18 @@ public final class Daemon implements AutoCloseable {
     }
 
     public static Daemon start(Settings s) throws DaemonException {
+        return start(s, e -> { });
+    }
+
+    /**
+     * As {@link #start(Settings)}; {@code observer} sees every event of the sled as it is
+     * emitted, from before the sled starts (the stage trace, {@code sush daemon --trace}).
+     */
+    public static Daemon start(Settings s, java.util.function.Consumer<sush.pipeline.sled.SledEvent> observer)
+            throws DaemonException {
         SledMetrics metrics = new SledMetrics();
         try {
-            Daemon d = start(s, metrics);
+            Daemon d = start(s, metrics, observer);
             d.metrics = metrics;
             return d;
         } catch (DaemonException | RuntimeException e) {
@@ -134,7 +143,8 @@ public final class Daemon implements AutoCloseable {
         }
     }
 
-    private static Daemon start(Settings s, SledMetrics metrics) throws DaemonException {
+    private static Daemon start(Settings s, SledMetrics metrics,
+            java.util.function.Consumer<sush.pipeline.sled.SledEvent> observer) throws DaemonException {
         if (s.m2().size() != 2) {
             throw new DaemonException("--m2 needs exactly two slot directories, got " + s.m2().size());
         }
@@ -213,6 +223,12 @@ public final class Daemon implements AutoCloseable {
         Scheduler housekeeping = Schedulers.newSingle("sush-housekeeping");
         OutputBudget outputs = new OutputBudget(s.output().resolve("jobs"), s.outputMaxBytes());
         runtime.events().subscribe(e -> {
+            try {
+                observer.accept(e);
+            } catch (RuntimeException err) {
+                // An observer's failure never ends the sled's logs and metrics.
+                LOG.warn("an event observer failed: {}", err.toString());
+            }
             EventLog.log(e);
             metrics.on(e);
             if (e instanceof sush.pipeline.sled.SledEvent.Ended) {
