@@ -34,10 +34,10 @@ public final class E2eBench {
 
     public static void main(String[] args) throws Exception {
         boolean quick = Arrays.asList(args).contains("--quick");
-        int jobs = intOption(args, "--jobs", quick ? 30 : 1000);
+        int jobs = BenchArgs.intOption(args, "--jobs", quick ? 30 : 1000);
         // A sled runs for months: its steady state is a warm JIT. The first jobs of fresh
         // daemons are measured too, apart (what an operator sees right after a reboot).
-        int warmup = intOption(args, "--warmup", quick ? 30 : 1500);
+        int warmup = BenchArgs.intOption(args, "--warmup", quick ? 30 : 1500);
         Path dir = Files.createTempDirectory(Path.of("ops", "target"), "bench-e2e-");
         RackFile rack = RackCommand.create(dir, 4, 27_100, sush.projections.fold.Ordering.CAUSAL);
         SignerKey key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
@@ -195,11 +195,6 @@ public final class E2eBench {
         STAGES.put("back", "status gossiped -> folded on the client's sled");
         STAGES.put("client", "last status folded on the client's sled -> the client sees every sled stopped");
         STAGES.put("total", "client reads the next position -> client sees every sled stopped");
-    }
-
-    private static int intOption(String[] args, String name, int otherwise) {
-        int at = Arrays.asList(args).indexOf(name);
-        return at >= 0 && at + 1 < args.length ? Integer.parseInt(args[at + 1]) : otherwise;
     }
 
     private static Path trace(RackFile.SledEntry s) {

@@ -53,9 +53,9 @@ public final class SoakBench {
     }
 
     public static void main(String[] args) throws Exception {
-        int jobs = intOption(args, "--jobs", 20_000);
-        int window = intOption(args, "--window", 4);
-        int perSession = intOption(args, "--session-jobs", 100);
+        int jobs = BenchArgs.intOption(args, "--jobs", 20_000);
+        int window = BenchArgs.intOption(args, "--window", 4);
+        int perSession = BenchArgs.intOption(args, "--session-jobs", 100);
         Path dir = Files.createTempDirectory(Path.of("ops", "target"), "bench-soak-");
         RackFile rack = RackCommand.create(dir, SLEDS, RackCommand.freePorts(SLEDS), Ordering.SIGNED);
         SignerKey key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
@@ -303,14 +303,5 @@ public final class SoakBench {
             }
         }
         return 0;
-    }
-
-    private static int intOption(String[] args, String name, int otherwise) {
-        for (int i = 0; i + 1 < args.length; i++) {
-            if (args[i].equals(name)) {
-                return Integer.parseInt(args[i + 1]);
-            }
-        }
-        return otherwise;
     }
 }

@@ -50,7 +50,8 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     /** Each copier thread's buffer, reused job after job (a fresh 64 KiB per stream per job was garbage). */
-    private static final ThreadLocal<byte[]> COPY_BUFFER = ThreadLocal.withInitial(() -> new byte[64 * 1024]);
+    static final int COPY_BUFFER_BYTES = 64 * 1024;
+    private static final ThreadLocal<byte[]> COPY_BUFFER = ThreadLocal.withInitial(() -> new byte[COPY_BUFFER_BYTES]);
 
     private final Path jobsDir;
     private final ExecutorService copiers = Executors.newCachedThreadPool(daemon("sush-job-io"));
