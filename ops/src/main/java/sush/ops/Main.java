@@ -24,6 +24,8 @@ import sush.ops.cli.WatchCommand;
 
 /** {@code sush}: the daemon and the operator's client (interfaces.md, "CLI client"). */
 @Command(name = "sush", mixinStandardHelpOptions = true, versionProvider = Main.BuildVersion.class,
+        // Every subcommand takes --help (and --version) and shows the global options and exit codes.
+        scope = CommandLine.ScopeType.INHERIT,
         description = "Runs signed operator jobs on the sleds of a rack, at most once per sled.",
         footerHeading = "%n",
         footer = {"Global options (before or after the subcommand, e.g. `sush --json session start` or "

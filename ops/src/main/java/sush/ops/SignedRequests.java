@@ -28,6 +28,16 @@ public final class SignedRequests {
         m.put("command", j.request().command());
         m.put("target", j.request().target());
         m.put("concurrent", j.request().concurrent());
+        sush.projections.job.JobLimits l = j.request().limits();
+        if (!l.isNone()) {
+            Map<String, Object> limits = new LinkedHashMap<>();
+            for (sush.projections.job.JobLimits.Kind k : sush.projections.job.JobLimits.Kind.values()) {
+                if (l.get(k) > 0) {
+                    limits.put(LIMIT_FIELDS[k.ordinal()], l.get(k));
+                }
+            }
+            m.put("limits", limits);
+        }
         m.put("key", j.key().codephrase());
         m.put("algorithm", Json.lower(j.algorithm()));
         m.put("signature", Base64.getEncoder().encodeToString(j.signature()));
@@ -41,7 +51,7 @@ public final class SignedRequests {
         }
         try {
             JobRequest r = new JobRequest(SessionId.parse(text(n, "session")), JobId.parse(text(n, "job")),
-                    text(n, "command"), text(n, "target"), flag(n, "concurrent"));
+                    text(n, "command"), text(n, "target"), flag(n, "concurrent"), limits(n));
             return new SignedJob(r, KeyId.parse(text(n, "key")), algorithm(n), base64(n, "signature"));
         } catch (IdException e) {
             throw new BadRequest("bad-codephrase", e.getMessage());
@@ -93,6 +103,40 @@ public final class SignedRequests {
             }
         }
         throw new BadRequest("malformed-body", "unknown algorithm " + text(n, "algorithm"));
+    }
+
+    /** The JSON names of a job's limits, in {@link sush.projections.job.JobLimits.Kind} order. */
+    static final String[] LIMIT_FIELDS = {"wall_time_ms", "output_bytes", "cpu_seconds", "address_space_bytes",
+        "file_size_bytes"};
+
+    /** The optional {@code limits} object: known fields only, each a positive integer. */
+    static sush.projections.job.JobLimits limits(JsonNode n) throws BadRequest {
+        JsonNode l = n.get("limits");
+        if (l == null) {
+            return sush.projections.job.JobLimits.NONE;
+        }
+        if (!l.isObject()) {
+            throw new BadRequest("malformed-body", "field limits is not an object");
+        }
+        java.util.List<String> known = java.util.List.of(LIMIT_FIELDS);
+        for (String name : l.propertyNames()) {
+            if (!known.contains(name)) {
+                throw new BadRequest("malformed-body", "field limits." + name + " is not a limit (" + String.join(", ",
+                        known) + ")");
+            }
+        }
+        long[] v = new long[LIMIT_FIELDS.length];
+        for (int i = 0; i < v.length; i++) {
+            JsonNode x = l.get(LIMIT_FIELDS[i]);
+            if (x == null) {
+                continue;
+            }
+            if (!x.isIntegralNumber() || !x.canConvertToLong() || x.longValue() <= 0) {
+                throw new BadRequest("malformed-body", "field limits." + LIMIT_FIELDS[i] + " is not a positive integer");
+            }
+            v[i] = x.longValue();
+        }
+        return new sush.projections.job.JobLimits(v[0], v[1], v[2], v[3], v[4]);
     }
 
     /** An optional boolean field: absent is false; any other type is refused, never coerced. */

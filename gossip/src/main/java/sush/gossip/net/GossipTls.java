@@ -148,6 +148,11 @@ public final class GossipTls {
         return identity(cert).orElseThrow();
     }
 
+    /** The rack CA this sled trusts. */
+    public X509Certificate ca() {
+        return ca;
+    }
+
     public X509Certificate certificate() {
         return cert;
     }
@@ -170,6 +175,14 @@ public final class GossipTls {
      * name a sled ({@code sush:sled:}); no host name check (sleds are named by certificate).
      */
     public static X509TrustManager apiTrust(X509Certificate ca) throws TlsException {
+        return apiTrust(ca, Optional.empty());
+    }
+
+    /**
+     * As {@link #apiTrust(X509Certificate)}, and when {@code sled} is given the certificate must
+     * name that very sled: a sled relaying to another's API checks it reached that one.
+     */
+    public static X509TrustManager apiTrust(X509Certificate ca, Optional<String> sled) throws TlsException {
         X509TrustManager pkix = pkix(ca);
         return new javax.net.ssl.X509ExtendedTrustManager() {
             private void check(X509Certificate[] chain, String authType) throws CertificateException {
@@ -179,6 +192,10 @@ public final class GossipTls {
                 pkix.checkServerTrusted(chain, authType);
                 if (identity(chain[0]).isEmpty()) {
                     throw new CertificateException("the API's certificate names no sled of this rack");
+                }
+                if (sled.isPresent() && !identity(chain[0]).get().equals(sled.get())) {
+                    throw new CertificateException("the API's certificate names sled " + identity(chain[0]).get()
+                            + ", not " + sled.get());
                 }
             }
 

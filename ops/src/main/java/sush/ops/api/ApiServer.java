@@ -286,6 +286,19 @@ public final class ApiServer {
         this.metrics = m;
     }
 
+    /**
+     * The rack CA that another sled's HTTPS API must chain to when this sled relays an output
+     * request to it (its certificate must name that sled); without it, relays to an https:// API
+     * are refused.
+     */
+    public void relayTrust(java.security.cert.X509Certificate ca) {
+        this.relayCa = Optional.of(ca);
+    }
+
+    private volatile Optional<java.security.cert.X509Certificate> relayCa = Optional.empty();
+    /** Set on a request one sled relays to another: a relayed request is never relayed again. */
+    static final String RELAYED_BY = "X-Sush-Relayed-By";
+
     /** {@code GET /metrics}: the Prometheus text exposition (no login: a scraper's probe, nothing private). */
     private Publisher<Void> metrics(HttpServerResponse s) {
         sush.ops.daemon.SledMetrics m = metrics;
@@ -651,12 +664,28 @@ public final class ApiServer {
         return m;
     }
 
+    /**
+     * A job's statuses as this sled knows them (every sled's, by gossip); {@code ?sled=B} keeps
+     * B's alone, and no status of B for the job is a 404.
+     */
     private Mono<Object> status(HttpServerRequest q) throws BadRequest {
         JobId job = jobId(q.param("jid"));
+        Optional<String> sled = sledParameter(q);
         return runtime.query(v -> v.fold() == null ? Map.<String, Object>of()
-                : Json.statuses(v.fold().statuses().statuses(job))).flatMap(m -> m.isEmpty()
-                        ? Mono.error(new Refused(404, "unknown-job", "no status for job " + job.codephrase()))
-                        : Mono.just((Object) Map.of("job_id", job.codephrase(), "statuses", m)));
+                : Json.statuses(v.fold().statuses().statuses(job))).flatMap(all -> {
+                    Map<String, Object> m = sled.isEmpty() ? all : all.containsKey(sled.get())
+                            ? Map.of(sled.get(), all.get(sled.get())) : Map.of();
+                    return m.isEmpty()
+                            ? Mono.error(new Refused(404, "unknown-job", "no status for job " + job.codephrase()
+                                    + sled.map(b -> " from sled " + b).orElse("")))
+                            : Mono.just((Object) Map.of("job_id", job.codephrase(), "statuses", m));
+                });
+    }
+
+    /** The {@code sled} query parameter, when given. */
+    private static Optional<String> sledParameter(HttpServerRequest q) {
+        List<String> given = new io.netty.handler.codec.http.QueryStringDecoder(q.uri()).parameters().get("sled");
+        return given == null || given.isEmpty() ? Optional.empty() : Optional.of(given.get(0));
     }
 
     private Publisher<Void> output(HttpServerRequest q, HttpServerResponse s) {
@@ -669,6 +698,10 @@ public final class ApiServer {
         String stream = q.param("stream");
         if (!"stdout".equals(stream) && !"stderr".equals(stream)) {
             return error(s, 404, "unknown-stream", "output is stdout or stderr");
+        }
+        Optional<String> sled = sledParameter(q);
+        if (sled.isPresent() && !sled.get().equals(cfg.me().baseboard())) {
+            return relay(q, s, sled.get());
         }
         Path file = launcher.jobDir(job).resolve(stream);
         long length;
@@ -707,6 +740,88 @@ public final class ApiServer {
         return s.header("Content-Type", "application/octet-stream").header("Content-Length", Long.toString(count))
                 .sendFile(file, first, count).then().doFinally(signal -> downloads.decrementAndGet());
     }
+
+    /**
+     * Any sled answers for any sled (issue 18, D-032): the request goes on, as the operator signed
+     * it (same path, query and {@code Authorization}), to the API that sled announced to the rack;
+     * that sled checks the operator itself. Its status, length, range and bytes come back as they
+     * stream (never held whole); over HTTPS its certificate must name that sled.
+     */
+    private Publisher<Void> relay(HttpServerRequest q, HttpServerResponse s, String sled) {
+        if (q.requestHeaders().contains(RELAYED_BY)) {
+            return error(s, 508, "relay-loop", "sled " + q.requestHeaders().get(RELAYED_BY) + " relayed this request "
+                    + "for sled " + sled + " to " + cfg.me().baseboard() + ", which is another sled: its announced "
+                    + "API address is wrong");
+        }
+        return runtime.query(v -> v.fold() == null ? Optional.<String>empty()
+                : Optional.ofNullable(v.fold().announcements().get(sled)).map(a -> a.announcement().api()))
+                .flatMap(api -> {
+                    if (api.isEmpty()) {
+                        return error(s, 404, "unknown-sled", "sled " + sled + " has announced no API to sled "
+                                + cfg.me().baseboard() + " (unknown, unreachable since it started, or of an older "
+                                + "build)");
+                    }
+                    if (downloads.incrementAndGet() > MAX_DOWNLOADS) {
+                        downloads.decrementAndGet();
+                        return error(s, 503, "too-many-downloads", MAX_DOWNLOADS + " output downloads are in "
+                                + "progress on this sled; try again");
+                    }
+                    return relayTo(q, s, sled, api.get()).doFinally(signal -> downloads.decrementAndGet());
+                });
+    }
+
+    private Mono<Void> relayTo(HttpServerRequest q, HttpServerResponse s, String sled, String api) {
+        reactor.netty.http.client.HttpClient c;
+        try {
+            c = relayClient(sled, api);
+        } catch (javax.net.ssl.SSLException | sush.gossip.net.GossipTls.TlsException | IllegalStateException e) {
+            return error(s, 502, "sled-unreachable", "cannot reach sled " + sled + " at " + api + ": " + e.getMessage());
+        }
+        io.netty.handler.codec.http.HttpHeaders in = q.requestHeaders();
+        q.withConnection(conn -> conn.addHandlerLast("sush-write-stall", new WriteStall(writeStall)));
+        return c.headers(h -> {
+            for (String name : new String[] {"Authorization", "Range"}) {
+                if (in.contains(name)) {
+                    h.set(name, in.get(name));
+                }
+            }
+            h.set(RELAYED_BY, cfg.me().baseboard());
+        }).get().uri(api + q.uri()).response((r, body) -> {
+            s.status(r.status());
+            for (String name : new String[] {"Content-Type", "Content-Length", "Content-Range"}) {
+                if (r.responseHeaders().contains(name)) {
+                    s.header(name, r.responseHeaders().get(name));
+                }
+            }
+            return s.send(body.retain()).then();
+        }).then().onErrorResume(e -> s.hasSentHeaders() ? Mono.error(e) : error(s, 502, "sled-unreachable",
+                "cannot reach sled " + sled + " at " + api + ": " + e.getMessage()));
+    }
+
+    /** A client of another sled's API: plain for http://, and for https:// the rack CA naming that sled. */
+    private reactor.netty.http.client.HttpClient relayClient(String sled, String api)
+            throws javax.net.ssl.SSLException, sush.gossip.net.GossipTls.TlsException {
+        reactor.netty.http.client.HttpClient c = reactor.netty.http.client.HttpClient.create()
+                .option(io.netty.channel.ChannelOption.CONNECT_TIMEOUT_MILLIS, 3_000)
+                .responseTimeout(RELAY_RESPONSE_TIMEOUT);
+        if (!api.startsWith("https://")) {
+            return c;
+        }
+        java.security.cert.X509Certificate ca = relayCa.orElseThrow(() -> new IllegalStateException(
+                "this sled has no rack CA to check an HTTPS API with"));
+        javax.net.ssl.X509TrustManager trust = sush.gossip.net.GossipTls.apiTrust(ca, Optional.of(sled));
+        reactor.netty.tcp.SslProvider.GenericSslContextSpec<?> spec = reactor.netty.http.Http11SslContextSpec.forClient()
+                .configure(b -> b.trustManager(trust));
+        // Sleds are named by certificate (the trust manager checks it names this one), not by host.
+        return c.secure(t -> t.sslContext(spec).handlerConfigurator(h -> {
+            javax.net.ssl.SSLParameters p = h.engine().getSSLParameters();
+            p.setEndpointIdentificationAlgorithm(null);
+            h.engine().setSSLParameters(p);
+        }));
+    }
+
+    /** How long a relayed request waits for the other sled's answer to begin. */
+    static final java.time.Duration RELAY_RESPONSE_TIMEOUT = java.time.Duration.ofSeconds(10);
 
     /** Bound on output downloads in progress at once (issue 22); past it a new one is a 503. */
     public static final int MAX_DOWNLOADS = 32;
@@ -883,6 +998,12 @@ public final class ApiServer {
                 int code = bad.get() == InvalidJobReason.UNKNOWN_KEY || bad.get() == InvalidJobReason.BAD_SIGNATURE ? 403
                         : 400;
                 return Mono.error(new Refused(code, Json.lower(bad.get()), "refused: " + Json.lower(bad.get())));
+            }
+            // D-031: a limit above this sled's maximum is refused here; another sled with lower
+            // maxima refuses it too, on its own, before running it.
+            List<String> above = job.request().limits().above(cfg.limits().maxima());
+            if (!above.isEmpty()) {
+                return Mono.error(new Refused(403, "limit-above-maximum", "refused: " + String.join("; ", above)));
             }
             return runtime.query(v -> Optional.ofNullable(v.fold()).flatMap(f -> f.activeSession()))
                     .flatMap(active -> {

@@ -251,6 +251,30 @@ public final class Client {
     }
 
     /**
+     * Bytes {@code first} to {@code last} (inclusive) of {@code path}, as a stream to read; an
+     * answer other than 206 with that very range is a typed failure.
+     */
+    public java.io.InputStream range(String path, long first, long last) throws Failure {
+        HttpResponse<java.io.InputStream> r = call(() -> signed("GET", path, new byte[0],
+                HttpResponse.BodyHandlers.ofInputStream(), b -> b.header("Range", "bytes=" + first + "-" + last),
+                null));
+        String want = "bytes " + first + "-" + last + "/";
+        String got = r.headers().firstValue("Content-Range").orElse("");
+        if (r.statusCode() != 206 || !got.startsWith(want)) {
+            String body;
+            try (java.io.InputStream in = r.body()) {
+                body = new String(in.readNBytes(64 * 1024), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw unreachable(e);
+            }
+            throw r.statusCode() >= 400 ? refusal(r.statusCode(), body) : new Failure(2, "bad-range", "asked bytes "
+                    + first + "-" + last + " of " + path + ", the sled answered " + r.statusCode() + " "
+                    + (got.isEmpty() ? "without a range" : got));
+        }
+        return r.body();
+    }
+
+    /**
      * Follows {@code /events} (reconnecting with Last-Event-ID) and hands each event's JSON to
      * {@code until}; returns when it says so.
      */

@@ -67,6 +67,21 @@ public final class DaemonCommand implements Callable<Integer> {
     @Option(names = "--output-max-bytes", description = "the job outputs' byte budget: past it the oldest finished "
             + "jobs' outputs are deleted (default: 8 GiB)")
     Long outputMaxBytes;
+    @Option(names = "--max-wall-time", paramLabel = "SECONDS", description = "the longest a job may run here, and "
+            + "what a job that asks no wall time gets (default: 3600)")
+    Long maxWallTime;
+    @Option(names = "--max-output-bytes", paramLabel = "BYTES", description = "the most output a job may keep here "
+            + "(both streams; default: 64 MiB); a job may ask less per stream")
+    Long maxOutput;
+    @Option(names = "--max-cpu-seconds", paramLabel = "SECONDS", description = "the most CPU seconds a job may ask "
+            + "(default: no maximum)")
+    Long maxCpu;
+    @Option(names = "--max-address-space-bytes", paramLabel = "BYTES", description = "the largest address space a "
+            + "job may ask (default: no maximum)")
+    Long maxAddressSpace;
+    @Option(names = "--max-file-size-bytes", paramLabel = "BYTES", description = "the largest file size a job may "
+            + "ask (default: no maximum)")
+    Long maxFileSize;
     @Option(names = "--log-format", defaultValue = "human", description = "log lines: human or json (default: "
             + "${DEFAULT-VALUE}), to standard output")
     String logFormat;
@@ -105,6 +120,17 @@ public final class DaemonCommand implements Callable<Integer> {
         }
         s = s.withBudgets(journalMaxBytes != null ? journalMaxBytes : s.journalMaxBytes(),
                 outputMaxBytes != null ? outputMaxBytes : s.outputMaxBytes());
+        for (Long n : new Long[] {maxWallTime, maxOutput, maxCpu, maxAddressSpace, maxFileSize}) {
+            if (n != null && n <= 0) {
+                System.err.println("sush daemon: a job maximum is a positive number");
+                return 2;
+            }
+        }
+        sush.pipeline.exec.Limits l = s.jobLimits();
+        s = s.withLimits(new sush.pipeline.exec.Limits(maxWallTime != null ? java.time.Duration.ofSeconds(maxWallTime)
+                : l.wallTime(), maxOutput != null ? maxOutput : l.outputBytes(), l.stopGrace()).withMaxima(
+                maxCpu != null ? maxCpu : l.job().cpuSeconds(), maxAddressSpace != null ? maxAddressSpace
+                        : l.job().addressSpaceBytes(), maxFileSize != null ? maxFileSize : l.job().fileSizeBytes()));
         // The stage trace sees every event from before the sled starts, stamped as it is emitted.
         sush.ops.daemon.StageTrace stages = null;
         if (trace != null) {

@@ -67,7 +67,8 @@ public final class JobCommand implements Callable<Integer> {
         return "'" + arg.replace("'", "'\\''") + "'";
     }
 
-    static SignedJob signNext(Global g, String target, boolean concurrent, List<String> command) throws Client.Failure {
+    static SignedJob signNext(Global g, String target, boolean concurrent, List<String> command,
+            sush.projections.job.JobLimits limits) throws Client.Failure {
         Client c = g.client();
         String session = SessionCommand.active(c);
         if (session == null) {
@@ -78,7 +79,7 @@ public final class JobCommand implements Callable<Integer> {
         JsonNode s = c.get("/sessions");
         try {
             JobRequest r = new JobRequest(SessionId.parse(s.get("session_id").asString()),
-                    JobId.parse(s.get("next_job").asString()), commandLine(command), target, concurrent);
+                    JobId.parse(s.get("next_job").asString()), commandLine(command), target, concurrent, limits);
             return g.signer().sign(r);
         } catch (IdException | RuntimeException e) {
             throw new Client.Failure(1, "bad-session", "cannot build the request: " + e.getMessage());
@@ -95,6 +96,8 @@ public final class JobCommand implements Callable<Integer> {
         boolean concurrent;
         @Option(names = "--wait", description = "follow the job until every targeted sled ended it")
         boolean await;
+        @Mixin
+        LimitOptions limits;
         @Parameters(arity = "1..*", paramLabel = "CMD", description = "the command: one argument is a bash command "
                 + "line as it is (`'ls | wc -l'`); several are an argument vector run exactly (`-- printf '%%s\\n' "
                 + "'a b'`), each quoted for bash")
@@ -103,7 +106,7 @@ public final class JobCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             try {
-                SignedJob job = signNext(g, target, concurrent, command);
+                SignedJob job = signNext(g, target, concurrent, command, limits.limits());
                 String id = job.request().job().codephrase();
                 g.client().post("/jobs/" + id + "/start", SignedRequests.toJson(job));
                 if (!await) {
@@ -124,10 +127,12 @@ public final class JobCommand implements Callable<Integer> {
     static final class Sign implements Callable<Integer> {
         @Mixin
         Global g;
-        @Option(names = "--target", defaultValue = "*")
+        @Option(names = "--target", defaultValue = "*", description = "*, cubbies (0,3), baseboards or serials")
         String target;
-        @Option(names = "--concurrent")
+        @Option(names = "--concurrent", description = "may start beside the previous job on each sled")
         boolean concurrent;
+        @Mixin
+        LimitOptions limits;
         @Parameters(arity = "1..*", paramLabel = "CMD", description = "the command, as for `job start`")
         List<String> command;
 
@@ -135,7 +140,7 @@ public final class JobCommand implements Callable<Integer> {
         public Integer call() {
             try {
                 System.out.println(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(
-                        SignedRequests.toJson(signNext(g, target, concurrent, command))));
+                        SignedRequests.toJson(signNext(g, target, concurrent, command, limits.limits()))));
                 return 0;
             } catch (Client.Failure f) {
                 return g.fail(f);
@@ -291,30 +296,108 @@ public final class JobCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "output", description = "Print a sled's recorded output of a job, verified against its hash.")
+    @Command(name = "output", description = "A sled's recorded output of a job, fetched through the --url sled "
+            + "(any sled answers for any sled) and verified against the hash in that sled's status before any of it "
+            + "is shown or named.")
     static final class Output implements Callable<Integer> {
         @Mixin
         Global g;
-        @Option(names = "--sled", required = true, description = "the sled's baseboard")
+        @Option(names = "--sled", required = true, description = "the sled that ran the job (its baseboard)")
         String sled;
-        @Option(names = "--stderr")
+        @Option(names = "--stderr", description = "the job's standard error instead of its standard output")
         boolean stderr;
-        @Parameters(paramLabel = "ID")
+        @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "write it to FILE instead of standard "
+                + "output: fetched in parallel ranges, with a progress bar on a terminal; FILE appears only once "
+                + "verified")
+        Path file;
+        @Option(names = "--parallel", defaultValue = "4", description = "ranges fetched at once (1 to "
+                + Download.MAX_PARALLEL + "; default: ${DEFAULT-VALUE}); a range is at least 1 MiB")
+        int parallel;
+        @Option(names = "--range", paramLabel = "FIRST-LAST", description = "only these bytes, as HTTP ranges "
+                + "say them: 0-99, 1000- (from byte 1000), -100 (the last 100); printed as served (a part cannot be "
+                + "checked against the whole output's hash)")
+        String range;
+        @Parameters(paramLabel = "ID", description = "the job's codephrase")
         String id;
 
         @Override
         public Integer call() {
             try {
                 String job = jobId(id).codephrase();
-                Client c = g.clientOf(sled);
-                byte[] out = verifiedOutput(c, job, sled, stderr);
-                System.out.write(out, 0, out.length);
-                System.out.flush();
+                if (range != null) {
+                    return part(job);
+                }
+                if (parallel < 1 || parallel > Download.MAX_PARALLEL) {
+                    throw new Client.Failure(2, "bad-parallel", "--parallel is 1 to " + Download.MAX_PARALLEL);
+                }
+                Client c = g.client();
+                JsonNode st = outputStatus(c, job, sled);
+                String stream = stderr ? "stderr" : "stdout";
+                long length = st.get(stream + "_bytes").asLong();
+                String want = st.get(stream + "_sha3").asString();
+                String path = "/jobs/" + job + "/output/" + stream + "?sled=" + query(sled);
+                Download.Progress p = new Download.Progress(stream + " of " + sled, length,
+                        System.console() != null && !g.json ? System.err : null);
+                if (file != null) {
+                    Download.fetch(c, path, length, want, file, parallel, p);
+                    g.print(Map.of("job_id", job, "sled", sled, "stream", stream, "bytes", length, "sha3", want,
+                            "file", file.toString()), length + " bytes of " + stream + " from " + sled
+                                    + " written to " + file + " (hash verified)");
+                    return 0;
+                }
+                // To standard output: into a private temporary file first, shown only once verified.
+                Path tmp = Files.createTempFile("sush-output-", ".tmp");
+                try {
+                    Download.fetch(c, path, length, want, tmp, parallel, new Download.Progress("", length, null));
+                    Files.copy(tmp, System.out);
+                    System.out.flush();
+                } finally {
+                    Files.deleteIfExists(tmp);
+                }
                 return 0;
             } catch (Client.Failure f) {
                 return g.fail(f);
+            } catch (java.io.IOException e) {
+                return g.fail(new Client.Failure(1, "write-failed", e.getMessage()));
             }
         }
+
+        private int part(String job) throws Client.Failure {
+            byte[] b = rangeOf(g.client(), job, sled, stderr, range);
+            System.out.write(b, 0, b.length);
+            System.out.flush();
+            return 0;
+        }
+    }
+
+    /** {@code --range}: the bytes the sled serves for one range of the output, as they are. */
+    static byte[] rangeOf(Client c, String job, String sled, boolean stderr, String range) throws Client.Failure {
+        if (!range.matches("[0-9]+-[0-9]*|-[0-9]+")) {
+            throw new Client.Failure(2, "bad-range", "--range is FIRST-LAST, FIRST- or -COUNT (bytes), not " + range);
+        }
+        java.net.http.HttpResponse<byte[]> r = c.raw("GET", "/jobs/" + job + "/output/" + (stderr ? "stderr"
+                : "stdout") + "?sled=" + query(sled), new byte[0], Map.of("Range", "bytes=" + range),
+                java.net.http.HttpResponse.BodyHandlers.ofByteArray());
+        if (r.statusCode() != 206) {
+            String body = new String(r.body(), java.nio.charset.StandardCharsets.UTF_8);
+            throw new Client.Failure(r.statusCode() == 404 ? 4 : 2, r.statusCode() == 416 ? "bad-range"
+                    : "http-" + r.statusCode(), "range " + range + ": " + Client.printable(body.strip()));
+        }
+        return r.body();
+    }
+
+    /** A query parameter's value, encoded. */
+    static String query(String value) {
+        return java.net.URLEncoder.encode(value, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** Sled {@code sled}'s status of {@code job} with its output's lengths and hashes, as any sled knows it. */
+    static JsonNode outputStatus(Client c, String job, String sled) throws Client.Failure {
+        JsonNode st = c.get("/jobs/" + job + "/status?sled=" + query(sled)).get("statuses").get(sled);
+        if (st == null || !st.has("stdout_sha3")) {
+            throw new Client.Failure(4, "no-output", "sled " + sled + " reports no output for " + job);
+        }
+        return st;
     }
 
     /** A job id from its codephrase; a malformed one is a refusal (exit 2). */
@@ -328,11 +411,8 @@ public final class JobCommand implements Callable<Integer> {
 
     /** The output the sled serves, checked against the length and hash in that sled's status. */
     static byte[] verifiedOutput(Client c, String job, String sled, boolean stderr) throws Client.Failure {
-        JsonNode st = c.get("/jobs/" + job + "/status").get("statuses").get(sled);
-        if (st == null || !st.has("stdout_sha3")) {
-            throw new Client.Failure(4, "no-output", "sled " + sled + " reports no output for " + job);
-        }
-        byte[] out = c.bytes("/jobs/" + job + "/output/" + (stderr ? "stderr" : "stdout"));
+        JsonNode st = outputStatus(c, job, sled);
+        byte[] out = c.bytes("/jobs/" + job + "/output/" + (stderr ? "stderr" : "stdout") + "?sled=" + query(sled));
         String want = st.get(stderr ? "stderr_sha3" : "stdout_sha3").asString();
         if (!HexFormat.of().formatHex(Hashes.sha3Raw(out)).equals(want)) {
             throw new Client.Failure(6, "hash-mismatch", "the output served does not match the hash in the status");
@@ -427,7 +507,7 @@ public final class JobCommand implements Callable<Integer> {
                 return;
             }
             try {
-                byte[] out = verifiedOutput(g.clientOf(e.getKey()), job, e.getKey(), false);
+                byte[] out = verifiedOutput(g.client(), job, e.getKey(), false);
                 System.out.println("--- " + e.getKey() + " (" + out.length + " bytes, hash verified)");
                 System.out.print(new String(out, java.nio.charset.StandardCharsets.UTF_8));
             } catch (Client.Failure f) {

@@ -48,19 +48,37 @@ public final class Daemon implements AutoCloseable {
     public record Settings(String baseboard, int cubby, String gossip, String api, List<Path> m2, Path output,
             List<Path> trust, Optional<Path> journalKey, Map<String, String> peers, Optional<TlsFiles> tls,
             Map<String, String> identities, Path operators, Ordering ordering, long journalMaxBytes,
-            long outputMaxBytes) {
+            long outputMaxBytes, Limits jobLimits) {
         /** Settings with the default journal and output budgets (1 GiB, 8 GiB). */
         public Settings(String baseboard, int cubby, String gossip, String api, List<Path> m2, Path output,
                 List<Path> trust, Optional<Path> journalKey, Map<String, String> peers, Optional<TlsFiles> tls,
                 Map<String, String> identities, Path operators, Ordering ordering) {
             this(baseboard, cubby, gossip, api, m2, output, trust, journalKey, peers, tls, identities, operators,
-                    ordering, Journal.DEFAULT_MAX_BYTES, OutputBudget.DEFAULT_MAX_BYTES);
+                    ordering, Journal.DEFAULT_MAX_BYTES, OutputBudget.DEFAULT_MAX_BYTES, Limits.DEFAULT);
         }
 
         /** The same settings with these budgets. */
         public Settings withBudgets(long journal, long outputs) {
             return new Settings(baseboard, cubby, gossip, api, m2, output, trust, journalKey, peers, tls, identities,
-                    operators, ordering, journal, outputs);
+                    operators, ordering, journal, outputs, jobLimits);
+        }
+
+        /**
+         * The same settings with these job limits: the defaults and maxima of wall time and
+         * output, and the maxima of CPU, address space and file size a request may ask (D-031).
+         */
+        public Settings withLimits(Limits limits) {
+            return new Settings(baseboard, cubby, gossip, api, m2, output, trust, journalKey, peers, tls, identities,
+                    operators, ordering, journalMaxBytes, outputMaxBytes, limits);
+        }
+
+        /** The URL the API answers at, as announced to the rack; empty while its port is not fixed (0). */
+        public Optional<String> apiUrl() {
+            String host = api.substring(0, Math.max(0, api.lastIndexOf(':')));
+            if (api.endsWith(":0")) {
+                return Optional.empty();
+            }
+            return Optional.of((tls.isPresent() && !isLoopback(host) ? "https://" : "http://") + api);
         }
     }
 
@@ -212,8 +230,8 @@ public final class Daemon implements AutoCloseable {
         Optional<Journal> journal = Optional.of(Journal.open(s.output().resolve("journal"), key, Entropy.secure(),
                 s.journalMaxBytes()));
         // The sled's clocks stamp its jobs' start and end on their statuses (shown, never ordering).
-        SledConfig cfg = new SledConfig(new Sled(s.baseboard(), s.cubby()), trust, SOFTWARE, Limits.DEFAULT,
-                Optional.of(sush.pipeline.sled.SledClock.system()));
+        SledConfig cfg = new SledConfig(new Sled(s.baseboard(), s.cubby()), trust, SOFTWARE, s.jobLimits(),
+                Optional.of(sush.pipeline.sled.SledClock.system()), s.apiUrl());
         // Deliveries are decoded and their signatures checked on workers of their own, ahead of
         // the sled's single-threaded state machine (D-019), so a burst of checks never delays
         // the gossip node's timers on the shared parallel scheduler.
@@ -255,6 +273,7 @@ public final class Daemon implements AutoCloseable {
         // The API's authority listens before the sled starts: logins in the replayed history count.
         ApiServer api = new ApiServer(cfg, node, runtime, locker, launcher, Entropy.secure(), authority);
         api.metrics(metrics);
+        tls.ifPresent(t -> api.relayTrust(t.ca()));
         runtime.start();
         try {
             node.start().block(Duration.ofSeconds(10));
@@ -320,7 +339,8 @@ public final class Daemon implements AutoCloseable {
 
     /** Whether the API serves HTTPS. */
     public boolean https() {
-        return tls.isPresent() && !isLoopback(settings.api().substring(0, Math.max(0, settings.api().lastIndexOf(':'))));
+        return settings.apiUrl().map(u -> u.startsWith("https://")).orElse(tls.isPresent() && !isLoopback(
+                settings.api().substring(0, Math.max(0, settings.api().lastIndexOf(':')))));
     }
 
     /** Applies a new peer set at once (SIGHUP, or `sush rack peers`). */

@@ -17,4 +17,9 @@ public final class JobCommandAccess {
     public static String summary(tools.jackson.databind.JsonNode statuses) {
         return JobCommand.summary(statuses);
     }
+
+    /** One word quoted for bash, as the CLI quotes an argument vector. */
+    public static String shellQuote(String word) {
+        return JobCommand.shellQuote(word);
+    }
 }

@@ -9,7 +9,11 @@ public sealed interface Ending {
         /** The wall-time limit. */
         WALL_TIME,
         /** The output limit. */
-        OUTPUT_LIMIT
+        OUTPUT_LIMIT,
+        /** The job's CPU-seconds rlimit (its process died of SIGXCPU). */
+        CPU_LIMIT,
+        /** The job's file-size rlimit (its process died of SIGXFSZ). */
+        FILE_SIZE_LIMIT
     }
 
     /**

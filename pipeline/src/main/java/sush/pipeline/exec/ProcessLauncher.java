@@ -112,7 +112,7 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
         String code = r.job().codephrase();
         java.util.List<String> argv;
         try {
-            argv = containment.wrap(code, java.util.List.of("setsid", "bash", "-c", r.command()));
+            argv = containment.wrap(code, command(r));
         } catch (IOException | RuntimeException e) {
             running.decrementAndGet();
             closeQuietly(out);
@@ -143,6 +143,36 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
         return job;
     }
 
+    /**
+     * The job's command line: {@code setsid bash -c COMMAND}, behind {@code prlimit} when the job
+     * asked rlimits (D-031). The CPU limit is soft at the asked seconds (SIGXCPU, which ends a
+     * process that does not catch it, and is how the ending names the limit) and hard one second
+     * later (SIGKILL); address space and file size are exact byte limits.
+     */
+    static java.util.List<String> command(LaunchRequest r) {
+        sush.projections.job.JobLimits j = r.limits().job();
+        java.util.List<String> argv = new java.util.ArrayList<>(java.util.List.of("setsid"));
+        if (j.cpuSeconds() > 0 || j.addressSpaceBytes() > 0 || j.fileSizeBytes() > 0) {
+            argv.add("prlimit");
+            if (j.cpuSeconds() > 0) {
+                argv.add("--cpu=" + j.cpuSeconds() + ":" + (j.cpuSeconds() + 1));
+            }
+            if (j.addressSpaceBytes() > 0) {
+                argv.add("--as=" + j.addressSpaceBytes());
+            }
+            if (j.fileSizeBytes() > 0) {
+                argv.add("--fsize=" + j.fileSizeBytes());
+            }
+            argv.add("--");
+        }
+        argv.addAll(java.util.List.of("bash", "-c", r.command()));
+        return argv;
+    }
+
+    /** Signals of the rlimits, as a shell reports a process they ended: 128 + the signal. */
+    static final int SIGXCPU = 24;
+    static final int SIGXFSZ = 25;
+
     private static Map<String, Object> describe(LaunchRequest r, Path dir) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("job", r.job().codephrase());
@@ -152,6 +182,12 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
         m.put("output_dir", dir.toString());
         m.put("wall_time_ms", r.limits().wallTime().toMillis());
         m.put("output_limit_bytes", r.limits().outputBytes());
+        sush.projections.job.JobLimits j = r.limits().job();
+        if (!j.isNone()) {
+            m.put("asked_limits", Map.of("wall_time_ms", j.wallTimeMs(), "output_bytes_per_stream", j.outputBytes(),
+                    "cpu_seconds", j.cpuSeconds(), "address_space_bytes", j.addressSpaceBytes(), "file_size_bytes",
+                    j.fileSizeBytes()));
+        }
         return m;
     }
 
@@ -194,7 +230,7 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
                 awaitExit();
                 // The job is its first process's lifetime: what it left running goes with it,
                 // which also closes the pipes those leftovers held open.
-                note(containment.killAll(code, process.pid()));
+                signal(() -> containment.killAll(code, process.pid()));
                 CompletableFuture<Void> drained = CompletableFuture.allOf(o, e);
                 if (!drained.isDone()) {
                     ScheduledFuture<?> cut = timers.schedule(() -> drained.complete(null), DRAIN.toMillis(),
@@ -229,7 +265,10 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
             Snapshot se = stderr.close();
             containment.release(code);
             running.decrementAndGet();
-            java.util.List<String> killed = java.util.List.copyOf(leftovers.values());
+            java.util.List<String> killed;
+            synchronized (signalling) {
+                killed = java.util.List.copyOf(leftovers.values());
+            }
             if (!killed.isEmpty()) {
                 try {
                     writeOwnerOnly(dir.resolve("leftovers"), (String.join("\n", killed) + "\n")
@@ -240,21 +279,47 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
             }
             Output output = new Output(so.bytes, so.sha3, se.bytes, se.sha3);
             Ending.Cause c = cause.get();
+            if (c == null && !process.isAlive()) {
+                c = rlimitCause(process.exitValue());
+            }
             Ending end = so.error != null || se.error != null ? new Ending.Failed(Ending.Failed.Kind.IO, "keeping output: "
                     + (so.error != null ? so.error : se.error))
                     : c == null ? new Ending.Exited(process.exitValue(), output, killed)
-                    : new Ending.Killed(lastSignal.get(), c, output, killed);
+                    : new Ending.Killed(c == Ending.Cause.CPU_LIMIT || c == Ending.Cause.FILE_SIZE_LIMIT
+                            ? process.exitValue() - 128 : lastSignal.get(), c, output, killed);
             ending.complete(end);
         }
 
-        /** Copies one stream to its file within the shared output limit; drains past it. */
+        /**
+         * The rlimit that ended the job, read from its exit: SIGXCPU with a CPU limit asked,
+         * SIGXFSZ with a file-size limit asked. (A job that catches SIGXCPU meets the hard limit
+         * a second later: SIGKILL, reported as its exit like any signal nobody here sent.)
+         */
+        private Ending.Cause rlimitCause(int exit) {
+            sush.projections.job.JobLimits j = request.limits().job();
+            if (j.cpuSeconds() > 0 && exit == 128 + SIGXCPU) {
+                return Ending.Cause.CPU_LIMIT;
+            }
+            if (j.fileSizeBytes() > 0 && exit == 128 + SIGXFSZ) {
+                return Ending.Cause.FILE_SIZE_LIMIT;
+            }
+            return null;
+        }
+
+        /**
+         * Copies one stream to its file within the shared output limit and the stream's own
+         * (what the job asked); drains past them.
+         */
         private void copy(InputStream in, FileChannel file, Stream s) {
             byte[] buf = COPY_BUFFER.get();
+            long perStream = request.limits().streamBytes();
+            long mine = 0;
             try (in; file) {
                 int n;
                 while ((n = in.read(buf)) >= 0) {
                     long before = written.getAndAdd(n);
-                    long room = Math.max(0, request.limits().outputBytes() - before);
+                    long room = Math.max(0, Math.min(request.limits().outputBytes() - before, perStream - mine));
+                    mine += n;
                     int keep = (int) Math.min(n, room);
                     if (keep > 0 && !s.keep(file, buf, keep)) {
                         // A full output disk: stop keeping, keep draining so the job never blocks.
@@ -272,8 +337,21 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
         private void kill(Ending.Cause why) {
             cause.compareAndSet(null, why);
             lastSignal.set(SIGKILL);
-            note(containment.killAll(code, process.pid()));
+            signal(() -> containment.killAll(code, process.pid()));
         }
+
+        /**
+         * Signals the job's processes and notes which: one at a time, and never while the ending
+         * reads the list. (A kill's own list was once still being noted on the timer's thread
+         * when the ending, woken by the leader's death, read it: a leftover went unreported.)
+         */
+        private void signal(java.util.function.Supplier<java.util.List<String>> how) {
+            synchronized (signalling) {
+                note(how.get());
+            }
+        }
+
+        private final Object signalling = new Object();
 
         private void note(java.util.List<String> killed) {
             for (String k : killed) {
@@ -288,12 +366,12 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
         public void stop() {
             if (process.isAlive() && cause.compareAndSet(null, Ending.Cause.STOP)) {
                 lastSignal.set(SIGTERM);
-                note(containment.terminate(code, process.pid()));
+                signal(() -> containment.terminate(code, process.pid()));
                 graceTimer = timers.schedule(() -> {
                     if (process.isAlive()) {
                         lastSignal.set(SIGKILL);
                     }
-                    note(containment.killAll(code, process.pid()));
+                    signal(() -> containment.killAll(code, process.pid()));
                 }, request.limits().stopGrace().toMillis(), TimeUnit.MILLISECONDS);
             }
         }

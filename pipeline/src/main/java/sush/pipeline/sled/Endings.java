@@ -28,8 +28,11 @@ final class Endings {
                 return new Message.JobErrored(me, job, Message.JobError.OUTPUT_LIMIT, "output limit reached"
                         + leftovers(k.leftovers()), k.signal());
             }
-            String why = (k.cause() != Ending.Cause.STOP ? "wall-time limit reached"
-                    : shutdown ? "the sled's daemon shut down" : "stopped by an operator") + leftovers(k.leftovers());
+            if (k.cause() != Ending.Cause.STOP) {
+                return new Message.JobErrored(me, job, Message.JobError.LIMIT, limitName(k.cause()) + " limit reached"
+                        + leftovers(k.leftovers()), k.signal());
+            }
+            String why = (shutdown ? "the sled's daemon shut down" : "stopped by an operator") + leftovers(k.leftovers());
             return new Message.JobErrored(me, job, Message.JobError.KILLED, why, k.signal());
         }
         Ending.Failed f = (Ending.Failed) e;
@@ -37,6 +40,11 @@ final class Endings {
             return new Message.JobStopped(me, job, null, f.reason(), 0, EMPTY_SHA3, 0, EMPTY_SHA3);
         }
         return new Message.JobErrored(me, job, Message.JobError.IO, f.reason(), 0);
+    }
+
+    /** A limit's name in an error's detail (the names of {@link sush.projections.job.JobLimits.Kind}). */
+    private static String limitName(Ending.Cause c) {
+        return c == Ending.Cause.CPU_LIMIT ? "cpu" : c == Ending.Cause.FILE_SIZE_LIMIT ? "file-size" : "wall-time";
     }
 
     /** What else of the job was killed, for an error's detail (the list itself is in the job's directory). */
@@ -58,7 +66,7 @@ final class Endings {
         if (e instanceof Ending.Killed) {
             Ending.Killed k = (Ending.Killed) e;
             return Outcome.ended(JobStatus.ERROR, k.signal(), k.cause() == Ending.Cause.OUTPUT_LIMIT ? "output-limit"
-                    : "killed");
+                    : k.cause() == Ending.Cause.STOP ? "killed" : "limit");
         }
         Ending.Failed f = (Ending.Failed) e;
         return f.kind() == Ending.Failed.Kind.SPAWN ? Outcome.ended(JobStatus.STOPPED, -1, "spawn")
@@ -84,7 +92,8 @@ final class Endings {
                     EMPTY_SHA3, 0, EMPTY_SHA3));
         }
         Message.JobError kind = o.detail().equals("output-limit") ? Message.JobError.OUTPUT_LIMIT
-                : o.detail().equals("io") ? Message.JobError.IO : Message.JobError.KILLED;
+                : o.detail().equals("io") ? Message.JobError.IO : o.detail().equals("limit") ? Message.JobError.LIMIT
+                : Message.JobError.KILLED;
         return List.of(new Message.JobStarted(me, job), new Message.JobErrored(me, job, kind,
                 "recorded before this sled's last life ended", (int) o.code()));
     }

@@ -8,16 +8,23 @@ import sush.projections.targets.Sled;
 
 /**
  * Who the sled is and what it trusts; {@code clock}, when given, stamps its jobs' start and end
- * times on their statuses (shown to operators, never used to order anything).
+ * times on their statuses (shown to operators, never used to order anything). {@code api}, when
+ * given, is the URL of the sled's API, announced so that any sled can fetch this one's job output.
  */
 public record SledConfig(Sled me, TrustStore trust, String software, Limits limits,
-        java.util.Optional<SledClock> clock) {
+        java.util.Optional<SledClock> clock, java.util.Optional<String> api) {
     public SledConfig {
         Objects.requireNonNull(me, "me");
         Objects.requireNonNull(trust, "trust");
         Objects.requireNonNull(software, "software");
         Objects.requireNonNull(limits, "limits");
         Objects.requireNonNull(clock, "clock");
+        Objects.requireNonNull(api, "api");
+    }
+
+    /** A sled that announces no API. */
+    public SledConfig(Sled me, TrustStore trust, String software, Limits limits, java.util.Optional<SledClock> clock) {
+        this(me, trust, software, limits, clock, java.util.Optional.empty());
     }
 
     /** A sled that keeps no times (the simulator, tests): its messages are reproducible. */

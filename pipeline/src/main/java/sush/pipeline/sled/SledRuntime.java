@@ -340,7 +340,7 @@ public final class SledRuntime {
         snapshot = plan.snapshot();
         arrival = replica.frontier();
         replayUntil = replica.size();
-        send(new Message.Announcement(me, cfg.software(), cfg.me().cubby()));
+        send(new Message.Announcement(me, cfg.software(), cfg.me().cubby(), cfg.api().orElse(null)));
         floor = Optional.empty();
         committedAboveFloor = false;
         plan.floor().ifPresent(this::raiseEntryFloor);
@@ -763,6 +763,17 @@ public final class SledRuntime {
         if (active.isEmpty()) {
             return; // the session ended meanwhile; SessionEnded reports it
         }
+        java.util.List<String> above = job.request().limits().above(cfg.limits().maxima());
+        if (!above.isEmpty()) {
+            // D-031: a job asking more than this sled allows never runs here; later jobs still do.
+            String why = "limit above this sled's maximum: " + String.join("; ", above);
+            journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.VERDICT, id.codephrase(), why));
+            if (ownStatus(id).isEmpty() && skipReported.add(id)) {
+                send(new Message.JobErrored(me, id, Message.JobError.INVALID_JOB, why, 0));
+            }
+            pass(id, ChainProjection.Passed.MAY_HAVE_RUN);
+            return;
+        }
         // After an unexpected failure the sled admits nothing, as with an untrusted store (rule 1).
         Verdict v = failed.isPresent() ? new Verdict.Refuse("the sled stopped admitting jobs after an unexpected "
                 + "failure (" + failed.get() + "); its daemon restarts")
@@ -870,7 +881,7 @@ public final class SledRuntime {
         pendingLaunches--;
         JobId id = job.request().job();
         Launcher.Running r = launcher.launch(new LaunchRequest(job.request().session(), id, job.request().command(),
-                job.request().target(), cfg.limits()));
+                job.request().target(), cfg.limits().forJob(job.request().limits())));
         running.put(id, r);
         launchedThisLife.add(id);
         journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.LAUNCH, id.codephrase(), ""));

@@ -123,6 +123,59 @@ class ProcessLauncherTest {
         assertEquals(1 << 20, Files.size(launcher.jobDir(r.job()).resolve("stdout")));
     }
 
+    /** D-031: the sled's limits, and what a job asks of them. */
+    private static final Limits SLED = new Limits(Duration.ofSeconds(60), 1 << 20, Duration.ofSeconds(1));
+
+    private static sush.projections.job.JobLimits asked(long wallMs, long output, long cpu, long as, long fsize) {
+        return new sush.projections.job.JobLimits(wallMs, output, cpu, as, fsize);
+    }
+
+    @Test
+    void aJobsOwnWallTimeEndsItBelowTheSleds() {
+        long t0 = System.nanoTime();
+        Ending.Killed wall = assertInstanceOf(Ending.Killed.class, run("sleep 30", SLED.forJob(asked(400, 0, 0, 0, 0)))
+                .ending().block(WAIT));
+        assertEquals(Ending.Cause.WALL_TIME, wall.cause());
+        assertTrue(System.nanoTime() - t0 < Duration.ofSeconds(10).toNanos());
+    }
+
+    @Test
+    void aJobsOwnOutputLimitIsPerStream() {
+        Launcher.Running flood = run("echo ok >&2; yes flood", SLED.forJob(asked(0, 4096, 0, 0, 0)));
+        Ending.Killed out = assertInstanceOf(Ending.Killed.class, flood.ending().block(WAIT));
+        assertEquals(Ending.Cause.OUTPUT_LIMIT, out.cause());
+        assertEquals(4096, out.output().stdoutBytes());
+        assertEquals(3, out.output().stderrBytes());
+    }
+
+    @Test
+    void aJobsCpuLimitEndsASpinBySigxcpu() {
+        long t0 = System.nanoTime();
+        Ending.Killed cpu = assertInstanceOf(Ending.Killed.class, run("while :; do :; done", SLED.forJob(
+                asked(0, 0, 1, 0, 0))).ending().block(WAIT));
+        assertEquals(Ending.Cause.CPU_LIMIT, cpu.cause());
+        assertEquals(ProcessLauncher.SIGXCPU, cpu.signal());
+        assertTrue(System.nanoTime() - t0 < Duration.ofSeconds(20).toNanos());
+    }
+
+    @Test
+    void aJobsFileSizeLimitEndsTheWriterBySigxfsz() throws Exception {
+        Launcher.Running big = run("head -c 100000 /dev/zero > big", SLED.forJob(asked(0, 0, 0, 0, 8192)));
+        Ending.Killed fsize = assertInstanceOf(Ending.Killed.class, big.ending().block(WAIT));
+        assertEquals(Ending.Cause.FILE_SIZE_LIMIT, fsize.cause());
+        assertEquals(8192, Files.size(launcher.jobDir(big.job()).resolve("big")));
+    }
+
+    @Test
+    void aJobsAddressSpaceLimitIsAppliedAndNoLimitMeansNoPrlimit() throws Exception {
+        Launcher.Running as = run("grep 'Max address space' /proc/self/limits", SLED.forJob(asked(0, 0, 0, 1L << 30,
+                0)));
+        assertInstanceOf(Ending.Exited.class, as.ending().block(WAIT));
+        assertTrue(stdout(as).matches("Max address space\\s+1073741824\\s+1073741824\\s+bytes\\s*"), stdout(as));
+        assertEquals(java.util.List.of("setsid", "bash", "-c", "true"), ProcessLauncher.command(new LaunchRequest(
+                SESSION, Chain.first(SESSION), "true", "*", SLED)));
+    }
+
     @Test
     void stopKillsTheWholeGroupEvenAChildThatIgnoresSigterm() throws Exception {
         Launcher.Running r = run("bash -c 'trap \"\" TERM; sleep 60' & echo $! > child.pid; trap '' TERM; sleep 60",

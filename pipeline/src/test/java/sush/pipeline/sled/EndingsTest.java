@@ -58,6 +58,16 @@ class EndingsTest {
         Message.JobErrored wall = (Message.JobErrored) Endings.message(ME, JOB,
                 new Ending.Killed(9, Ending.Cause.WALL_TIME, OUT, List.of("12 sleep 9")), false);
         assertEquals("wall-time limit reached; also killed 1 process it started", wall.detail());
+        assertEquals(Message.JobError.LIMIT, wall.kind());
+        Message.JobErrored cpu = (Message.JobErrored) Endings.message(ME, JOB,
+                new Ending.Killed(24, Ending.Cause.CPU_LIMIT, OUT), false);
+        assertEquals(Message.JobError.LIMIT, cpu.kind());
+        assertEquals("cpu limit reached", cpu.detail());
+        assertEquals(24, cpu.signal());
+        assertEquals("file-size limit reached", ((Message.JobErrored) Endings.message(ME, JOB,
+                new Ending.Killed(25, Ending.Cause.FILE_SIZE_LIMIT, OUT), false)).detail());
+        assertEquals(Outcome.ended(JobStatus.ERROR, 24, "limit"),
+                Endings.outcome(new Ending.Killed(24, Ending.Cause.CPU_LIMIT, OUT)));
         Message.JobErrored output = (Message.JobErrored) Endings.message(ME, JOB,
                 new Ending.Killed(9, Ending.Cause.OUTPUT_LIMIT, OUT, List.of("1 a", "2 b")), false);
         assertEquals(Message.JobError.OUTPUT_LIMIT, output.kind());
@@ -106,7 +116,8 @@ class EndingsTest {
         assertEquals(4, ((Message.JobStopped) exit.get(1)).exitCode());
         assertArrayEquals(EMPTY_SHA3, ((Message.JobStopped) exit.get(1)).stdoutSha3());
         // Errors keep their kind and signal.
-        for (String[] kind : new String[][] {{"output-limit", "OUTPUT_LIMIT"}, {"io", "IO"}, {"killed", "KILLED"}}) {
+        for (String[] kind : new String[][] {{"output-limit", "OUTPUT_LIMIT"}, {"io", "IO"}, {"killed", "KILLED"},
+            {"limit", "LIMIT"}}) {
             List<Message> m = Endings.recorded(ME, JOB, Outcome.ended(JobStatus.ERROR, 9, kind[0]));
             assertEquals(2, m.size());
             assertInstanceOf(Message.JobStarted.class, m.get(0));

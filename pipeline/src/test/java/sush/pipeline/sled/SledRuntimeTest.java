@@ -45,6 +45,36 @@ class SledRuntimeTest {
         assertEquals(3, h.gossiped(Message.JobStopped.class).size());
     }
 
+    /**
+     * D-031: a job asking a limit above this sled's maximum never runs here and says why; the
+     * chain moves past it, so the job after it runs. A job within the maxima runs with them.
+     */
+    @Test
+    void aJobAskingMoreThanTheSledsMaximumIsRefusedAndTheChainMovesOn() throws Exception {
+        SledHarness h = new SledHarness().provision().boot(1);
+        sush.projections.id.SessionId s = Rack.session(1);
+        long hourAndOne = sush.pipeline.exec.Limits.DEFAULT.wallTime().toMillis() + 1;
+        sush.projections.job.JobLimits[] asked = {new sush.projections.job.JobLimits(1_000, 0, 5, 0, 0),
+            new sush.projections.job.JobLimits(hourAndOne, 0, 0, 0, 0), sush.projections.job.JobLimits.NONE};
+        List<SignedJob> jobs = new java.util.ArrayList<>();
+        JobId at = sush.projections.id.Chain.first(s);
+        for (int i = 0; i < asked.length; i++) {
+            sush.projections.job.JobRequest r = new sush.projections.job.JobRequest(s, at, "job " + i, "*", true,
+                    asked[i]);
+            jobs.add(Rack.KEY.sign(r));
+            at = r.successor();
+        }
+        h.operator(Rack.start(1));
+        jobs.forEach(j -> h.operator(new Message.JobStart(j)));
+        h.sync();
+        assertEquals(List.of(id(jobs.get(0)), id(jobs.get(2))), h.ledger.stream().map(l -> l.job()).toList());
+        Message.JobErrored refused = h.gossiped(Message.JobErrored.class).get(0);
+        assertEquals(id(jobs.get(1)), refused.job());
+        assertEquals(Message.JobError.INVALID_JOB, refused.kind());
+        assertEquals("limit above this sled's maximum: wall-time " + hourAndOne + " ms is above this sled's maximum "
+                + (hourAndOne - 1) + " ms", refused.detail());
+    }
+
     @Test
     void anUnprovisionedSledRaisesTheNoHistoryFloorWithoutAnErrorAndSkipsTheLiveSession() throws Exception {
         SledHarness h = new SledHarness();

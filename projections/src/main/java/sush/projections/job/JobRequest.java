@@ -12,7 +12,8 @@ import sush.projections.id.SessionId;
  * the command ({@code bash -c} text), the target, and whether it may run beside the previous job
  * (default false: on each sled it waits for the previous job it ran to end).
  */
-public record JobRequest(SessionId session, JobId job, String command, String target, boolean concurrent) {
+public record JobRequest(SessionId session, JobId job, String command, String target, boolean concurrent,
+        JobLimits limits) {
     static final String DIGEST_TAG = "sush-job-v1";
     private static final byte[] SESSION = label("session");
     private static final byte[] JOB = label("job");
@@ -21,12 +22,33 @@ public record JobRequest(SessionId session, JobId job, String command, String ta
     private static final byte[] CONCURRENT = label("concurrent");
     private static final byte[] TRUE = {1};
     private static final byte[] FALSE = {0};
+    private static final byte[] LIMITS = label("limits");
+
+    public JobRequest {
+        java.util.Objects.requireNonNull(limits, "limits");
+    }
+
+    /** A request that asks no limit of its own (the sled's defaults apply). */
+    public JobRequest(SessionId session, JobId job, String command, String target, boolean concurrent) {
+        this(session, job, command, target, concurrent, JobLimits.NONE);
+    }
 
     /**
      * The to-be-signed digest: SHA3-256 over labelled, length-prefixed fields in a fixed order,
      * defaults included, so the signature and the chain commit to every byte the signer approved.
+     * Limits, when asked, are one more labelled field; a request asking none hashes as before
+     * limits existed (D-031).
      */
     public byte[] digest() {
+        if (!limits.isNone()) {
+            return Hashes.sha3(DIGEST_TAG,
+                    SESSION, session.toBytes(),
+                    JOB, job.toBytes(),
+                    COMMAND, command.getBytes(StandardCharsets.UTF_8),
+                    TARGET, target.getBytes(StandardCharsets.UTF_8),
+                    CONCURRENT, concurrent ? TRUE : FALSE,
+                    LIMITS, limits.toBytes());
+        }
         return Hashes.sha3(DIGEST_TAG,
                 SESSION, session.toBytes(),
                 JOB, job.toBytes(),

@@ -26,7 +26,8 @@ final class DirectReader {
         "position", "job", "command", "target", "concurrent", "key", "algorithm", "signature", "baseboard",
         "software", "cubby", "exitCode", "processError", "stdoutBytes", "stdoutSha3", "stderrBytes", "stderrSha3",
         "error", "detail", "signal", "reason", "nonce", "ephemeral", "expires", "signer", "epoch", "startedAtMs",
-        "endedAtMs", "durationMs"};
+        "endedAtMs", "durationMs", "api", "wallTimeMs", "outputBytes", "cpuSeconds", "addressSpaceBytes",
+        "fileSizeBytes"};
     private static final Table KIND_TABLE = new Table(KINDS);
     private static final Table NAME_TABLE = new Table(NAMES);
 

@@ -133,6 +133,11 @@ final class Fields {
         return n;
     }
 
+    String optionalText(String name, int maxChars) throws MessageException {
+        Object v = get(name);
+        return v != null && v != NULL ? text(name, maxChars) : null;
+    }
+
     Long optionalNumber(String name, long min, long max) throws MessageException {
         Object v = get(name);
         return v != null && v != NULL ? number(name, min, max) : null;

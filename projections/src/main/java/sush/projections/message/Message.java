@@ -39,8 +39,15 @@ public sealed interface Message {
     record JobStop(JobId job, String by) implements Message {
     }
 
-    /** A sled announcing itself in a universe: first send of every entry. */
-    record Announcement(String baseboard, String software, int cubby) implements Message {
+    /**
+     * A sled announcing itself in a universe: first send of every entry. {@code api}, when
+     * given, is the URL its API answers at: any sled fetches another's job output there (an
+     * optional field; null when not announced).
+     */
+    record Announcement(String baseboard, String software, int cubby, String api) implements Message {
+        public Announcement(String baseboard, String software, int cubby) {
+            this(baseboard, software, cubby, null);
+        }
     }
 
     /**
@@ -124,7 +131,9 @@ public sealed interface Message {
 
     /** Kinds of {@link JobErrored}. */
     enum JobError {
-        INTERRUPTED, INVALID_JOB, IO, KILLED, OUTPUT_LIMIT
+        INTERRUPTED, INVALID_JOB, IO, KILLED, OUTPUT_LIMIT,
+        /** A limit other than output ended the job: wall time, CPU seconds or file size (the detail names it). */
+        LIMIT
     }
 
     /** Reasons of {@link JobSkipped}. */

@@ -180,12 +180,16 @@ public final class MessageCodec {
             b.put("session", r.session().toBytes()).put("job", r.job().toBytes()).put("command", r.command())
                     .put("target", r.target()).put("concurrent", r.concurrent()).put("key", j.key().toBytes())
                     .put("algorithm", wireName(j.algorithm())).put("signature", j.signature());
+            limits(b, r.limits());
         } else if (m instanceof JobStop) {
             JobStop s = (JobStop) m;
             b.put("job", s.job().toBytes()).put("by", s.by());
         } else if (m instanceof Announcement) {
             Announcement a = (Announcement) m;
             b.put("baseboard", a.baseboard()).put("software", a.software()).put("cubby", a.cubby());
+            if (a.api() != null) {
+                b.put("api", a.api());
+            }
         } else if (m instanceof JobStarted) {
             JobStarted s = (JobStarted) m;
             b.put("baseboard", s.baseboard()).put("job", s.job().toBytes());
@@ -235,6 +239,30 @@ public final class MessageCodec {
         return b;
     }
 
+    /** A job's own limits (D-031): optional fields, each written only when asked. */
+    private static void limits(ObjectNode b, sush.projections.job.JobLimits l) {
+        String[] names = LIMIT_NAMES;
+        sush.projections.job.JobLimits.Kind[] kinds = sush.projections.job.JobLimits.Kind.values();
+        for (int i = 0; i < kinds.length; i++) {
+            if (l.get(kinds[i]) > 0) {
+                b.put(names[i], l.get(kinds[i]));
+            }
+        }
+    }
+
+    /** The wire names of a job's limits, in {@link sush.projections.job.JobLimits.Kind} order. */
+    private static final String[] LIMIT_NAMES = {"wallTimeMs", "outputBytes", "cpuSeconds", "addressSpaceBytes",
+        "fileSizeBytes"};
+
+    private static sush.projections.job.JobLimits limits(Fields f) throws MessageException {
+        long[] v = new long[LIMIT_NAMES.length];
+        for (int i = 0; i < v.length; i++) {
+            Long n = f.optionalNumber(LIMIT_NAMES[i], 1, Long.MAX_VALUE);
+            v[i] = n == null ? 0 : n;
+        }
+        return new sush.projections.job.JobLimits(v[0], v[1], v[2], v[3], v[4]);
+    }
+
     /**
      * A sled's times (optional fields: a message without them reads as before, and a reader
      * from before them ignores them).
@@ -265,13 +293,15 @@ public final class MessageCodec {
                 return new JobSkip(RecentIds.SESSIONS.of(f.id("session")), RecentIds.JOBS.of(f.id("position")), f.text("by", name));
             case "job-start":
                 JobRequest r = new JobRequest(RecentIds.SESSIONS.of(f.id("session")), RecentIds.JOBS.of(f.id("job")),
-                        f.text("command", Fields.MAX_COMMAND_CHARS), f.text("target", name), f.flag("concurrent"));
+                        f.text("command", Fields.MAX_COMMAND_CHARS), f.text("target", name), f.flag("concurrent"),
+                        limits(f));
                 return new JobStart(new SignedJob(r, new KeyId(f.id("key")), f.choice("algorithm", SignatureAlgorithm.class),
                         f.bytes("signature", -1, Fields.MAX_BLOB_BYTES)));
             case "job-stop":
                 return new JobStop(RecentIds.JOBS.of(f.id("job")), f.text("by", name));
             case "announcement":
-                return new Announcement(f.text("baseboard", name), f.text("software", name), (int) f.number("cubby", 0, 31));
+                return new Announcement(f.text("baseboard", name), f.text("software", name), (int) f.number("cubby", 0, 31),
+                        f.optionalText("api", name));
             case "job-started":
                 return new JobStarted(f.text("baseboard", name), RecentIds.JOBS.of(f.id("job")),
                         f.optionalNumber("startedAtMs", 0, Long.MAX_VALUE));

@@ -193,6 +193,31 @@ class SignedJobTest {
         assertEquals("51f80f9e9225dab669e7923b6ce68ffcfe4a7076a3fffc0465b317213784a362", java.util.HexFormat.of().formatHex(request("true").digest()));
     }
 
+    /**
+     * D-031: a request asking no limit hashes as before limits existed (the pin above); each
+     * asked limit is signed, so changing any one changes the digest and the chain position.
+     */
+    @Test
+    void askedLimitsAreSignedAndNoLimitsHashAsBefore() {
+        JobRequest none = request("true");
+        JobRequest explicitNone = new JobRequest(none.session(), none.job(), "true", "*", false, JobLimits.NONE);
+        assertEquals(java.util.HexFormat.of().formatHex(none.digest()), java.util.HexFormat.of().formatHex(
+                explicitNone.digest()));
+        java.util.Set<String> digests = new java.util.HashSet<>();
+        digests.add(java.util.HexFormat.of().formatHex(none.digest()));
+        long[][] asked = {{1, 0, 0, 0, 0}, {0, 1, 0, 0, 0}, {0, 0, 1, 0, 0}, {0, 0, 0, 1, 0}, {0, 0, 0, 0, 1},
+            {2, 0, 0, 0, 0}};
+        for (long[] a : asked) {
+            JobRequest r = new JobRequest(none.session(), none.job(), "true", "*", false, new JobLimits(a[0], a[1], a[2],
+                    a[3], a[4]));
+            assertTrue(digests.add(java.util.HexFormat.of().formatHex(r.digest())), java.util.Arrays.toString(a));
+        }
+        assertEquals(List.of("cpu 20 s is above this sled's maximum 10 s"), new JobLimits(0, 5, 20, 0, 0).above(
+                new JobLimits(0, 0, 10, 0, 0)));
+        assertEquals(List.of(), new JobLimits(1000, 5, 10, 0, 0).above(new JobLimits(1000, 0, 10, 0, 0)));
+        assertThrows(IllegalArgumentException.class, () -> new JobLimits(-1, 0, 0, 0, 0));
+    }
+
     @Test
     void jobsWithOneSignatureButDifferentRequestsHashApart() {
         byte[] signature = new byte[64];

@@ -71,6 +71,38 @@ class MessageCodecTest {
     private static final String TIMED_STOPPED = "83016b6a6f622d73746f70706564aa6962617365626f617264773931332d303030303031393a42524d3432323230303031636a6f624b02020202020202020202026865786974436f6465006b7374646f757442797465730c6a7374646f757453686133582008080808080808080808080808080808080808080808080808080808080808086b7374646572724279746573006a73746465727253686133582009090909090909090909090909090909090909090909090909090909090909096b7374617274656441744d731b000001a233c6dbbb69656e64656441744d731b000001a233c6e08d6a6475726174696f6e4d731904ce";
     private static final String TIMED_ERROR = "8301696a6f622d6572726f72a86962617365626f617264773931332d303030303031393a42524d3432323230303031636a6f624b0202020202020202020202656572726f72666b696c6c65646664657461696c7373746f70706564206279206f70657261746f72667369676e616c096b7374617274656441744d731b000001a233c6dbbb69656e64656441744d731b000001a233c6dbc06a6475726174696f6e4d7304";
 
+    /**
+     * A job's own limits (D-031) and a sled's API address are optional fields too: pinned with
+     * them, and without them the bytes are format 1's (the pins above).
+     */
+    @Test
+    void jobLimitsAndAnnouncedApiArePinnedOptionalFields() throws MessageException {
+        Message.JobStart plain = (Message.JobStart) Samples.all().get("job-start");
+        sush.projections.job.JobRequest r = plain.job().request();
+        sush.projections.job.JobLimits asked = new sush.projections.job.JobLimits(30_000, 1 << 20, 10, 0, 4096);
+        Message.JobStart limited = new Message.JobStart(new sush.projections.job.SignedJob(
+                new sush.projections.job.JobRequest(r.session(), r.job(), r.command(), r.target(), r.concurrent(), asked),
+                plain.job().key(), plain.job().algorithm(), plain.job().signature()));
+        assertEquals(LIMITED_START, HexFormat.of().formatHex(MessageCodec.encode(limited)));
+        assertEquals(asked, ((Message.JobStart) MessageCodec.decode(MessageCodec.encode(limited))).job().request()
+                .limits());
+        assertEquals(sush.projections.job.JobLimits.NONE, ((Message.JobStart) MessageCodec.decode(HexFormat.of()
+                .parseHex(PINNED.get("job-start")))).job().request().limits());
+        Message.Announcement a = new Message.Announcement(Samples.SLED, "0.1.0", 7, "https://[fd00::1]:12225");
+        assertEquals(API_ANNOUNCEMENT, HexFormat.of().formatHex(MessageCodec.encode(a)));
+        assertEquals(a, MessageCodec.decode(MessageCodec.encode(a)));
+        assertEquals(null, ((Message.Announcement) MessageCodec.decode(HexFormat.of().parseHex(PINNED.get(
+                "announcement")))).api());
+        String zeroCpu = LIMITED_START.replace("6a6370755365636f6e64730a", "6a6370755365636f6e647300");
+        assertNotEquals(LIMITED_START, zeroCpu);
+        assertThrows(MessageException.class, () -> MessageCodec.decode(HexFormat.of().parseHex(zeroCpu)),
+                "an asked limit of 0 is malformed (absent means not asked)");
+    }
+
+    private static final String LIMITED_START = "8301696a6f622d7374617274ac6773657373696f6e4b0101010101010101010101636a6f624b020202020202020202020267636f6d6d616e6466757074696d6566746172676574612a6a636f6e63757272656e74f4636b65794b050505050505050505050569616c676f726974686d6765643235353139697369676e61747572655840"
+            + "06".repeat(64) + "6a77616c6c54696d654d731975306b6f757470757442797465731a001000006a6370755365636f6e64730a6d66696c6553697a654279746573191000";
+    private static final String API_ANNOUNCEMENT = "83016c616e6e6f756e63656d656e74a46962617365626f617264773931332d303030303031393a42524d343232323030303168736f66747761726565302e312e3065637562627907636170697768747470733a2f2f5b666430303a3a315d3a3132323235";
+
     @Test
     void newerFormatsAndUnknownKindsAreKeptVerbatim() throws MessageException {
         CBORMapper cbor = CBORMapper.builder().build();

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# The operator's client end to end (issue 18): every item through the `sush` CLI against real
+# daemons. Run by ClientScriptTest, which starts a 2-sled rack and gives:
+#   SUSH      the CLI (a script running sush.ops.Main with the test's classpath)
+#   URL_A     sled A's API; URL_B sled B's; SLED_A and SLED_B their baseboards
+#   WORK      a scratch directory
+# Each check prints one "ok" line; the first failure prints why and exits 1.
+set -euo pipefail
+cd "$WORK"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+ok() { echo "ok - $*"; }
+
+# run WANT CMD...: runs CMD with its stdout in out, its stderr in err; its exit must be WANT.
+run() {
+  local want=$1; shift
+  set +e
+  "$@" >out 2>err
+  local got=$?
+  set -e
+  [ "$got" = "$want" ] || fail "$* exited $got, want $want; stdout: $(head -c 2000 out); stderr: $(head -c 2000 err)"
+}
+
+# has FILE TEXT: FILE holds TEXT (fixed string).
+has() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2': $(head -c 2000 "$1")"; }
+
+# job_of FILE: the job id of a `--json job start` answer.
+job_of() { sed -n 's/.*"job_id":"\([^"]*\)".*/\1/p' "$1" | head -n 1; }
+
+# --- Global options before and after the subcommand -----------------------------------------
+run 0 "$SUSH" --url "$URL_A" --json job start --wait -- true
+has out '"job_id"'
+first=$(job_of out)
+run 0 "$SUSH" job status "$first" --json --url "$URL_B"
+has out "\"job_id\":\"$first\""
+has out "\"$SLED_A\""
+ok "global options work before and after the subcommand"
+
+# --- An argument vector arrives intact ------------------------------------------------------
+run 0 "$SUSH" --url "$URL_A" --json job start --wait -- printf '%s|\n' 'a b' "it's" '$HOME' '*'
+argv=$(job_of out)
+run 0 "$SUSH" --url "$URL_A" job output "$argv" --sled "$SLED_B"
+printf '%s|\n' 'a b' "it's" '$HOME' '*' > want
+cmp -s out want || fail "argv output differs: $(cat out)"
+ok "an argument vector with quotes, spaces, \$ and * runs exactly"
+
+# --- Sled B's output through sled A: whole, suffix range, parallel download ------------------
+run 0 "$SUSH" --url "$URL_A" --json job start --wait --target "$SLED_B" -- \
+  'head -c 3000000 /dev/urandom'
+big=$(job_of out)
+run 0 "$SUSH" --url "$URL_A" job status "$big" --json
+has out '"stdout_bytes":3000000'
+run 0 "$SUSH" --url "$URL_A" job output "$big" --sled "$SLED_B" -o big.bin --parallel 4
+has out "3000000 bytes of stdout from $SLED_B written to big.bin (hash verified)"
+[ "$(stat -c %s big.bin)" = 3000000 ] || fail "big.bin is $(stat -c %s big.bin) bytes"
+[ ! -e big.bin.part ] || fail "a .part file was left"
+run 0 "$SUSH" --url "$URL_A" job output "$big" --sled "$SLED_B" --range -1000
+[ "$(stat -c %s out)" = 1000 ] || fail "the suffix range gave $(stat -c %s out) bytes"
+tail -c 1000 big.bin | cmp -s - out || fail "the suffix range is not the file's last 1000 bytes"
+run 0 "$SUSH" --url "$URL_A" job output "$big" --sled "$SLED_B" --range 10-19
+[ "$(stat -c %s out)" = 10 ] || fail "range 10-19 gave $(stat -c %s out) bytes"
+dd if=big.bin bs=1 skip=10 count=10 status=none | cmp -s - out || fail "range 10-19 differs"
+run 2 "$SUSH" --url "$URL_A" job output "$big" --sled "$SLED_B" --range 5000000-
+has err "bad-range"
+run 4 "$SUSH" --url "$URL_A" job output "$big" --sled "$SLED_A"
+has err "no status for job $big from sled $SLED_A"
+ok "sled B's output fetched through sled A: whole, in 3 parallel ranges, suffix and middle ranges"
+
+# --- Times on statuses ------------------------------------------------------------------------
+run 0 "$SUSH" --url "$URL_B" job status "$first"
+has out "(sled clock: started "
+has out ", ended "
+has out "; took "
+run 0 "$SUSH" --url "$URL_B" --json job status "$first"
+has out '"sled_started_at"'
+has out '"duration_ms"'
+ok "statuses carry each sled's own start, end and duration"
+
+# --- History paging ---------------------------------------------------------------------------
+run 0 "$SUSH" --url "$URL_A" --json job history --limit 2
+[ "$(grep -o '"job_id"' out | wc -l)" = 2 ] || fail "--limit 2 listed $(grep -o '"job_id"' out | wc -l): $(cat out)"
+cp out page1
+run 0 "$SUSH" --url "$URL_A" --json job history --limit 2 --offset 2
+[ "$(grep -o '"job_id"' out | wc -l)" = 1 ] || fail "--offset 2 listed $(grep -o '"job_id"' out | wc -l): $(cat out)"
+has out "\"$first\""
+run 0 "$SUSH" --url "$URL_A" job history
+has out "$first"
+has out "$big"
+ok "history pages newest first (--limit, --offset)"
+
+# --- Each limit, signed into the job, ends it with an error naming it ---------------------------
+run 5 "$SUSH" --url "$URL_A" --json job start --wait --target "$SLED_A" --wall-time 1s -- sleep 30
+has out '"error":"limit"'
+has out '"detail":"wall-time limit reached"'
+run 5 "$SUSH" --url "$URL_A" --json job start --wait --target "$SLED_A" --max-output 64K -- yes
+has out '"error":"output-limit"'
+run 5 "$SUSH" --url "$URL_A" --json job start --wait --target "$SLED_A" --cpu 1 -- 'while :; do :; done'
+has out '"error":"limit"'
+has out 'cpu limit reached'
+run 5 "$SUSH" --url "$URL_A" --json job start --wait --target "$SLED_A" --file-size 4K -- 'head -c 100000 /dev/zero > f'
+has out 'file-size limit reached'
+run 0 "$SUSH" --url "$URL_A" --json job start --wait --target "$SLED_A" --address-space 2G -- \
+  "grep 'Max address space' /proc/self/limits"
+limits_job=$(job_of out)
+run 0 "$SUSH" --url "$URL_A" job output "$limits_job" --sled "$SLED_A"
+has out "2147483648"
+ok "wall time, output, CPU and file size end the job naming the limit; address space is applied"
+
+# --- Above a daemon's maximum: refused at the API with the reason --------------------------------
+run 2 "$SUSH" --url "$URL_A" job start --cpu 100 -- true
+has err "limit-above-maximum"
+has err "cpu 100 s is above this sled's maximum 60 s"
+run 2 "$SUSH" --url "$URL_A" job start --wall-time 2h -- true
+has err "wall-time 7200000 ms is above this sled's maximum 600000 ms"
+run 2 "$SUSH" --url "$URL_A" job start --max-output 12Q -- true
+has err "--max-output is a size such as 64K, 10M or 1G, not 12Q"
+ok "a request above a daemon maximum is refused with the reason; a malformed limit is a usage error"
+
+# --- Completion and help ------------------------------------------------------------------------
+run 0 "$SUSH" completion bash
+has out "complete -F"
+run 0 "$SUSH" job output --help
+has out "--range"
+run 0 "$SUSH" --help
+has out "Exit codes"
+ok "completion is generated; help lists options and exit codes"
+echo "all ok"
