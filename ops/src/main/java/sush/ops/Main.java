@@ -47,7 +47,7 @@ import sush.ops.cli.WatchCommand;
         subcommands = {DaemonCommand.class, SessionCommand.class, JobCommand.class, BoundaryCommand.class,
                 WatchCommand.class, VersionCommand.class, StatusCommand.class, LockerCommand.class, KeygenCommand.class, SignerCommand.class, ReplayCommand.class,
                 SimulateCommand.class, RackCommand.class, DemoCommand.class, LoginCommand.class, IamCommand.class,
-                CompletionCommand.class})
+                CompletionCommand.class, sush.ops.cli.ManCommand.class})
 public final class Main implements Callable<Integer> {
     @Override
     public Integer call() {

@@ -49,10 +49,17 @@ public final class SignedRequests {
         if (n == null || !n.isObject()) {
             throw new BadRequest("malformed-body", "a signed job request is a JSON object");
         }
+        return fromBody(Bodies.read(n, Bodies.JobStart.class));
+    }
+
+    /** A bound request body as a signed job; a missing or malformed field is a {@link BadRequest} naming it. */
+    public static SignedJob fromBody(Bodies.JobStart b) throws BadRequest {
         try {
-            JobRequest r = new JobRequest(SessionId.parse(text(n, "session")), JobId.parse(text(n, "job")),
-                    text(n, "command"), text(n, "target"), flag(n, "concurrent"), limits(n));
-            return new SignedJob(r, KeyId.parse(text(n, "key")), algorithm(n), base64(n, "signature"));
+            JobRequest r = new JobRequest(SessionId.parse(Bodies.required(b.session(), "session")),
+                    JobId.parse(Bodies.required(b.job(), "job")), Bodies.required(b.command(), "command"),
+                    Bodies.required(b.target(), "target"), Boolean.TRUE.equals(b.concurrent()), limits(b.limits()));
+            return new SignedJob(r, KeyId.parse(Bodies.required(b.key(), "key")), algorithm(Bodies.required(
+                    b.algorithm(), "algorithm")), Bodies.base64(b.signature(), "signature"));
         } catch (IdException e) {
             throw new BadRequest("bad-codephrase", e.getMessage());
         } catch (IllegalArgumentException e) {
@@ -81,14 +88,20 @@ public final class SignedRequests {
         if (n == null || !n.isObject()) {
             throw new BadRequest("malformed-body", "a signed grant is a JSON object");
         }
-        JsonNode epoch = n.get("epoch");
-        if (epoch == null || !epoch.isIntegralNumber() || !epoch.canConvertToLong() || epoch.longValue() < 0) {
+        return grantFromBody(Bodies.read(n, Bodies.Grant.class));
+    }
+
+    /** A bound grant body as a signed grant. */
+    public static sush.projections.job.SignedGrant grantFromBody(Bodies.Grant b) throws BadRequest {
+        if (Bodies.required(b.epoch(), "epoch") < 0) {
             throw new BadRequest("malformed-body", "field epoch is not an epoch (an integer from 0 to 2^63 - 1)");
         }
         try {
-            sush.projections.job.Grant g = new sush.projections.job.Grant(epoch.longValue(),
-                    KeyId.parse(text(n, "signer")), text(n, "starter"), base64(n, "client_nonce"));
-            return new sush.projections.job.SignedGrant(g, algorithm(n), base64(n, "signature"));
+            sush.projections.job.Grant g = new sush.projections.job.Grant(b.epoch(),
+                    KeyId.parse(Bodies.required(b.signer(), "signer")), Bodies.required(b.starter(), "starter"),
+                    Bodies.base64(b.clientNonce(), "client_nonce"));
+            return new sush.projections.job.SignedGrant(g, algorithm(Bodies.required(b.algorithm(), "algorithm")),
+                    Bodies.base64(b.signature(), "signature"));
         } catch (IdException e) {
             throw new BadRequest("bad-codephrase", e.getMessage());
         } catch (IllegalArgumentException e) {
@@ -96,76 +109,33 @@ public final class SignedRequests {
         }
     }
 
-    private static SignatureAlgorithm algorithm(JsonNode n) throws BadRequest {
+    private static SignatureAlgorithm algorithm(String name) throws BadRequest {
         for (SignatureAlgorithm a : SignatureAlgorithm.values()) {
-            if (Json.lower(a).equals(text(n, "algorithm"))) {
+            if (Json.lower(a).equals(name)) {
                 return a;
             }
         }
-        throw new BadRequest("malformed-body", "unknown algorithm " + text(n, "algorithm"));
+        throw new BadRequest("malformed-body", "unknown algorithm " + name);
     }
 
     /** The JSON names of a job's limits, in {@link sush.projections.job.JobLimits.Kind} order. */
     static final String[] LIMIT_FIELDS = {"wall_time_ms", "output_bytes", "cpu_seconds", "address_space_bytes",
         "file_size_bytes"};
 
-    /** The optional {@code limits} object: known fields only, each a positive integer. */
-    static sush.projections.job.JobLimits limits(JsonNode n) throws BadRequest {
-        JsonNode l = n.get("limits");
+    /** The optional {@code limits} object: each given limit a positive integer. */
+    static sush.projections.job.JobLimits limits(Bodies.Limits l) throws BadRequest {
         if (l == null) {
             return sush.projections.job.JobLimits.NONE;
         }
-        if (!l.isObject()) {
-            throw new BadRequest("malformed-body", "field limits is not an object");
-        }
-        java.util.List<String> known = java.util.List.of(LIMIT_FIELDS);
-        for (String name : l.propertyNames()) {
-            if (!known.contains(name)) {
-                throw new BadRequest("malformed-body", "field limits." + name + " is not a limit (" + String.join(", ",
-                        known) + ")");
-            }
-        }
-        long[] v = new long[LIMIT_FIELDS.length];
+        Long[] given = {l.wallTimeMs(), l.outputBytes(), l.cpuSeconds(), l.addressSpaceBytes(), l.fileSizeBytes()};
+        long[] v = new long[given.length];
         for (int i = 0; i < v.length; i++) {
-            JsonNode x = l.get(LIMIT_FIELDS[i]);
-            if (x == null) {
-                continue;
-            }
-            if (!x.isIntegralNumber() || !x.canConvertToLong() || x.longValue() <= 0) {
+            if (given[i] != null && given[i] <= 0) {
                 throw new BadRequest("malformed-body", "field limits." + LIMIT_FIELDS[i] + " is not a positive integer");
             }
-            v[i] = x.longValue();
+            v[i] = given[i] == null ? 0 : given[i];
         }
         return new sush.projections.job.JobLimits(v[0], v[1], v[2], v[3], v[4]);
-    }
-
-    /** An optional boolean field: absent is false; any other type is refused, never coerced. */
-    static boolean flag(JsonNode n, String field) throws BadRequest {
-        JsonNode v = n.get(field);
-        if (v == null) {
-            return false;
-        }
-        if (!v.isBoolean()) {
-            throw new BadRequest("malformed-body", "field " + field + " is not true or false");
-        }
-        return v.booleanValue();
-    }
-
-    /** A base64 text field. */
-    public static byte[] base64(JsonNode n, String field) throws BadRequest {
-        try {
-            return Base64.getDecoder().decode(text(n, field));
-        } catch (IllegalArgumentException e) {
-            throw new BadRequest("malformed-body", "field " + field + " is not base64");
-        }
-    }
-
-    private static String text(JsonNode n, String field) throws BadRequest {
-        JsonNode v = n.get(field);
-        if (v == null || !v.isString()) {
-            throw new BadRequest("malformed-body", "field " + field + " is missing or not text");
-        }
-        return v.stringValue();
     }
 
     /** A request the API refuses with a 4xx and a code. */

@@ -171,7 +171,7 @@ class RackBurnRestartTest extends ProcessRack {
         }
 
         // A session; J1 for Y only, which Y never hears of; the starter burns J1's position.
-        String session = client(X).post("/sessions/start", Map.of("starter", "e2e")).get("session_id").asString();
+        String session = client(X).post("/sessions/start", Map.of()).get("session_id").asString();
         await("session active on X and Z", () -> session.equals(get(X, "/sessions").map(s -> s.path("session_id")
                 .asString()).orElse("")) && session.equals(get(Z, "/sessions").map(s -> s.path("session_id")
                         .asString()).orElse("")));

@@ -78,7 +78,7 @@ class RackProcessesTest extends ProcessRack {
             }
             return n.size() == 1;
         });
-        String session = client(0).post("/sessions/start", Map.of("starter", "e2e")).get("session_id").asString();
+        String session = client(0).post("/sessions/start", Map.of()).get("session_id").asString();
         await("session active", () -> {
             try {
                 return session.equals(client(2).get("/sessions").get("session_id").asString());

@@ -384,19 +384,14 @@ public final class ApiServer {
 
     private Publisher<Void> login(HttpServerRequest q, HttpServerResponse s) {
         return body(q).flatMap(b -> {
-            JsonNode n = parse(b);
-            byte[][] f = new byte[5][];
-            String[] names = {"key", "nonce", "client_nonce", "ephemeral", "signature"};
-            for (int i = 0; i < names.length; i++) {
-                if (!n.has(names[i]) || !n.get(names[i]).isString()) {
-                    return error(s, 400, "malformed-body", "a login needs " + String.join(", ", names)
-                            + " (base64 strings)");
-                }
-                try {
-                    f[i] = Base64.getDecoder().decode(n.get(names[i]).asString());
-                } catch (IllegalArgumentException e) {
-                    return error(s, 400, "malformed-body", names[i] + " is not base64");
-                }
+            byte[][] f;
+            try {
+                sush.ops.Bodies.Login l = sush.ops.Bodies.read(b, sush.ops.Bodies.Login.class);
+                f = new byte[][] {sush.ops.Bodies.base64(l.key(), "key"), sush.ops.Bodies.base64(l.nonce(), "nonce"),
+                    sush.ops.Bodies.base64(l.clientNonce(), "client_nonce"), sush.ops.Bodies.base64(l.ephemeral(),
+                            "ephemeral"), sush.ops.Bodies.base64(l.signature(), "signature")};
+            } catch (BadRequest e) {
+                return error(s, 400, e.code(), e.getMessage());
             }
             if (f[1].length != Authority.NONCE_BYTES || f[2].length > 64 || f[3].length != 32
                     || f[0].length > sush.ops.auth.SshKey.MAX_BLOB || f[4].length > sush.ops.auth.SshKey.MAX_BLOB) {
@@ -874,11 +869,9 @@ public final class ApiServer {
         }
         sush.projections.job.SignedGrant g;
         try {
-            g = SignedRequests.grantFromJson(parse(body));
+            g = SignedRequests.grantFromBody(sush.ops.Bodies.read(body, sush.ops.Bodies.Grant.class));
         } catch (BadRequest e) {
             return Mono.error(new Refused(400, e.code(), e.getMessage()));
-        } catch (Refused e) {
-            return Mono.error(e);
         }
         Optional<InvalidJobReason> bad = cfg.trust().grant(g);
         if (bad.isPresent()) {
@@ -909,10 +902,11 @@ public final class ApiServer {
                     + "grant of the signer (sush session start asks for one; POST /sessions/grant)"));
         }
         return Mono.just(body).map(b -> {
-            JsonNode n = b.length == 0 ? Json.MAPPER.createObjectNode() : parse(b);
             byte[] client;
             try {
-                client = n.has("client_nonce") ? SignedRequests.base64(n, "client_nonce") : new byte[0];
+                sush.ops.Bodies.SessionStart start = sush.ops.Bodies.read(b, sush.ops.Bodies.SessionStart.class);
+                client = start.clientNonce() == null ? new byte[0] : sush.ops.Bodies.base64(start.clientNonce(),
+                        "client_nonce");
             } catch (BadRequest e) {
                 throw new Refused(400, e.code(), e.getMessage());
             }
@@ -984,7 +978,7 @@ public final class ApiServer {
         return Mono.just(body).flatMap(b -> {
             SignedJob job;
             try {
-                job = SignedRequests.fromJson(parse(b));
+                job = SignedRequests.fromBody(sush.ops.Bodies.read(b, sush.ops.Bodies.JobStart.class));
             } catch (BadRequest e) {
                 return Mono.error(new Refused(400, e.code(), e.getMessage()));
             }
@@ -1162,18 +1156,6 @@ public final class ApiServer {
             acc.write(chunk, 0, chunk.length);
             return acc;
         }).map(ByteArrayOutputStream::toByteArray).defaultIfEmpty(new byte[0]);
-    }
-
-    private static JsonNode parse(byte[] b) {
-        try {
-            JsonNode n = Json.MAPPER.readTree(new String(b, StandardCharsets.UTF_8));
-            if (n == null || !n.isObject()) {
-                throw new Refused(400, "malformed-body", "the body is not a JSON object");
-            }
-            return n;
-        } catch (JacksonException e) {
-            throw new Refused(400, "malformed-body", "the body is not JSON: " + e.getOriginalMessage());
-        }
     }
 
     private static JobId jobId(String phrase) throws BadRequest {

@@ -22,9 +22,10 @@ public final class DaemonCommand implements Callable<Integer> {
     Path rack;
     @Option(names = "--sled", description = "this sled's baseboard in the rack file")
     String sled;
-    @Option(names = "--baseboard")
+    @Option(names = "--baseboard", description = "this sled's baseboard (without --rack or --config)")
     String baseboard;
-    @Option(names = "--cubby", defaultValue = "0")
+    @Option(names = "--cubby", defaultValue = "0", description = "this sled's cubby, 0 to 31 (without --rack or "
+            + "--config; default: ${DEFAULT-VALUE})")
     int cubby;
     @Option(names = "--gossip", description = "host:port")
     String gossip;

@@ -52,7 +52,7 @@ public final class IamCommand implements Callable<Integer> {
     static final class Revoke implements Callable<Integer> {
         @Mixin
         Global g;
-        @Parameters(paramLabel = "KEY_ID")
+        @Parameters(paramLabel = "KEY_ID", description = "the operator key's id (a codephrase, as `sush iam list` shows it)")
         String key;
 
         @Override

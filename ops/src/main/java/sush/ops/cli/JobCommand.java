@@ -152,7 +152,7 @@ public final class JobCommand implements Callable<Integer> {
     static final class Submit implements Callable<Integer> {
         @Mixin
         Global g;
-        @Parameters(paramLabel = "REQUEST")
+        @Parameters(paramLabel = "REQUEST", description = "a file holding the JSON `sush job sign` printed")
         Path file;
 
         @Override
@@ -257,7 +257,7 @@ public final class JobCommand implements Callable<Integer> {
     static final class Stop implements Callable<Integer> {
         @Mixin
         Global g;
-        @Parameters(paramLabel = "ID")
+        @Parameters(paramLabel = "ID", description = "the job's id (a codephrase)")
         String id;
 
         @Override
@@ -276,7 +276,7 @@ public final class JobCommand implements Callable<Integer> {
     static final class Skip implements Callable<Integer> {
         @Mixin
         Global g;
-        @Parameters(paramLabel = "ID")
+        @Parameters(paramLabel = "ID", description = "the job's id (a codephrase)")
         String id;
 
         @Override

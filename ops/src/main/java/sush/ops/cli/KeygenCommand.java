@@ -14,7 +14,8 @@ import sush.projections.job.SignerKey;
 /** {@code sush keygen --out DIR}: a signer key pair, {@code signer.key} (0600) and {@code signer.pub}. */
 @Command(name = "keygen", description = "Make a signer key pair: DIR/signer.key and DIR/signer.pub.")
 public final class KeygenCommand implements Callable<Integer> {
-    @Option(names = "--out", required = true)
+    @Option(names = "--out", required = true, description = "the directory the key pair is written to "
+            + "(the private key mode 0600)")
     Path out;
     @Option(names = "--ecdsa-p256", description = "ECDSA P-256 instead of Ed25519")
     boolean p256;

@@ -287,9 +287,9 @@ public final class RackCommand implements Callable<Integer> {
     @Command(name = "init", description = "Write rack.json, the signer key, the rack CA and every sled's certificate "
             + "into DIR, and provision the slots; start nothing.")
     static final class Init implements Callable<Integer> {
-        @Option(names = "--sleds", defaultValue = "4")
+        @Option(names = "--sleds", defaultValue = "4", description = "how many sleds (default: ${DEFAULT-VALUE})")
         int sleds;
-        @Option(names = "--dir", defaultValue = "rack")
+        @Option(names = "--dir", defaultValue = "rack", description = "the rack's directory (default: ${DEFAULT-VALUE})")
         Path dir;
         @Option(names = "--ordering", defaultValue = "signed", description = "the rack's session ordering: signed "
                 + "(the signer's total order) or causal (default: ${DEFAULT-VALUE})")
@@ -310,13 +310,14 @@ public final class RackCommand implements Callable<Integer> {
 
     @Command(name = "issue", description = "Issue a sled certificate from the rack CA in DIR (a new or replaced sled).")
     static final class Issue implements Callable<Integer> {
-        @Option(names = "--dir", defaultValue = "rack")
+        @Option(names = "--dir", defaultValue = "rack", description = "the rack's directory (default: ${DEFAULT-VALUE})")
         Path dir;
         @Option(names = "--out", description = "where to write sled.crt and sled.key (default: the sled's tls directory)")
         Path out;
-        @Option(names = "--days", defaultValue = "365")
+        @Option(names = "--days", defaultValue = "365", description = "how long the certificate is valid (default: "
+                + "${DEFAULT-VALUE} days)")
         int days;
-        @Parameters(paramLabel = "BASEBOARD")
+        @Parameters(paramLabel = "BASEBOARD", description = "the sled's baseboard")
         String board;
 
         @Override
@@ -349,9 +350,9 @@ public final class RackCommand implements Callable<Integer> {
     @Command(name = "revoke", description = "Revoke a sled's certificate: its serial goes to DIR's revocation list; "
             + "SIGHUP (or `rack peers`) makes every daemon re-read it and close the sled's links.")
     static final class Revoke implements Callable<Integer> {
-        @Option(names = "--dir", defaultValue = "rack")
+        @Option(names = "--dir", defaultValue = "rack", description = "the rack's directory (default: ${DEFAULT-VALUE})")
         Path dir;
-        @Parameters(paramLabel = "BASEBOARD")
+        @Parameters(paramLabel = "BASEBOARD", description = "the sled's baseboard")
         String board;
 
         @Override
@@ -373,9 +374,9 @@ public final class RackCommand implements Callable<Integer> {
 
     @Command(name = "up", description = "Write rack.json and keys into DIR (once), provision, start every daemon.")
     static final class Up implements Callable<Integer> {
-        @Option(names = "--sleds", defaultValue = "4")
+        @Option(names = "--sleds", defaultValue = "4", description = "how many sleds (default: ${DEFAULT-VALUE})")
         int sleds;
-        @Option(names = "--dir", defaultValue = "rack")
+        @Option(names = "--dir", defaultValue = "rack", description = "the rack's directory (default: ${DEFAULT-VALUE})")
         Path dir;
         @Option(names = "--ordering", description = "a new rack's session ordering: signed (the signer's total "
                 + "order, the default) or causal; an existing rack keeps the one in its rack.json")
@@ -411,7 +412,7 @@ public final class RackCommand implements Callable<Integer> {
 
     @Command(name = "down", description = "Stop every daemon of the rack (SIGTERM: running jobs are killed and reported).")
     static final class Down implements Callable<Integer> {
-        @Option(names = "--dir", defaultValue = "rack")
+        @Option(names = "--dir", defaultValue = "rack", description = "the rack's directory (default: ${DEFAULT-VALUE})")
         Path dir;
 
         @Override
@@ -426,7 +427,7 @@ public final class RackCommand implements Callable<Integer> {
 
     @Command(name = "status", description = "List the rack's daemons.")
     static final class Status implements Callable<Integer> {
-        @Option(names = "--dir", defaultValue = "rack")
+        @Option(names = "--dir", defaultValue = "rack", description = "the rack's directory (default: ${DEFAULT-VALUE})")
         Path dir;
 
         @Override
@@ -442,11 +443,11 @@ public final class RackCommand implements Callable<Integer> {
 
     @Command(name = "restart", description = "Stop one sled (kill -9 with --hard) and start it again.")
     static final class Restart implements Callable<Integer> {
-        @Option(names = "--dir", defaultValue = "rack")
+        @Option(names = "--dir", defaultValue = "rack", description = "the rack's directory (default: ${DEFAULT-VALUE})")
         Path dir;
-        @Option(names = "--hard")
+        @Option(names = "--hard", description = "kill -9 instead of SIGTERM: the daemon gets no chance to report")
         boolean hard;
-        @Parameters(paramLabel = "BASEBOARD")
+        @Parameters(paramLabel = "BASEBOARD", description = "the sled's baseboard")
         String board;
 
         @Override
@@ -463,9 +464,9 @@ public final class RackCommand implements Callable<Integer> {
 
     @Command(name = "peers", description = "Set one sled's peer list (baseboards) and apply it live (SIGHUP).")
     static final class Peers implements Callable<Integer> {
-        @Option(names = "--dir", defaultValue = "rack")
+        @Option(names = "--dir", defaultValue = "rack", description = "the rack's directory (default: ${DEFAULT-VALUE})")
         Path dir;
-        @Parameters(index = "0", paramLabel = "BASEBOARD")
+        @Parameters(index = "0", paramLabel = "BASEBOARD", description = "the sled's baseboard")
         String board;
         @Parameters(index = "1", arity = "0..1", paramLabel = "B1,B2,...", description = "omit for every other sled")
         String list;

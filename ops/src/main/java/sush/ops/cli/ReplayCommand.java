@@ -19,7 +19,7 @@ import sush.projections.targets.Sled;
 /** {@code sush replay JOURNAL}: re-folds a sled's journal and prints the timeline. */
 @Command(name = "replay", description = "Re-fold a journal (OUTPUT/journal) and print the timeline.")
 public final class ReplayCommand implements Callable<Integer> {
-    @Parameters(paramLabel = "JOURNAL")
+    @Parameters(paramLabel = "JOURNAL", description = "the journal directory (the sled's OUTPUT/journal)")
     Path journal;
     @Option(names = "--key", description = "the journal key, if it is encrypted")
     Path key;
@@ -27,7 +27,7 @@ public final class ReplayCommand implements Callable<Integer> {
     long until;
     @Option(names = "--baseboard", defaultValue = "unknown:sled", description = "the sled the journal belongs to")
     String baseboard;
-    @Option(names = "--cubby", defaultValue = "0")
+    @Option(names = "--cubby", defaultValue = "0", description = "the sled's cubby (default: ${DEFAULT-VALUE})")
     int cubby;
     @Option(names = "--trust", split = ",", description = "trusted signer public keys, for jobs whose signature verdict the journal does not hold (older journals)")
     List<Path> trust = new ArrayList<>();

@@ -11,9 +11,10 @@ import sush.pipeline.sim.SimMain;
 /** {@code sush simulate}: the deterministic rack simulator. */
 @Command(name = "simulate", description = "Run the deterministic rack simulator; prints failing seeds and traces.")
 public final class SimulateCommand implements Callable<Integer> {
-    @Option(names = "--seeds", defaultValue = "300")
+    @Option(names = "--seeds", defaultValue = "300", description = "how many seeds to run (default: "
+            + "${DEFAULT-VALUE})")
     int seeds;
-    @Option(names = "--sleds")
+    @Option(names = "--sleds", description = "sleds per simulated rack (default: each seed picks)")
     Integer sleds;
     @Option(names = "--seed", description = "replay one seed with its trace")
     Long seed;

@@ -73,7 +73,7 @@ public final class E2eBench {
             }
             double signedMs = (System.nanoTime() - s0) / 1e6 / requests;
             Thread.sleep(3000);
-            String session = c.post("/sessions/start", Map.of("starter", "bench")).get("session_id").asString();
+            String session = c.post("/sessions/start", Map.of()).get("session_id").asString();
             while (!session.equals(active(c))) {
                 Thread.sleep(20);
             }
