@@ -38,6 +38,9 @@ public final class SignedRequests {
             }
             m.put("limits", limits);
         }
+        if (j.request().mode() != sush.projections.job.JobMode.RECORDED) {
+            m.put("mode", j.request().mode().wire());
+        }
         m.put("key", j.key().codephrase());
         m.put("algorithm", Json.lower(j.algorithm()));
         m.put("signature", Base64.getEncoder().encodeToString(j.signature()));
@@ -57,7 +60,8 @@ public final class SignedRequests {
         try {
             JobRequest r = new JobRequest(SessionId.parse(Bodies.required(b.session(), "session")),
                     JobId.parse(Bodies.required(b.job(), "job")), Bodies.required(b.command(), "command"),
-                    Bodies.required(b.target(), "target"), Boolean.TRUE.equals(b.concurrent()), limits(b.limits()));
+                    Bodies.required(b.target(), "target"), Boolean.TRUE.equals(b.concurrent()), limits(b.limits()),
+                    mode(b.mode()));
             return new SignedJob(r, KeyId.parse(Bodies.required(b.key(), "key")), algorithm(Bodies.required(
                     b.algorithm(), "algorithm")), Bodies.base64(b.signature(), "signature"));
         } catch (IdException e) {
@@ -106,6 +110,14 @@ public final class SignedRequests {
             throw new BadRequest("bad-codephrase", e.getMessage());
         } catch (IllegalArgumentException e) {
             throw new BadRequest("malformed-body", e.getMessage());
+        }
+    }
+
+    private static sush.projections.job.JobMode mode(String mode) throws BadRequest {
+        try {
+            return mode == null ? sush.projections.job.JobMode.RECORDED : sush.projections.job.JobMode.parse(mode);
+        } catch (IllegalArgumentException e) {
+            throw new BadRequest("malformed-body", "field mode: " + e.getMessage());
         }
     }
 

@@ -135,6 +135,7 @@ public final class ApiServer {
                 .post("/jobs/{jid}/stop", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> stopJob(q, who))))
                 .get("/jobs/{jid}/status", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> status(q))))
                 .get("/jobs/{jid}/output/{stream}", (q, s) -> guard(q, s, (b, who) -> output(q, s)))
+                .get("/jobs/{jid}/attach", (q, s) -> guard(q, s, (b, who) -> attach(q, s, who)))
                 .get("/jobs", (q, s) -> guard(q, s, (b, who) -> history(q, s)))
                 .get("/boundary", (q, s) -> guard(q, s, (b, who) -> query(s, this::boundary)))
                 .get("/iam", (q, s) -> guard(q, s, (b, who) -> json(s, 200, iam())))
@@ -497,6 +498,9 @@ public final class ApiServer {
                 m.put("baseboard", board);
                 m.put("cubby", a.announcement().cubby());
                 m.put("software", a.announcement().software());
+                if (a.announcement().api() != null) {
+                    m.put("api", a.announcement().api());
+                }
                 out.add(m);
             });
         }
@@ -818,6 +822,99 @@ public final class ApiServer {
     /** How long a relayed request waits for the other sled's answer to begin. */
     static final java.time.Duration RELAY_RESPONSE_TIMEOUT = java.time.Duration.ofSeconds(10);
 
+    // ---- Interactive jobs (issue 19, D-034) ---------------------------------------------------
+
+    /**
+     * {@code GET /jobs/{id}/attach}: a WebSocket on a running interactive job's terminal, served
+     * by the sled running it. First a text frame {@code {"type":"size","rows","cols","write"}},
+     * then the last 64 KiB shown and everything after it as binary frames; at the end
+     * {@code {"type":"exit","status":{...}}}. From the client: binary frames are keystrokes,
+     * {@code {"type":"resize","rows","cols"}} and {@code {"type":"detach"}}. The session's
+     * starter writes; anyone else logged in watches (their input is ignored). A client that
+     * falls behind is dropped ({@code {"type":"dropped"}}); the job never waits for one.
+     */
+    private Publisher<Void> attach(HttpServerRequest q, HttpServerResponse s, Authority.Identity who) {
+        JobId job;
+        try {
+            job = jobId(q.param("jid"));
+        } catch (BadRequest e) {
+            return error(s, 400, e.code(), e.getMessage());
+        }
+        Optional<sush.pipeline.exec.Terminal> t = launcher.terminal(job);
+        if (t.isEmpty()) {
+            return error(s, 404, "not-attachable", "job " + job.codephrase() + " is not an interactive job running on "
+                    + "sled " + cfg.me().baseboard() + " (attach where it runs; a job that ended has its output)");
+        }
+        return runtime.query(v -> Optional.ofNullable(v.fold()).flatMap(f -> f.sessionOf(job)).flatMap(id ->
+                v.fold().session(id)).map(SessionProjection.Session::starter)).flatMap(starter -> {
+                    boolean writes = starter.isPresent() && starter.get().equals(who.key().codephrase());
+                    return s.sendWebsocket((in, out) -> terminalSession(job, t.get(), writes, in, out));
+                });
+    }
+
+    private Publisher<Void> terminalSession(JobId job, sush.pipeline.exec.Terminal t, boolean writes,
+            reactor.netty.http.websocket.WebsocketInbound in, reactor.netty.http.websocket.WebsocketOutbound out) {
+        Sinks.Empty<Void> detached = Sinks.empty();
+        in.receiveFrames().map(f -> new ClientFrame(f instanceof io.netty.handler.codec.http.websocketx.TextWebSocketFrame,
+                io.netty.buffer.ByteBufUtil.getBytes(f.content())))
+                .publishOn(reactor.core.scheduler.Schedulers.boundedElastic())
+                .subscribe(f -> {
+                    try {
+                        if (!f.text()) {
+                            if (writes) {
+                                t.input(f.bytes());
+                            }
+                            return;
+                        }
+                        JsonNode c = Json.MAPPER.readTree(new String(f.bytes(), StandardCharsets.UTF_8));
+                        String type = c.path("type").asString("");
+                        if (type.equals("detach")) {
+                            detached.tryEmitEmpty();
+                        } else if (type.equals("resize") && writes) {
+                            t.resize(c.path("rows").asInt(0), c.path("cols").asInt(0));
+                        }
+                    } catch (java.io.IOException | RuntimeException e) {
+                        // A keystroke after the end, a bad size or a malformed control: the
+                        // client is told nothing more than the terminal's own output says.
+                        LOG.debug("attach {}: {}", job.codephrase(), e.toString());
+                    }
+                }, err -> detached.tryEmitEmpty(), detached::tryEmitEmpty);
+        Flux<io.netty.handler.codec.http.websocketx.WebSocketFrame> frames = Flux.concat(
+                Mono.fromCallable(() -> {
+                    int[] size = t.size();
+                    return control(Map.of("type", "size", "rows", size[0], "cols", size[1], "write", writes));
+                }),
+                t.attach().map(b -> (io.netty.handler.codec.http.websocketx.WebSocketFrame)
+                        new io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame(
+                                io.netty.buffer.Unpooled.wrappedBuffer(b)))
+                        .onErrorResume(sush.pipeline.exec.Terminal.Lagging.class, e -> Mono.just(control(Map.of(
+                                "type", "dropped", "message", e.getMessage())))),
+                ownStatus(job).map(st -> control(Map.of("type", "exit", "status", st))));
+        return out.sendObject(frames.takeUntilOther(detached.asMono())).then();
+    }
+
+    /** One frame a client sent, copied off the event loop's buffer. */
+    private record ClientFrame(boolean text, byte[] bytes) {
+    }
+
+    private static io.netty.handler.codec.http.websocketx.WebSocketFrame control(Map<String, Object> m) {
+        return new io.netty.handler.codec.http.websocketx.TextWebSocketFrame(Json.MAPPER.writeValueAsString(m));
+    }
+
+    /** This sled's final status of the job once it reports one (the ending follows the terminal's close). */
+    private Mono<Object> ownStatus(JobId job) {
+        String me = cfg.me().baseboard();
+        return Flux.interval(java.time.Duration.ZERO, java.time.Duration.ofMillis(50)).take(200)
+                .concatMap(i -> runtime.query(v -> v.fold() == null ? Map.<String, Object>of()
+                        : Json.statuses(v.fold().statuses().statuses(job))))
+                .filter(m -> m.get(me) instanceof Map && TERMINAL_STATUSES.contains(String.valueOf(
+                        ((Map<?, ?>) m.get(me)).get("status"))))
+                .next().map(m -> m.get(me));
+    }
+
+    private static final java.util.Set<String> TERMINAL_STATUSES = java.util.Set.of("stopped", "error", "skipped",
+            "cancelled", "interrupted");
+
     /** Bound on output downloads in progress at once (issue 22); past it a new one is a 503. */
     public static final int MAX_DOWNLOADS = 32;
     /**
@@ -992,6 +1089,21 @@ public final class ApiServer {
                 int code = bad.get() == InvalidJobReason.UNKNOWN_KEY || bad.get() == InvalidJobReason.BAD_SIGNATURE ? 403
                         : 400;
                 return Mono.error(new Refused(code, Json.lower(bad.get()), "refused: " + Json.lower(bad.get())));
+            }
+            if (job.request().mode() != sush.projections.job.JobMode.RECORDED) {
+                boolean one;
+                try {
+                    one = sush.projections.targets.Target.parse(job.request().target()).namesOneSled();
+                } catch (sush.projections.targets.TargetException e) {
+                    one = false;
+                }
+                if (!one) {
+                    return Mono.error(new Refused(400, "one-sled-only", "refused: " + job.request().mode().wire()
+                            + " jobs target exactly one sled (a baseboard or a cubby), not " + job.request().target()));
+                }
+                if (job.request().mode() == sush.projections.job.JobMode.STREAMING) {
+                    return Mono.error(new Refused(501, "not-built", "streaming jobs are not built yet"));
+                }
             }
             // D-031: a limit above this sled's maximum is refused here; another sled with lower
             // maxima refuses it too, on its own, before running it.

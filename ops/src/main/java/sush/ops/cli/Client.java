@@ -251,6 +251,36 @@ public final class Client {
     }
 
     /**
+     * A WebSocket on {@code path} (issue 19), its upgrade signed like any request; a refusal of
+     * the upgrade is the typed failure its status and body say.
+     */
+    public java.net.http.WebSocket webSocket(String path, java.net.http.WebSocket.Listener listener) throws Failure {
+        for (int attempt = 0;; attempt++) {
+            if (credentials.identity().isEmpty()) {
+                login();
+            }
+            java.net.http.WebSocket.Builder b = http.newWebSocketBuilder().connectTimeout(Duration.ofSeconds(10));
+            credentials.authorize("GET", path, new byte[0]).ifPresent(h -> b.header("Authorization", h));
+            try {
+                return b.buildAsync(URI.create(base.replaceFirst("^http", "ws") + path), listener).join();
+            } catch (java.util.concurrent.CompletionException e) {
+                if (e.getCause() instanceof java.net.http.WebSocketHandshakeException) {
+                    HttpResponse<?> r = ((java.net.http.WebSocketHandshakeException) e.getCause()).getResponse();
+                    if (r.statusCode() == 401 && attempt == 0) {
+                        credentials.forget();
+                        continue;
+                    }
+                    Object body = r.body();
+                    throw refusal(r.statusCode(), body instanceof String ? (String) body
+                            : body instanceof byte[] ? new String((byte[]) body, StandardCharsets.UTF_8) : "");
+                }
+                throw unreachable(e.getCause() instanceof IOException ? (IOException) e.getCause()
+                        : new IOException(e.getCause()));
+            }
+        }
+    }
+
+    /**
      * Bytes {@code first} to {@code last} (inclusive) of {@code path}, as a stream to read; an
      * answer other than 206 with that very range is a typed failure.
      */

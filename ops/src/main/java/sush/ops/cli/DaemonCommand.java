@@ -273,10 +273,17 @@ public final class DaemonCommand implements Callable<Integer> {
      * installed through reflection because {@code sun.misc.Signal} is not a compile-time API.
      */
     static void onHangup(Runnable action) {
+        if (!onSignal("HUP", action)) {
+            System.err.println("sush daemon: SIGHUP not handled here; restart to change peers");
+        }
+    }
+
+    /** Runs {@code action} on each signal {@code name} (HUP, WINCH); false when it cannot be handled here. */
+    static boolean onSignal(String name, Runnable action) {
         try {
             Class<?> signal = Class.forName("sun.misc.Signal");
             Class<?> handler = Class.forName("sun.misc.SignalHandler");
-            Object hup = signal.getConstructor(String.class).newInstance("HUP");
+            Object hup = signal.getConstructor(String.class).newInstance(name);
             Object h = Proxy.newProxyInstance(handler.getClassLoader(), new Class<?>[] {handler}, (p, m, a) -> {
                 if (m.getName().equals("handle")) {
                     action.run();
@@ -284,8 +291,9 @@ public final class DaemonCommand implements Callable<Integer> {
                 return null;
             });
             signal.getMethod("handle", signal, handler).invoke(null, hup, h);
+            return true;
         } catch (ReflectiveOperationException | RuntimeException e) {
-            System.err.println("sush daemon: SIGHUP not handled here (" + e + "); restart to change peers");
+            return false;
         }
     }
 }

@@ -31,7 +31,8 @@ import tools.jackson.databind.JsonNode;
 /** {@code sush job start|sign|submit|status|history|stop|skip|output}. */
 @Command(name = "job", description = "Sign, submit, follow and stop jobs.",
         subcommands = {JobCommand.Start.class, JobCommand.Sign.class, JobCommand.Submit.class, JobCommand.Status.class,
-                JobCommand.History.class, JobCommand.Stop.class, JobCommand.Skip.class, JobCommand.Output.class})
+                JobCommand.History.class, JobCommand.Stop.class, JobCommand.Skip.class, JobCommand.Output.class,
+                JobCommand.AttachJob.class})
 public final class JobCommand implements Callable<Integer> {
     static final List<String> TERMINAL = List.of("stopped", "error", "cancelled", "skipped", "interrupted");
 
@@ -69,6 +70,11 @@ public final class JobCommand implements Callable<Integer> {
 
     static SignedJob signNext(Global g, String target, boolean concurrent, List<String> command,
             sush.projections.job.JobLimits limits) throws Client.Failure {
+        return signNext(g, target, concurrent, command, limits, sush.projections.job.JobMode.RECORDED);
+    }
+
+    static SignedJob signNext(Global g, String target, boolean concurrent, List<String> command,
+            sush.projections.job.JobLimits limits, sush.projections.job.JobMode mode) throws Client.Failure {
         Client c = g.client();
         String session = SessionCommand.active(c);
         if (session == null) {
@@ -79,7 +85,7 @@ public final class JobCommand implements Callable<Integer> {
         JsonNode s = c.get("/sessions");
         try {
             JobRequest r = new JobRequest(SessionId.parse(s.get("session_id").asString()),
-                    JobId.parse(s.get("next_job").asString()), commandLine(command), target, concurrent, limits);
+                    JobId.parse(s.get("next_job").asString()), commandLine(command), target, concurrent, limits, mode);
             return g.signer().sign(r);
         } catch (IdException | RuntimeException e) {
             throw new Client.Failure(1, "bad-session", "cannot build the request: " + e.getMessage());
@@ -98,6 +104,9 @@ public final class JobCommand implements Callable<Integer> {
         boolean await;
         @Mixin
         LimitOptions limits;
+        @Option(names = {"-i", "--interactive"}, description = "run it on a terminal on exactly one sled (--target) "
+                + "and attach to it here: Ctrl-] detaches, `sush job attach` returns")
+        boolean interactive;
         @Parameters(arity = "1..*", paramLabel = "CMD", description = "the command: one argument is a bash command "
                 + "line as it is (`'ls | wc -l'`); several are an argument vector run exactly (`-- printf '%%s\\n' "
                 + "'a b'`), each quoted for bash")
@@ -106,9 +115,17 @@ public final class JobCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             try {
-                SignedJob job = signNext(g, target, concurrent, command, limits.limits());
+                if (interactive) {
+                    oneSled(target);
+                }
+                SignedJob job = signNext(g, target, concurrent, command, limits.limits(), interactive
+                        ? sush.projections.job.JobMode.INTERACTIVE : sush.projections.job.JobMode.RECORDED);
                 String id = job.request().job().codephrase();
                 g.client().post("/jobs/" + id + "/start", SignedRequests.toJson(job));
+                remember(id);
+                if (interactive) {
+                    return attachTo(g, id);
+                }
                 if (!await) {
                     g.print(Map.of("job_id", id), id);
                     return 0;
@@ -121,6 +138,117 @@ public final class JobCommand implements Callable<Integer> {
                 return g.fail(f);
             }
         }
+    }
+
+    @Command(name = "attach", description = "Attach this terminal to an interactive job's terminal: what it shows "
+            + "appears here (the last 64 KiB first), what you type goes to it if you started its session; Ctrl-] "
+            + "detaches and the job goes on. Exits with the job when it ends (0, or 5 when its exit is not 0).")
+    static final class AttachJob implements Callable<Integer> {
+        @Mixin
+        Global g;
+        @Parameters(arity = "0..1", paramLabel = "ID", description = "the job's id (default: the last job started "
+                + "from this account)")
+        String id;
+
+        @Override
+        public Integer call() {
+            try {
+                String job = id != null ? jobId(id).codephrase() : last();
+                return attachTo(g, job);
+            } catch (Client.Failure f) {
+                return g.fail(f);
+            }
+        }
+    }
+
+    /** An interactive job names one sled: a baseboard, a cubby or a serial. */
+    static void oneSled(String target) throws Client.Failure {
+        try {
+            if (!Target.parse(target).namesOneSled()) {
+                throw new Client.Failure(2, "one-sled-only", "an interactive job runs on exactly one sled: --target "
+                        + "BASEBOARD or --target CUBBY, not " + Client.printable(target));
+            }
+        } catch (TargetException e) {
+            throw new Client.Failure(2, "bad-target", e.getMessage());
+        }
+    }
+
+    /** The file keeping the last job this account started (for `sush job attach` without an id). */
+    static java.nio.file.Path lastJobFile() {
+        return Global.stateDir().resolve("last-job");
+    }
+
+    static void remember(String job) {
+        try {
+            Files.createDirectories(Global.stateDir());
+            Files.writeString(lastJobFile(), job + "\n");
+        } catch (java.io.IOException e) {
+            // Only a convenience: `sush job attach ID` still works.
+        }
+    }
+
+    static String last() throws Client.Failure {
+        try {
+            return jobId(Files.readString(lastJobFile()).strip()).codephrase();
+        } catch (java.io.IOException e) {
+            throw new Client.Failure(4, "no-last-job", "no job was started from this account here: sush job attach ID");
+        }
+    }
+
+    /**
+     * Attaches to an interactive job at the sled running it (found by its status, reached at
+     * the API it announced); returns the exit code the job's end gives.
+     */
+    static int attachTo(Global g, String job) throws Client.Failure {
+        Client c = g.client();
+        String sled = null;
+        JsonNode status = null;
+        for (int i = 0; i < 600 && sled == null; i++) {
+            try {
+                for (Map.Entry<String, JsonNode> e : c.get("/jobs/" + job + "/status").get("statuses").properties()) {
+                    sled = e.getKey();
+                    status = e.getValue();
+                }
+            } catch (Client.Failure f) {
+                if (!f.code().equals("unknown-job")) {
+                    throw f;
+                }
+            }
+            if (sled == null) {
+                Client.sleep(50);
+            }
+        }
+        if (sled == null) {
+            throw new Client.Failure(4, "not-started", "job " + job + " has not started on any sled yet");
+        }
+        if (TERMINAL.contains(status.path("status").asString())) {
+            System.err.println("job " + job + " on " + sled + " already ended: " + line(status));
+            return status.path("exit_code").asInt(-1) == 0 ? 0 : 5;
+        }
+        Client there = c;
+        for (JsonNode s : c.get("/versions").get("sleds")) {
+            if (s.path("baseboard").asString("").equals(sled) && s.has("api")) {
+                there = g.client(s.get("api").asString());
+            }
+        }
+        Attach a = new Attach(there, job, System.out, System.err, System.console() != null);
+        JsonNode exit;
+        try {
+            exit = a.run(System.in);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Client.Failure(130, "interrupted", "interrupted");
+        }
+        if (a.detached()) {
+            System.err.println("detached from job " + job + " (it goes on): sush job attach " + job);
+            return 0;
+        }
+        if (exit == null) {
+            throw new Client.Failure(3, "terminal-lost", "the terminal of job " + job + " closed without its end; "
+                    + "sush job status " + job);
+        }
+        System.err.println("job " + job + " on " + sled + ": " + line(exit));
+        return exit.path("exit_code").asInt(-1) == 0 ? 0 : 5;
     }
 
     @Command(name = "sign", description = "Sign the next job of the active session and print the request.")

@@ -6,12 +6,19 @@ import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
 
 /** A job the sled admitted and committed: what the launcher starts. */
-public record LaunchRequest(SessionId session, JobId job, String command, String target, Limits limits) {
+public record LaunchRequest(SessionId session, JobId job, String command, String target, Limits limits,
+        sush.projections.job.JobMode mode) {
     public LaunchRequest {
         Objects.requireNonNull(session, "session");
         Objects.requireNonNull(job, "job");
         Objects.requireNonNull(command, "command");
         Objects.requireNonNull(target, "target");
         Objects.requireNonNull(limits, "limits");
+        Objects.requireNonNull(mode, "mode");
+    }
+
+    /** A recorded job's launch. */
+    public LaunchRequest(SessionId session, JobId job, String command, String target, Limits limits) {
+        this(session, job, command, target, limits, sush.projections.job.JobMode.RECORDED);
     }
 }

@@ -111,23 +111,39 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
         }
         String code = r.job().codephrase();
         java.util.List<String> argv;
+        Pty pty = null;
         try {
-            argv = containment.wrap(code, command(r));
+            if (r.mode() == sush.projections.job.JobMode.INTERACTIVE) {
+                pty = Pty.open(DEFAULT_ROWS, DEFAULT_COLS);
+            }
+            argv = containment.wrap(code, pty == null ? command(r) : onTerminal(pty.slave(), command(r)));
         } catch (IOException | RuntimeException e) {
             running.decrementAndGet();
             closeQuietly(out);
             closeQuietly(err);
-            return failed(r.job(), new Ending.Failed(Ending.Failed.Kind.SPAWN, "no container for the job ("
-                    + containment.mechanism() + "): " + e));
+            if (pty != null) {
+                pty.close();
+            }
+            return failed(r.job(), new Ending.Failed(Ending.Failed.Kind.SPAWN, (pty == null && r.mode()
+                    == sush.projections.job.JobMode.INTERACTIVE ? "no pseudo-terminal: " : "no container for the job ("
+                    + containment.mechanism() + "): ") + e));
         }
         ProcessBuilder pb = new ProcessBuilder(argv).directory(dir.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        if (pty != null) {
+            // The job's streams are the terminal, opened by its own shell (never by the daemon,
+            // which must not take a terminal as its own).
+            pb.redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD);
+        }
         Map<String, String> env = pb.environment();
         env.clear();
         env.put("PATH", PATH);
         env.put("SUSH_JOB_ID", r.job().codephrase());
         env.put("SUSH_COMMAND", r.command());
         env.put("SUSH_JOB_OUTPUT_DIR", dir.toString());
+        if (pty != null) {
+            env.put("TERM", "xterm-256color");
+        }
         Process p;
         try {
             p = pb.start();
@@ -136,12 +152,39 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
             closeQuietly(out);
             closeQuietly(err);
             containment.release(code);
+            if (pty != null) {
+                pty.close();
+            }
             return failed(r.job(), new Ending.Failed(Ending.Failed.Kind.SPAWN, "starting bash: " + e.getMessage()));
         }
-        Job job = new Job(r, p, out, err, dir);
+        Job job = new Job(r, p, out, err, dir, pty);
         job.begin();
         return job;
     }
+
+    /** An interactive job's window until a client says its own. */
+    public static final int DEFAULT_ROWS = 24;
+    public static final int DEFAULT_COLS = 80;
+
+    /**
+     * An interactive job's command line: its shell opens the terminal's slave as stdin, stdout
+     * and stderr, and {@code setsid --ctty} makes it the new session's controlling terminal.
+     */
+    static java.util.List<String> onTerminal(String slave, java.util.List<String> command) {
+        java.util.List<String> argv = new java.util.ArrayList<>(java.util.List.of("/bin/sh", "-c",
+                "exec \"$@\" <\"$0\" >\"$0\" 2>&1", slave));
+        argv.add(command.get(0)); // setsid
+        argv.add("--ctty");
+        argv.addAll(command.subList(1, command.size()));
+        return argv;
+    }
+
+    /** The terminal of a running interactive job, while it runs. */
+    public java.util.Optional<Terminal> terminal(JobId job) {
+        return java.util.Optional.ofNullable(terminals.get(job));
+    }
+
+    private final Map<JobId, Terminal> terminals = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * The job's command line: {@code setsid bash -c COMMAND}, behind {@code prlimit} when the job
@@ -210,18 +253,43 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
         private volatile ScheduledFuture<?> wallTimer;
         private volatile ScheduledFuture<?> graceTimer;
 
-        Job(LaunchRequest request, Process process, FileChannel out, FileChannel err, Path dir) {
+        Job(LaunchRequest request, Process process, FileChannel out, FileChannel err, Path dir, Pty pty) {
             this.request = request;
             this.process = process;
             this.out = out;
             this.err = err;
             this.dir = dir;
             this.code = request.job().codephrase();
+            this.pty = pty;
+            this.terminal = pty == null ? null : new Terminal(request.job(), pty);
         }
 
+        private final Pty pty;
+        private final Terminal terminal;
+
         void begin() {
-            CompletableFuture<Void> o = CompletableFuture.runAsync(() -> copy(process.getInputStream(), out, stdout), copiers);
-            CompletableFuture<Void> e = CompletableFuture.runAsync(() -> copy(process.getErrorStream(), err, stderr), copiers);
+            CompletableFuture<Void> o;
+            CompletableFuture<Void> e;
+            if (pty != null) {
+                // Interactive: the terminal is its stdout (stderr joins it there); shown to
+                // attached clients and recorded. The master closes once every holder of the
+                // slave closed it (the kernel's EIO), after the last byte.
+                terminals.put(request.job(), terminal);
+                o = CompletableFuture.runAsync(() -> {
+                    try {
+                        copy(pty.output(), out, stdout, terminal);
+                    } finally {
+                        terminal.end();
+                        terminals.remove(request.job());
+                        pty.close();
+                    }
+                }, copiers);
+                closeQuietly(err);
+                e = CompletableFuture.completedFuture(null);
+            } else {
+                o = CompletableFuture.runAsync(() -> copy(process.getInputStream(), out, stdout, null), copiers);
+                e = CompletableFuture.runAsync(() -> copy(process.getErrorStream(), err, stderr, null), copiers);
+            }
             wallTimer = timers.schedule(() -> kill(Ending.Cause.WALL_TIME),
                     request.limits().wallTime().toMillis(), TimeUnit.MILLISECONDS);
             // The exit is awaited on a pooled thread: Process.onExit() completes on a new thread
@@ -310,7 +378,7 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
          * Copies one stream to its file within the shared output limit and the stream's own
          * (what the job asked); drains past them.
          */
-        private void copy(InputStream in, FileChannel file, Stream s) {
+        private void copy(InputStream in, FileChannel file, Stream s, Terminal shown) {
             byte[] buf = COPY_BUFFER.get();
             long perStream = request.limits().streamBytes();
             long mine = 0;
@@ -320,6 +388,9 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
                     long before = written.getAndAdd(n);
                     long room = Math.max(0, Math.min(request.limits().outputBytes() - before, perStream - mine));
                     mine += n;
+                    if (shown != null) {
+                        shown.shown(buf, n);
+                    }
                     int keep = (int) Math.min(n, room);
                     if (keep > 0 && !s.keep(file, buf, keep)) {
                         // A full output disk: stop keeping, keep draining so the job never blocks.

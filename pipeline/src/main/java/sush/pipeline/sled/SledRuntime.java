@@ -764,9 +764,17 @@ public final class SledRuntime {
             return; // the session ended meanwhile; SessionEnded reports it
         }
         java.util.List<String> above = job.request().limits().above(cfg.limits().maxima());
+        java.util.List<String> refusals = new java.util.ArrayList<>();
         if (!above.isEmpty()) {
-            // D-031: a job asking more than this sled allows never runs here; later jobs still do.
-            String why = "limit above this sled's maximum: " + String.join("; ", above);
+            refusals.add("limit above this sled's maximum: " + String.join("; ", above));
+        }
+        if (job.request().mode() != sush.projections.job.JobMode.RECORDED && !namesOneSled(job.request().target())) {
+            // D-034: a terminal or a stream belongs to one sled; the API refuses it too.
+            refusals.add(job.request().mode().wire() + " jobs target exactly one sled, not " + job.request().target());
+        }
+        if (!refusals.isEmpty()) {
+            // D-031, D-034: a job this sled does not allow never runs here; later jobs still do.
+            String why = String.join("; ", refusals);
             journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.VERDICT, id.codephrase(), why));
             if (ownStatus(id).isEmpty() && skipReported.add(id)) {
                 send(new Message.JobErrored(me, id, Message.JobError.INVALID_JOB, why, 0));
@@ -868,6 +876,14 @@ public final class SledRuntime {
         pass(id, ChainProjection.Passed.RAN);
     }
 
+    private static boolean namesOneSled(String target) {
+        try {
+            return sush.projections.targets.Target.parse(target).namesOneSled();
+        } catch (sush.projections.targets.TargetException e) {
+            return false;
+        }
+    }
+
     private void commitFailed(JobId job, Throwable err) {
         pendingLaunches--;
         String why = "recording the execution boundary failed: " + err.getMessage();
@@ -881,7 +897,7 @@ public final class SledRuntime {
         pendingLaunches--;
         JobId id = job.request().job();
         Launcher.Running r = launcher.launch(new LaunchRequest(job.request().session(), id, job.request().command(),
-                job.request().target(), cfg.limits().forJob(job.request().limits())));
+                job.request().target(), cfg.limits().forJob(job.request().limits()), job.request().mode()));
         running.put(id, r);
         launchedThisLife.add(id);
         journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.LAUNCH, id.codephrase(), ""));

@@ -176,6 +176,59 @@ class ProcessLauncherTest {
                 SESSION, Chain.first(SESSION), "true", "*", SLED)));
     }
 
+    /**
+     * Issue 19: an interactive job runs on a real terminal (its controlling tty), takes typed
+     * input and window sizes, shows clients what it prints with the recent past on attach, and
+     * is recorded and hashed like any job.
+     */
+    @Test
+    void anInteractiveJobRunsOnATerminalThatClientsAttachTo() throws Exception {
+        if (launcher == null) {
+            launcher = new ProcessLauncher(output);
+        }
+        JobId job = Chain.next(Hashes.sha3("test-job", new byte[] {(byte) ++jobs}));
+        Launcher.Running r = launcher.launch(new LaunchRequest(SESSION, job, "bash --norc --noprofile", "*",
+                Limits.DEFAULT, sush.projections.job.JobMode.INTERACTIVE));
+        Terminal t = launcher.terminal(job).orElseThrow();
+        java.util.concurrent.BlockingQueue<byte[]> seen = new java.util.concurrent.LinkedBlockingQueue<>();
+        t.attach().subscribe(seen::add);
+        t.resize(40, 100);
+        t.input("echo $((6*7)); tty; stty size; [ -t 0 ] && echo has-tty\n".getBytes());
+        String shown = until(seen, "has-tty");
+        assertTrue(shown.contains("42"), shown);
+        assertTrue(shown.contains("/dev/pts/"), shown);
+        assertTrue(shown.contains("40 100"), shown);
+        assertEquals(java.util.List.of(40, 100), java.util.List.of(t.size()[0], t.size()[1]));
+        // A second client attaching sees the recent past first.
+        java.util.concurrent.BlockingQueue<byte[]> late = new java.util.concurrent.LinkedBlockingQueue<>();
+        t.attach().subscribe(late::add);
+        assertTrue(until(late, "has-tty").contains("42"));
+        t.input("exit 3\n".getBytes());
+        Ending.Exited e = assertInstanceOf(Ending.Exited.class, r.ending().block(WAIT));
+        assertEquals(3, e.code());
+        assertTrue(t.ended());
+        assertTrue(launcher.terminal(job).isEmpty(), "no terminal once the job ended");
+        String recorded = Files.readString(launcher.jobDir(job).resolve("stdout"));
+        assertTrue(recorded.contains("42") && recorded.contains("has-tty"), recorded);
+        assertEquals(Files.size(launcher.jobDir(job).resolve("stdout")), e.output().stdoutBytes());
+    }
+
+    /** Everything {@code q} delivered until {@code marker} appears as its own line (10 s at most). */
+    private static String until(java.util.concurrent.BlockingQueue<byte[]> q, String marker) throws Exception {
+        StringBuilder b = new StringBuilder();
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (System.nanoTime() < deadline) {
+            byte[] c = q.poll(100, java.util.concurrent.TimeUnit.MILLISECONDS);
+            if (c != null) {
+                b.append(new String(c, java.nio.charset.StandardCharsets.UTF_8));
+                if (b.toString().contains("\n" + marker) || b.toString().contains("\r" + marker)) {
+                    return b.toString();
+                }
+            }
+        }
+        throw new AssertionError("no " + marker + " in: " + b);
+    }
+
     @Test
     void stopKillsTheWholeGroupEvenAChildThatIgnoresSigterm() throws Exception {
         Launcher.Running r = run("bash -c 'trap \"\" TERM; sleep 60' & echo $! > child.pid; trap '' TERM; sleep 60",

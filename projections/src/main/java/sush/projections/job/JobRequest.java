@@ -13,7 +13,7 @@ import sush.projections.id.SessionId;
  * (default false: on each sled it waits for the previous job it ran to end).
  */
 public record JobRequest(SessionId session, JobId job, String command, String target, boolean concurrent,
-        JobLimits limits) {
+        JobLimits limits, JobMode mode) {
     static final String DIGEST_TAG = "sush-job-v1";
     private static final byte[] SESSION = label("session");
     private static final byte[] JOB = label("job");
@@ -23,9 +23,17 @@ public record JobRequest(SessionId session, JobId job, String command, String ta
     private static final byte[] TRUE = {1};
     private static final byte[] FALSE = {0};
     private static final byte[] LIMITS = label("limits");
+    private static final byte[] MODE = label("mode");
 
     public JobRequest {
         java.util.Objects.requireNonNull(limits, "limits");
+        java.util.Objects.requireNonNull(mode, "mode");
+    }
+
+    /** A recorded job asking {@code limits}. */
+    public JobRequest(SessionId session, JobId job, String command, String target, boolean concurrent,
+            JobLimits limits) {
+        this(session, job, command, target, concurrent, limits, JobMode.RECORDED);
     }
 
     /** A request that asks no limit of its own (the sled's defaults apply). */
@@ -36,18 +44,27 @@ public record JobRequest(SessionId session, JobId job, String command, String ta
     /**
      * The to-be-signed digest: SHA3-256 over labelled, length-prefixed fields in a fixed order,
      * defaults included, so the signature and the chain commit to every byte the signer approved.
-     * Limits, when asked, are one more labelled field; a request asking none hashes as before
-     * limits existed (D-031).
+     * Limits, when asked, are one more labelled field, and so is a mode other than recorded; a
+     * recorded request asking none hashes as before either existed (D-031, D-034).
      */
     public byte[] digest() {
-        if (!limits.isNone()) {
-            return Hashes.sha3(DIGEST_TAG,
+        if (!limits.isNone() || mode != JobMode.RECORDED) {
+            java.util.List<byte[]> f = new java.util.ArrayList<>(java.util.List.of(
                     SESSION, session.toBytes(),
                     JOB, job.toBytes(),
                     COMMAND, command.getBytes(StandardCharsets.UTF_8),
                     TARGET, target.getBytes(StandardCharsets.UTF_8),
-                    CONCURRENT, concurrent ? TRUE : FALSE,
-                    LIMITS, limits.toBytes());
+                    CONCURRENT, concurrent ? TRUE : FALSE));
+            if (!limits.isNone()) {
+                f.add(LIMITS);
+                f.add(limits.toBytes());
+            }
+            if (mode != JobMode.RECORDED) {
+                // D-034: a mode other than recorded is one more labelled field, after the limits.
+                f.add(MODE);
+                f.add(mode.wire().getBytes(StandardCharsets.UTF_8));
+            }
+            return Hashes.sha3(DIGEST_TAG, f.toArray(new byte[0][]));
         }
         return Hashes.sha3(DIGEST_TAG,
                 SESSION, session.toBytes(),

@@ -181,6 +181,9 @@ public final class MessageCodec {
                     .put("target", r.target()).put("concurrent", r.concurrent()).put("key", j.key().toBytes())
                     .put("algorithm", wireName(j.algorithm())).put("signature", j.signature());
             limits(b, r.limits());
+            if (r.mode() != sush.projections.job.JobMode.RECORDED) {
+                b.put("mode", r.mode().wire());
+            }
         } else if (m instanceof JobStop) {
             JobStop s = (JobStop) m;
             b.put("job", s.job().toBytes()).put("by", s.by());
@@ -254,6 +257,21 @@ public final class MessageCodec {
     private static final String[] LIMIT_NAMES = {"wallTimeMs", "outputBytes", "cpuSeconds", "addressSpaceBytes",
         "fileSizeBytes"};
 
+    /** A job's mode (D-034): absent is recorded; {@code recorded} itself is never written, so it is malformed. */
+    private static sush.projections.job.JobMode mode(Fields f) throws MessageException {
+        String m = f.optionalText("mode", 16);
+        if (m == null) {
+            return sush.projections.job.JobMode.RECORDED;
+        }
+        if (m.equals("interactive")) {
+            return sush.projections.job.JobMode.INTERACTIVE;
+        }
+        if (m.equals("streaming")) {
+            return sush.projections.job.JobMode.STREAMING;
+        }
+        throw new MessageException("job-start.mode: " + m + " is not interactive or streaming");
+    }
+
     private static sush.projections.job.JobLimits limits(Fields f) throws MessageException {
         long[] v = new long[LIMIT_NAMES.length];
         for (int i = 0; i < v.length; i++) {
@@ -294,7 +312,7 @@ public final class MessageCodec {
             case "job-start":
                 JobRequest r = new JobRequest(RecentIds.SESSIONS.of(f.id("session")), RecentIds.JOBS.of(f.id("job")),
                         f.text("command", Fields.MAX_COMMAND_CHARS), f.text("target", name), f.flag("concurrent"),
-                        limits(f));
+                        limits(f), mode(f));
                 return new JobStart(new SignedJob(r, new KeyId(f.id("key")), f.choice("algorithm", SignatureAlgorithm.class),
                         f.bytes("signature", -1, Fields.MAX_BLOB_BYTES)));
             case "job-stop":

@@ -75,6 +75,11 @@ public final class Target {
         return new Target(String.join(",", canonical), false, cubbies, baseboards, serials);
     }
 
+    /** Whether the target names one sled: one cubby, one baseboard or one serial (not {@code *}). */
+    public boolean namesOneSled() {
+        return !everyone && cubbies.size() + baseboards.size() + serials.size() == 1;
+    }
+
     /** Whether a job with this target runs on {@code sled}. */
     public boolean runsOn(Sled sled) {
         return everyone || cubbies.contains(sled.cubby()) || baseboards.contains(sled.baseboard())

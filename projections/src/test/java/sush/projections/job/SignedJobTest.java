@@ -212,6 +212,13 @@ class SignedJobTest {
                     a[3], a[4]));
             assertTrue(digests.add(java.util.HexFormat.of().formatHex(r.digest())), java.util.Arrays.toString(a));
         }
+        for (JobMode m : new JobMode[] {JobMode.INTERACTIVE, JobMode.STREAMING}) {
+            JobRequest r = new JobRequest(none.session(), none.job(), "true", "*", false, JobLimits.NONE, m);
+            assertTrue(digests.add(java.util.HexFormat.of().formatHex(r.digest())), m.name());
+        }
+        assertEquals(java.util.HexFormat.of().formatHex(none.digest()), java.util.HexFormat.of().formatHex(
+                new JobRequest(none.session(), none.job(), "true", "*", false, JobLimits.NONE, JobMode.RECORDED)
+                        .digest()), "recorded is the default and hashes as before modes");
         assertEquals(List.of("cpu 20 s is above this sled's maximum 10 s"), new JobLimits(0, 5, 20, 0, 0).above(
                 new JobLimits(0, 0, 10, 0, 0)));
         assertEquals(List.of(), new JobLimits(1000, 5, 10, 0, 0).above(new JobLimits(1000, 0, 10, 0, 0)));

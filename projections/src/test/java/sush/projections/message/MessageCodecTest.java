@@ -99,6 +99,25 @@ class MessageCodecTest {
                 "an asked limit of 0 is malformed (absent means not asked)");
     }
 
+    /** D-034: a job's mode is an optional field; recorded is its absence, never written. */
+    @Test
+    void aJobsModeIsAPinnedOptionalField() throws MessageException {
+        Message.JobStart plain = (Message.JobStart) Samples.all().get("job-start");
+        sush.projections.job.JobRequest r = plain.job().request();
+        Message.JobStart interactive = new Message.JobStart(new sush.projections.job.SignedJob(
+                new sush.projections.job.JobRequest(r.session(), r.job(), r.command(), r.target(), r.concurrent(),
+                        sush.projections.job.JobLimits.NONE, sush.projections.job.JobMode.INTERACTIVE),
+                plain.job().key(), plain.job().algorithm(), plain.job().signature()));
+        String hex = HexFormat.of().formatHex(MessageCodec.encode(interactive));
+        assertEquals(PINNED.get("job-start").replace("8301696a6f622d7374617274a8", "8301696a6f622d7374617274a9")
+                + "646d6f64656b696e746572616374697665", hex);
+        assertEquals(sush.projections.job.JobMode.INTERACTIVE, ((Message.JobStart) MessageCodec.decode(
+                MessageCodec.encode(interactive))).job().request().mode());
+        String recorded = hex.replace("6b696e746572616374697665", "687265636f72646564");
+        assertThrows(MessageException.class, () -> MessageCodec.decode(HexFormat.of().parseHex(recorded)),
+                "recorded is the field's absence");
+    }
+
     private static final String LIMITED_START = "8301696a6f622d7374617274ac6773657373696f6e4b0101010101010101010101636a6f624b020202020202020202020267636f6d6d616e6466757074696d6566746172676574612a6a636f6e63757272656e74f4636b65794b050505050505050505050569616c676f726974686d6765643235353139697369676e61747572655840"
             + "06".repeat(64) + "6a77616c6c54696d654d731975306b6f757470757442797465731a001000006a6370755365636f6e64730a6d66696c6553697a654279746573191000";
     private static final String API_ANNOUNCEMENT = "83016c616e6e6f756e63656d656e74a46962617365626f617264773931332d303030303031393a42524d343232323030303168736f66747761726565302e312e3065637562627907636170697768747470733a2f2f5b666430303a3a315d3a3132323235";

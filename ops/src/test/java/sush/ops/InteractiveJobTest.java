@@ -1,0 +1,177 @@
+package sush.ops;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.http.WebSocket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+import sush.ops.cli.Client;
+import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
+import sush.projections.job.JobLimits;
+import sush.projections.job.JobMode;
+import sush.projections.job.JobRequest;
+import sush.projections.job.SignedJob;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Issue 19: an interactive job is a signed job at its chain position, run on a terminal on one
+ * sled; clients attach over a WebSocket at that sled: the starter types and resizes, another
+ * operator watches, a detached client comes back to the recent past, and the exit code is in
+ * the status. Several sleds or `*` are refused before anything is gossiped.
+ */
+class InteractiveJobTest extends TwoSledRack {
+    /** One attached client: what it was shown and the control frames it got. */
+    static final class Screen implements WebSocket.Listener {
+        final StringBuffer shown = new StringBuffer();
+        final List<JsonNode> controls = new CopyOnWriteArrayList<>();
+        final CountDownLatch closed = new CountDownLatch(1);
+        private final StringBuilder text = new StringBuilder();
+
+        @Override
+        public CompletionStage<?> onBinary(WebSocket w, ByteBuffer data, boolean last) {
+            byte[] b = new byte[data.remaining()];
+            data.get(b);
+            shown.append(new String(b, StandardCharsets.UTF_8));
+            w.request(1);
+            return null;
+        }
+
+        @Override
+        public CompletionStage<?> onText(WebSocket w, CharSequence data, boolean last) {
+            text.append(data);
+            if (last) {
+                controls.add(Json.MAPPER.readTree(text.toString()));
+                text.setLength(0);
+            }
+            w.request(1);
+            return null;
+        }
+
+        @Override
+        public CompletionStage<?> onClose(WebSocket w, int status, String reason) {
+            closed.countDown();
+            return null;
+        }
+
+        @Override
+        public void onError(WebSocket w, Throwable error) {
+            closed.countDown();
+        }
+
+        void await(String what) throws InterruptedException {
+            for (int i = 0; i < 200 && !shown.toString().contains(what); i++) {
+                Thread.sleep(50);
+            }
+            assertTrue(shown.toString().contains(what), what + " in " + shown);
+        }
+    }
+
+    private static SignedJob interactive(String command, String target) throws Exception {
+        JsonNode s = rack.client(0).get("/sessions");
+        return rack.key.sign(new JobRequest(SessionId.parse(s.get("session_id").asString()),
+                JobId.parse(s.get("next_job").asString()), command, target, false, JobLimits.NONE,
+                JobMode.INTERACTIVE));
+    }
+
+    private static void send(WebSocket w, String text) {
+        w.sendText(text, true).join();
+    }
+
+    @Test
+    void anInteractiveJobIsATerminalOnOneSledThatClientsAttachTo() throws Exception {
+        ApiTest.session();
+        String sled = rack.rack.sleds().get(1).baseboard();
+        // `*` and two sleds are refused at the API, and nothing takes the chain position.
+        for (String target : new String[] {"*", "0,1"}) {
+            SignedJob wide = interactive("bash", target);
+            var r = ApiTest.post("/jobs/" + wide.request().job().codephrase() + "/start",
+                    Json.MAPPER.writeValueAsString(SignedRequests.toJson(wide)));
+            assertEquals(400, r.statusCode(), r.body());
+            assertTrue(r.body().contains("one-sled-only"), r.body());
+        }
+        SignedJob job = interactive("bash --norc --noprofile", sled);
+        String id = job.request().job().codephrase();
+        rack.client(0).post("/jobs/" + id + "/start", SignedRequests.toJson(job));
+        for (int i = 0; i < 200 && !"started".equals(status(id).path(sled).path("status").asString("")); i++) {
+            Thread.sleep(50);
+        }
+        // The sled that does not run it has no terminal for it.
+        Client.Failure elsewhere = org.junit.jupiter.api.Assertions.assertThrows(Client.Failure.class,
+                () -> rack.client(0).webSocket("/jobs/" + id + "/attach", new Screen()));
+        assertEquals("not-attachable", elsewhere.code());
+
+        Screen starter = new Screen();
+        WebSocket w = rack.client(1).webSocket("/jobs/" + id + "/attach", starter);
+        for (int i = 0; i < 100 && starter.controls.isEmpty(); i++) {
+            Thread.sleep(20);
+        }
+        assertEquals("size", starter.controls.get(0).path("type").asString());
+        assertTrue(starter.controls.get(0).path("write").asBoolean(), "the starter types");
+        send(w, "{\"type\":\"resize\",\"rows\":40,\"cols\":100}");
+        w.sendBinary(ByteBuffer.wrap("echo $((6*7)); tty; stty size; echo done-$((1+1))\n".getBytes(
+                StandardCharsets.UTF_8)), true).join();
+        starter.await("done-2");
+        String shown = starter.shown.toString();
+        assertTrue(shown.contains("\n42") || shown.contains("\r42"), shown);
+        assertTrue(shown.contains("/dev/pts/"), shown);
+        assertTrue(shown.contains("40 100"), shown);
+
+        // Another operator watches: it sees what the job shows, and its keystrokes are ignored.
+        Client other = OperatorAuthTest.secondOperator("watcher", 1);
+        Screen watcher = new Screen();
+        WebSocket ww = other.webSocket("/jobs/" + id + "/attach", watcher);
+        watcher.await("done-2");
+        for (int i = 0; i < 100 && watcher.controls.isEmpty(); i++) {
+            Thread.sleep(20);
+        }
+        assertFalse(watcher.controls.get(0).path("write").asBoolean(true), "a watcher does not type");
+        ww.sendBinary(ByteBuffer.wrap("echo intruder-$((2+2))\n".getBytes(StandardCharsets.UTF_8)), true).join();
+        w.sendBinary(ByteBuffer.wrap("echo starter-$((3+3))\n".getBytes(StandardCharsets.UTF_8)), true).join();
+        watcher.await("starter-6");
+        assertFalse(watcher.shown.toString().contains("intruder-4"), watcher.shown.toString());
+
+        // Detach, then come back: the recent past first.
+        send(w, "{\"type\":\"detach\"}");
+        assertTrue(starter.closed.await(5, TimeUnit.SECONDS), "detached");
+        Screen back = new Screen();
+        WebSocket wb = rack.client(1).webSocket("/jobs/" + id + "/attach", back);
+        back.await("starter-6");
+        assertTrue(back.shown.toString().contains("done-2"), "played back");
+
+        // The end: exit 3 in the status, sent to every attached client, then closed.
+        wb.sendBinary(ByteBuffer.wrap("exit 3\n".getBytes(StandardCharsets.UTF_8)), true).join();
+        assertTrue(back.closed.await(10, TimeUnit.SECONDS));
+        JsonNode exit = back.controls.stream().filter(c -> c.path("type").asString("").equals("exit")).findFirst()
+                .orElseThrow();
+        assertEquals(3, exit.path("status").path("exit_code").asInt());
+        assertTrue(watcher.closed.await(10, TimeUnit.SECONDS));
+        assertEquals(3, status(id).path(sled).path("exit_code").asInt());
+        // Recorded and hashed like any job: the output verifies.
+        String out = new String(sush.ops.cli.JobCommandAccess.verifiedOutput(rack.client(0), id, sled, false),
+                StandardCharsets.UTF_8);
+        assertTrue(out.contains("starter-6"), out);
+        // Attaching after the end: nothing to attach to.
+        Client.Failure ended = org.junit.jupiter.api.Assertions.assertThrows(Client.Failure.class,
+                () -> rack.client(1).webSocket("/jobs/" + id + "/attach", new Screen()));
+        assertEquals("not-attachable", ended.code());
+    }
+
+    private static JsonNode status(String id) {
+        try {
+            return rack.client(0).get("/jobs/" + id + "/status").get("statuses");
+        } catch (Client.Failure f) {
+            return Json.MAPPER.createObjectNode();
+        }
+    }
+}
