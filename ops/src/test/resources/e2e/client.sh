@@ -116,6 +116,22 @@ run 2 "$SUSH" --url "$URL_A" job start --max-output 12Q -- true
 has err "--max-output is a size such as 64K, 10M or 1G, not 12Q"
 ok "a request above a daemon maximum is refused with the reason; a malformed limit is a usage error"
 
+# --- An interactive job through a real terminal (script(1) gives the CLI one) -----------------
+# Typed only once the job's prompt arrived through the attach; the CLI exits with the job (5).
+{
+  for _ in $(seq 300); do grep -q 'bash-' term.out 2>/dev/null && break; sleep 0.1; done
+  printf 'echo $((6*7)); tty; exit 3\r'
+  for _ in $(seq 300); do grep -q "on $SLED_B:" term.out 2>/dev/null && break; sleep 0.1; done
+} | { set +e; script -qfec "$SUSH --url $URL_A job start -i --target $SLED_B -- bash --norc --noprofile" /dev/null \
+      > term.out; echo $? > term.rc; }
+[ "$(cat term.rc)" = 5 ] || fail "the interactive CLI exited $(cat term.rc), want 5: $(cat term.out)"
+has term.out "42"
+has term.out "/dev/pts/"
+has term.out "on $SLED_B: stopped exit 3"
+run 2 "$SUSH" --url "$URL_A" job start -i -- bash
+has err "one-sled-only"
+ok "an interactive job runs on a terminal through the CLI: typed input, tty, exit code"
+
 # --- Completion and help ------------------------------------------------------------------------
 run 0 "$SUSH" completion bash
 has out "complete -F"
