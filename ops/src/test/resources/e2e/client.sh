@@ -132,6 +132,15 @@ run 2 "$SUSH" --url "$URL_A" job start -i -- bash
 has err "one-sled-only"
 ok "an interactive job runs on a terminal through the CLI: typed input, tty, exit code"
 
+# --- A streaming job: stdout straight to the client, checked against the status's hash ---------
+run 0 "$SUSH" --url "$URL_A" job start -S --target "$SLED_B" -- head -c 5000000 /dev/urandom
+[ "$(stat -c %s out)" = 5000000 ] || fail "streamed $(stat -c %s out) bytes"
+has err "5000000 bytes streamed, hash verified"
+streamed=$(head -n 1 err)
+run 4 "$SUSH" --url "$URL_A" job output "$streamed" --sled "$SLED_B"
+has err "not-stored"
+ok "a streaming job's stdout arrives whole and verified, and is not kept on the sled"
+
 # --- Completion and help ------------------------------------------------------------------------
 run 0 "$SUSH" completion bash
 has out "complete -F"

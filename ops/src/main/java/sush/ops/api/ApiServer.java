@@ -136,6 +136,7 @@ public final class ApiServer {
                 .get("/jobs/{jid}/status", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> status(q))))
                 .get("/jobs/{jid}/output/{stream}", (q, s) -> guard(q, s, (b, who) -> output(q, s)))
                 .get("/jobs/{jid}/attach", (q, s) -> guard(q, s, (b, who) -> attach(q, s, who)))
+                .get("/jobs/{jid}/stream", (q, s) -> guard(q, s, (b, who) -> stream(q, s, who)))
                 .get("/jobs", (q, s) -> guard(q, s, (b, who) -> history(q, s)))
                 .get("/boundary", (q, s) -> guard(q, s, (b, who) -> query(s, this::boundary)))
                 .get("/iam", (q, s) -> guard(q, s, (b, who) -> json(s, 200, iam())))
@@ -702,6 +703,10 @@ public final class ApiServer {
         if (sled.isPresent() && !sled.get().equals(cfg.me().baseboard())) {
             return relay(q, s, sled.get());
         }
+        if ("stdout".equals(stream) && launcher.streamed(job)) {
+            return error(s, 404, "not-stored", "job " + job.codephrase() + " streamed its stdout to its client; this "
+                    + "sled kept none (its length and hash are in the status)");
+        }
         Path file = launcher.jobDir(job).resolve(stream);
         long length;
         try {
@@ -891,6 +896,61 @@ public final class ApiServer {
                                 "type", "dropped", "message", e.getMessage())))),
                 ownStatus(job).map(st -> control(Map.of("type", "exit", "status", st))));
         return out.sendObject(frames.takeUntilOther(detached.asMono())).then();
+    }
+
+    /**
+     * {@code GET /jobs/{id}/stream}: a streaming job's stdout as it is produced, to one client
+     * (the session's starter), served by the sled running it. The body ends with the output;
+     * the client checks it against the status's length and hash. A client that goes away ends
+     * the job with an error saying so; a slow one makes the job wait (at most 4 MiB held here).
+     */
+    private Publisher<Void> stream(HttpServerRequest q, HttpServerResponse s, Authority.Identity who) {
+        JobId job;
+        try {
+            job = jobId(q.param("jid"));
+        } catch (BadRequest e) {
+            return error(s, 400, e.code(), e.getMessage());
+        }
+        Optional<sush.pipeline.exec.Outflow> flow = launcher.outflow(job);
+        if (flow.isEmpty()) {
+            return error(s, 404, "not-streaming", "job " + job.codephrase() + " is not a streaming job running on sled "
+                    + cfg.me().baseboard() + " (yet, or any more)");
+        }
+        return runtime.query(v -> Optional.ofNullable(v.fold()).flatMap(f -> f.sessionOf(job)).flatMap(id ->
+                v.fold().session(id)).map(SessionProjection.Session::starter)).flatMap(starter -> {
+                    if (starter.isEmpty() || !starter.get().equals(who.key().codephrase())) {
+                        return error(s, 403, "not-starter", "only the session's starter receives its streaming jobs");
+                    }
+                    if (!flow.get().claim()) {
+                        return error(s, 409, "already-streaming", "another client receives job " + job.codephrase());
+                    }
+                    sush.pipeline.exec.Outflow f = flow.get();
+                    java.util.concurrent.atomic.AtomicBoolean ended = new java.util.concurrent.atomic.AtomicBoolean();
+                    Flux<io.netty.buffer.ByteBuf> body = Flux.<byte[]>generate(sink -> {
+                        try {
+                            byte[] c = null;
+                            while (c == null) {
+                                c = f.next(1_000);
+                            }
+                            if (c.length == 0) {
+                                ended.set(true);
+                                sink.complete();
+                            } else {
+                                sink.next(c);
+                            }
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            sink.error(e);
+                        }
+                    }).subscribeOn(reactor.core.scheduler.Schedulers.boundedElastic(), false)
+                            .map(io.netty.buffer.Unpooled::wrappedBuffer)
+                            .doFinally(signal -> {
+                                if (!ended.get()) {
+                                    f.clientGone();
+                                }
+                            });
+                    return s.status(200).header("Content-Type", "application/octet-stream").send(body).then();
+                });
     }
 
     /** One frame a client sent, copied off the event loop's buffer. */
@@ -1100,9 +1160,6 @@ public final class ApiServer {
                 if (!one) {
                     return Mono.error(new Refused(400, "one-sled-only", "refused: " + job.request().mode().wire()
                             + " jobs target exactly one sled (a baseboard or a cubby), not " + job.request().target()));
-                }
-                if (job.request().mode() == sush.projections.job.JobMode.STREAMING) {
-                    return Mono.error(new Refused(501, "not-built", "streaming jobs are not built yet"));
                 }
             }
             // D-031: a limit above this sled's maximum is refused here; another sled with lower

@@ -107,6 +107,9 @@ public final class JobCommand implements Callable<Integer> {
         @Option(names = {"-i", "--interactive"}, description = "run it on a terminal on exactly one sled (--target) "
                 + "and attach to it here: Ctrl-] detaches, `sush job attach` returns")
         boolean interactive;
+        @Option(names = {"-S", "--stream"}, description = "stream its stdout here as it is produced, from exactly one "
+                + "sled (--target), never stored there; checked against the status's hash at the end (exit 6 if not)")
+        boolean stream;
         @Parameters(arity = "1..*", paramLabel = "CMD", description = "the command: one argument is a bash command "
                 + "line as it is (`'ls | wc -l'`); several are an argument vector run exactly (`-- printf '%%s\\n' "
                 + "'a b'`), each quoted for bash")
@@ -115,16 +118,25 @@ public final class JobCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             try {
-                if (interactive) {
+                if (interactive && stream) {
+                    throw new Client.Failure(2, "bad-mode", "a job is interactive (-i) or streaming (-S), not both");
+                }
+                if (interactive || stream) {
                     oneSled(target);
                 }
                 SignedJob job = signNext(g, target, concurrent, command, limits.limits(), interactive
-                        ? sush.projections.job.JobMode.INTERACTIVE : sush.projections.job.JobMode.RECORDED);
+                        ? sush.projections.job.JobMode.INTERACTIVE : stream ? sush.projections.job.JobMode.STREAMING
+                        : sush.projections.job.JobMode.RECORDED);
                 String id = job.request().job().codephrase();
                 g.client().post("/jobs/" + id + "/start", SignedRequests.toJson(job));
                 remember(id);
                 if (interactive) {
                     return attachTo(g, id);
+                }
+                if (stream) {
+                    System.err.println(id);
+                    return receive(g, id, new java.io.BufferedOutputStream(new java.io.FileOutputStream(
+                            java.io.FileDescriptor.out), 1 << 16));
                 }
                 if (!await) {
                     g.print(Map.of("job_id", id), id);
@@ -165,11 +177,124 @@ public final class JobCommand implements Callable<Integer> {
     static void oneSled(String target) throws Client.Failure {
         try {
             if (!Target.parse(target).namesOneSled()) {
-                throw new Client.Failure(2, "one-sled-only", "an interactive job runs on exactly one sled: --target "
+                throw new Client.Failure(2, "one-sled-only", "an interactive or streaming job runs on exactly one sled: --target "
                         + "BASEBOARD or --target CUBBY, not " + Client.printable(target));
             }
         } catch (TargetException e) {
             throw new Client.Failure(2, "bad-target", e.getMessage());
+        }
+    }
+
+    /** Where a one-sled job runs: the sled, its status there, a client of its API. */
+    record Where(String sled, JsonNode status, Client there) {
+    }
+
+    /** Waits (30 s at most) for the sled running {@code job} to report it; reaches it at the API it announced. */
+    static Where where(Global g, String job) throws Client.Failure {
+        Client c = g.client();
+        String sled = null;
+        JsonNode status = null;
+        for (int i = 0; i < 600 && sled == null; i++) {
+            try {
+                for (Map.Entry<String, JsonNode> e : c.get("/jobs/" + job + "/status").get("statuses").properties()) {
+                    sled = e.getKey();
+                    status = e.getValue();
+                }
+            } catch (Client.Failure f) {
+                if (!f.code().equals("unknown-job")) {
+                    throw f;
+                }
+            }
+            if (sled == null) {
+                Client.sleep(50);
+            }
+        }
+        if (sled == null) {
+            throw new Client.Failure(4, "not-started", "job " + job + " has not started on any sled yet");
+        }
+        Client there = c;
+        for (JsonNode s : c.get("/versions").get("sleds")) {
+            if (s.path("baseboard").asString("").equals(sled) && s.has("api")) {
+                there = g.client(s.get("api").asString());
+            }
+        }
+        return new Where(sled, status, there);
+    }
+
+    /**
+     * Receives a streaming job's stdout into {@code out} as it is produced, then checks its length
+     * and SHA3-256 against the status of the sled that ran it: 0, 5 (exit not 0) or 6 (mismatch).
+     */
+    static int receive(Global g, String job, java.io.OutputStream out) throws Client.Failure {
+        Where w = where(g, job);
+        java.security.MessageDigest d = sush.projections.id.Hashes.sha3();
+        long got = 0;
+        java.io.InputStream in = null;
+        for (int i = 0; i < 200 && in == null; i++) {
+            java.net.http.HttpResponse<java.io.InputStream> r = w.there().raw("GET", "/jobs/" + job + "/stream",
+                    new byte[0], Map.of(), java.net.http.HttpResponse.BodyHandlers.ofInputStream());
+            if (r.statusCode() == 200) {
+                in = r.body();
+                break;
+            }
+            String body;
+            try (java.io.InputStream b = r.body()) {
+                body = new String(b.readNBytes(4096), java.nio.charset.StandardCharsets.UTF_8);
+            } catch (java.io.IOException e) {
+                body = "";
+            }
+            if (r.statusCode() != 404 || statusOn(w.there(), job, w.sled()).map(s -> TERMINAL.contains(s.path(
+                    "status").asString())).orElse(false)) {
+                throw new Client.Failure(r.statusCode() == 404 ? 4 : 2, "no-stream", "job " + job + " on " + w.sled()
+                        + ": " + Client.printable(body.strip()));
+            }
+            Client.sleep(50);
+        }
+        if (in == null) {
+            throw new Client.Failure(4, "no-stream", "job " + job + " never streamed on " + w.sled());
+        }
+        byte[] buf = new byte[64 * 1024];
+        try (java.io.InputStream s = in) {
+            int n;
+            while ((n = s.read(buf)) >= 0) {
+                d.update(buf, 0, n);
+                out.write(buf, 0, n);
+                got += n;
+            }
+            out.flush();
+        } catch (java.io.IOException e) {
+            throw new Client.Failure(3, "stream-cut", "the stream of job " + job + " broke after " + got + " bytes: "
+                    + e.getMessage());
+        }
+        JsonNode end = null;
+        for (int i = 0; i < 600 && end == null; i++) {
+            end = statusOn(w.there(), job, w.sled()).filter(s -> TERMINAL.contains(s.path("status").asString()))
+                    .orElse(null);
+            if (end == null) {
+                Client.sleep(50);
+            }
+        }
+        if (end == null) {
+            throw new Client.Failure(3, "no-status", "job " + job + " on " + w.sled() + " streamed " + got + " bytes "
+                    + "but reported no end");
+        }
+        String sha3 = HexFormat.of().formatHex(d.digest());
+        if (end.has("stdout_sha3") && (end.path("stdout_bytes").asLong() != got
+                || !end.path("stdout_sha3").asString().equals(sha3))) {
+            throw new Client.Failure(6, "hash-mismatch", "received " + got + " bytes (SHA3-256 " + sha3 + "), the "
+                    + "status says " + end.path("stdout_bytes").asLong() + " (" + end.path("stdout_sha3").asString()
+                    + ")");
+        }
+        System.err.println("job " + job + " on " + w.sled() + ": " + line(end) + "; " + got + " bytes streamed"
+                + (end.has("stdout_sha3") ? ", hash verified" : ""));
+        return end.path("exit_code").asInt(-1) == 0 ? 0 : 5;
+    }
+
+    private static Optional<JsonNode> statusOn(Client c, String job, String sled) {
+        try {
+            return Optional.ofNullable(c.get("/jobs/" + job + "/status?sled=" + query(sled)).get("statuses").get(sled));
+        } catch (Client.Failure f) {
+            return Optional.empty();
         }
     }
 
@@ -200,37 +325,13 @@ public final class JobCommand implements Callable<Integer> {
      * the API it announced); returns the exit code the job's end gives.
      */
     static int attachTo(Global g, String job) throws Client.Failure {
-        Client c = g.client();
-        String sled = null;
-        JsonNode status = null;
-        for (int i = 0; i < 600 && sled == null; i++) {
-            try {
-                for (Map.Entry<String, JsonNode> e : c.get("/jobs/" + job + "/status").get("statuses").properties()) {
-                    sled = e.getKey();
-                    status = e.getValue();
-                }
-            } catch (Client.Failure f) {
-                if (!f.code().equals("unknown-job")) {
-                    throw f;
-                }
-            }
-            if (sled == null) {
-                Client.sleep(50);
-            }
+        Where w = where(g, job);
+        if (TERMINAL.contains(w.status().path("status").asString())) {
+            System.err.println("job " + job + " on " + w.sled() + " already ended: " + line(w.status()));
+            return w.status().path("exit_code").asInt(-1) == 0 ? 0 : 5;
         }
-        if (sled == null) {
-            throw new Client.Failure(4, "not-started", "job " + job + " has not started on any sled yet");
-        }
-        if (TERMINAL.contains(status.path("status").asString())) {
-            System.err.println("job " + job + " on " + sled + " already ended: " + line(status));
-            return status.path("exit_code").asInt(-1) == 0 ? 0 : 5;
-        }
-        Client there = c;
-        for (JsonNode s : c.get("/versions").get("sleds")) {
-            if (s.path("baseboard").asString("").equals(sled) && s.has("api")) {
-                there = g.client(s.get("api").asString());
-            }
-        }
+        String sled = w.sled();
+        Client there = w.there();
         Attach a = new Attach(there, job, System.out, System.err, System.console() != null);
         JsonNode exit;
         try {

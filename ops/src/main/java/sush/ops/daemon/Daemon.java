@@ -378,6 +378,11 @@ public final class Daemon implements AutoCloseable {
         return settings;
     }
 
+    /** The sled's launcher (its running jobs' terminals and streams). */
+    public ProcessLauncher launcher() {
+        return launcher;
+    }
+
     public SledRuntime runtime() {
         return runtime;
     }

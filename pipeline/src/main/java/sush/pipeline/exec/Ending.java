@@ -13,7 +13,9 @@ public sealed interface Ending {
         /** The job's CPU-seconds rlimit (its process died of SIGXCPU). */
         CPU_LIMIT,
         /** The job's file-size rlimit (its process died of SIGXFSZ). */
-        FILE_SIZE_LIMIT
+        FILE_SIZE_LIMIT,
+        /** A streaming job's client went away before the end. */
+        CLIENT_GONE
     }
 
     /**

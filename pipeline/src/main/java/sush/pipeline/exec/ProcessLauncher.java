@@ -99,6 +99,10 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
             Files.createDirectories(jobsDir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             writeOwnerOnly(dir.resolve("job.json"), JSON.writeValueAsBytes(describe(r, dir)));
+            if (r.mode() == sush.projections.job.JobMode.STREAMING) {
+                writeOwnerOnly(dir.resolve(STREAMED), "its stdout went to its client; it is not kept here\n"
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            }
             out = openOwnerOnly(dir.resolve("stdout"));
             err = openOwnerOnly(dir.resolve("stderr"));
         } catch (FileAlreadyExistsException e) {
@@ -179,6 +183,21 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
         return argv;
     }
 
+    /** In a streaming job's directory: its stdout was not kept. */
+    public static final String STREAMED = "streamed";
+
+    /** Whether the job's stdout went to a streaming client instead of this sled's disk. */
+    public boolean streamed(JobId job) {
+        return Files.exists(jobDir(job).resolve(STREAMED));
+    }
+
+    /** The output of a running streaming job, until its client took the last byte. */
+    public java.util.Optional<Outflow> outflow(JobId job) {
+        return java.util.Optional.ofNullable(outflows.get(job));
+    }
+
+    private final Map<JobId, Outflow> outflows = new java.util.concurrent.ConcurrentHashMap<>();
+
     /** The terminal of a running interactive job, while it runs. */
     public java.util.Optional<Terminal> terminal(JobId job) {
         return java.util.Optional.ofNullable(terminals.get(job));
@@ -225,6 +244,7 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
         m.put("output_dir", dir.toString());
         m.put("wall_time_ms", r.limits().wallTime().toMillis());
         m.put("output_limit_bytes", r.limits().outputBytes());
+        m.put("mode", r.mode().wire());
         sush.projections.job.JobLimits j = r.limits().job();
         if (!j.isNone()) {
             m.put("asked_limits", Map.of("wall_time_ms", j.wallTimeMs(), "output_bytes_per_stream", j.outputBytes(),
@@ -262,10 +282,39 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
             this.code = request.job().codephrase();
             this.pty = pty;
             this.terminal = pty == null ? null : new Terminal(request.job(), pty);
+            this.outflow = request.mode() == sush.projections.job.JobMode.STREAMING
+                    ? new Outflow(request.job(), () -> kill(Ending.Cause.CLIENT_GONE)) : null;
         }
 
         private final Pty pty;
         private final Terminal terminal;
+        private final Outflow outflow;
+
+        /** A streaming job's stdout to its client: hashed and counted like a kept stream, within its limits. */
+        private void stream(InputStream in, Outflow flow, Stream s) {
+            byte[] buf = COPY_BUFFER.get();
+            long perStream = request.limits().streamBytes();
+            long sent = 0;
+            try (in) {
+                int n;
+                while ((n = in.read(buf)) >= 0) {
+                    int keep = (int) Math.min(n, Math.max(0, perStream - sent));
+                    if (keep > 0 && !flow.isGone()) {
+                        s.count(buf, keep);
+                        flow.put(buf, keep);
+                        sent += keep;
+                    }
+                    if (keep < n) {
+                        kill(Ending.Cause.OUTPUT_LIMIT);
+                    }
+                }
+                flow.end();
+            } catch (IOException ioe) {
+                // The pipe broke because the job was killed: what was sent is counted.
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+            }
+        }
 
         void begin() {
             CompletableFuture<Void> o;
@@ -286,6 +335,18 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
                 }, copiers);
                 closeQuietly(err);
                 e = CompletableFuture.completedFuture(null);
+            } else if (outflow != null) {
+                // Streaming: stdout goes to the one client, hashed and counted, never stored.
+                outflows.put(request.job(), outflow);
+                o = CompletableFuture.runAsync(() -> {
+                    try {
+                        stream(process.getInputStream(), outflow, stdout);
+                    } finally {
+                        outflows.remove(request.job());
+                    }
+                }, copiers);
+                closeQuietly(out);
+                e = CompletableFuture.runAsync(() -> copy(process.getErrorStream(), err, stderr, null), copiers);
             } else {
                 o = CompletableFuture.runAsync(() -> copy(process.getInputStream(), out, stdout, null), copiers);
                 e = CompletableFuture.runAsync(() -> copy(process.getErrorStream(), err, stderr, null), copiers);
@@ -485,6 +546,14 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
             } catch (IOException ioe) {
                 error = ioe.toString();
                 return false;
+            }
+        }
+
+        /** Hashes and counts {@code n} bytes that are not kept here (a streamed output). */
+        synchronized void count(byte[] buf, int n) {
+            if (!closed) {
+                digest.update(buf, 0, n);
+                bytes += n;
             }
         }
 

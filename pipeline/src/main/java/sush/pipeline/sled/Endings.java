@@ -28,6 +28,10 @@ final class Endings {
                 return new Message.JobErrored(me, job, Message.JobError.OUTPUT_LIMIT, "output limit reached"
                         + leftovers(k.leftovers()), k.signal());
             }
+            if (k.cause() == Ending.Cause.CLIENT_GONE) {
+                return new Message.JobErrored(me, job, Message.JobError.KILLED, "the streaming client went away before "
+                        + "the end" + leftovers(k.leftovers()), k.signal());
+            }
             if (k.cause() != Ending.Cause.STOP) {
                 return new Message.JobErrored(me, job, Message.JobError.LIMIT, limitName(k.cause()) + " limit reached"
                         + leftovers(k.leftovers()), k.signal());
@@ -66,7 +70,7 @@ final class Endings {
         if (e instanceof Ending.Killed) {
             Ending.Killed k = (Ending.Killed) e;
             return Outcome.ended(JobStatus.ERROR, k.signal(), k.cause() == Ending.Cause.OUTPUT_LIMIT ? "output-limit"
-                    : k.cause() == Ending.Cause.STOP ? "killed" : "limit");
+                    : k.cause() == Ending.Cause.STOP || k.cause() == Ending.Cause.CLIENT_GONE ? "killed" : "limit");
         }
         Ending.Failed f = (Ending.Failed) e;
         return f.kind() == Ending.Failed.Kind.SPAWN ? Outcome.ended(JobStatus.STOPPED, -1, "spawn")
