@@ -90,7 +90,7 @@ class InteractiveJobTest extends TwoSledRack {
 
     @Test
     void anInteractiveJobIsATerminalOnOneSledThatClientsAttachTo() throws Exception {
-        ApiTest.session();
+        String sid = ApiTest.session();
         String sled = rack.rack.sleds().get(1).baseboard();
         // `*` and two sleds are refused at the API, and nothing takes the chain position.
         for (String target : new String[] {"*", "0,1"}) {
@@ -140,6 +140,47 @@ class InteractiveJobTest extends TwoSledRack {
         w.sendBinary(ByteBuffer.wrap("echo starter-$((3+3))\n".getBytes(StandardCharsets.UTF_8)), true).join();
         watcher.await("starter-6");
         assertFalse(watcher.shown.toString().contains("intruder-4"), watcher.shown.toString());
+
+        // The starter lets the watcher type: attached again, its keystrokes reach the job.
+        String watcherKey = other.login().get("key_id").asString();
+        rack.client(0).post("/sessions/" + sid + "/access/" + watcherKey + "?access=write", java.util.Map.of());
+        Screen typist = null;
+        WebSocket tw = null;
+        for (int i = 0; i < 100; i++) {
+            Screen attempt = new Screen();
+            WebSocket a = other.webSocket("/jobs/" + id + "/attach", attempt);
+            for (int k = 0; k < 100 && attempt.controls.isEmpty(); k++) {
+                Thread.sleep(10);
+            }
+            if (attempt.controls.get(0).path("write").asBoolean(false)) {
+                typist = attempt;
+                tw = a;
+                break;
+            }
+            a.sendClose(WebSocket.NORMAL_CLOSURE, "again").join();
+            Thread.sleep(50);
+        }
+        org.junit.jupiter.api.Assertions.assertNotNull(tw, "the allow reached the running sled");
+        tw.sendBinary(ByteBuffer.wrap("echo allowed-$((4+4))\n".getBytes(StandardCharsets.UTF_8)), true).join();
+        typist.await("allowed-8");
+        tw.sendClose(WebSocket.NORMAL_CLOSURE, "done").join();
+        // Denied: no attach at all.
+        rack.client(0).post("/sessions/" + sid + "/access/" + watcherKey + "?access=none", java.util.Map.of());
+        Client.Failure denied = null;
+        for (int i = 0; i < 100 && denied == null; i++) {
+            try {
+                other.webSocket("/jobs/" + id + "/attach", new Screen()).sendClose(WebSocket.NORMAL_CLOSURE, "x");
+                Thread.sleep(50);
+            } catch (Client.Failure f) {
+                denied = f;
+            }
+        }
+        org.junit.jupiter.api.Assertions.assertNotNull(denied);
+        assertEquals("denied", denied.code());
+        // Only the starter sets access.
+        Client.Failure notStarter = org.junit.jupiter.api.Assertions.assertThrows(Client.Failure.class, () -> other
+                .post("/sessions/" + sid + "/access/" + watcherKey + "?access=write", java.util.Map.of()));
+        assertEquals("not-starter", notStarter.code());
 
         // Detach, then come back: the recent past first.
         send(w, "{\"type\":\"detach\"}");

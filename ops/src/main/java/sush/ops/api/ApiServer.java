@@ -131,6 +131,7 @@ public final class ApiServer {
                 .post("/sessions/grant", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> grantSession(b, who))))
                 .post("/sessions/{sid}/stop", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> stopSession(q, who))))
                 .post("/sessions/{sid}/skip/{jid}", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> skip(q, who))))
+                .post("/sessions/{sid}/access/{kid}", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> access(q, who))))
                 .post("/jobs/{jid}/start", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> startJob(q, b))))
                 .post("/jobs/{jid}/stop", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> stopJob(q, who))))
                 .get("/jobs/{jid}/status", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> status(q))))
@@ -850,9 +851,13 @@ public final class ApiServer {
             return error(s, 404, "not-attachable", "job " + job.codephrase() + " is not an interactive job running on "
                     + "sled " + cfg.me().baseboard() + " (attach where it runs; a job that ended has its output)");
         }
-        return runtime.query(v -> Optional.ofNullable(v.fold()).flatMap(f -> f.sessionOf(job)).flatMap(id ->
-                v.fold().session(id)).map(SessionProjection.Session::starter)).flatMap(starter -> {
-                    boolean writes = starter.isPresent() && starter.get().equals(who.key().codephrase());
+        return runtime.query(v -> Optional.ofNullable(v.fold()).flatMap(f -> f.sessionOf(job)).map(id ->
+                v.fold().access(id, who.key().codephrase())).orElse(Message.Access.NONE)).flatMap(access -> {
+                    if (access == Message.Access.NONE) {
+                        return error(s, 403, "denied", "the session's starter has not let " + who.key().codephrase()
+                                + " attach to its jobs");
+                    }
+                    boolean writes = access == Message.Access.WRITE;
                     return s.sendWebsocket((in, out) -> terminalSession(job, t.get(), writes, in, out));
                 });
     }
@@ -1106,6 +1111,32 @@ public final class ApiServer {
                     }
                     return Mono.just(true);
                 });
+    }
+
+    /**
+     * {@code POST /sessions/{sid}/access/{kid}?access=read|write|none} (starter only, issue 19):
+     * what an operator key may do on the session's interactive jobs, gossiped to every sled.
+     */
+    private Mono<Object> access(HttpServerRequest q, Authority.Identity who) throws BadRequest {
+        SessionId id = sessionId(q.param("sid"));
+        sush.projections.id.KeyId key;
+        try {
+            key = sush.projections.id.KeyId.parse(q.param("kid"));
+        } catch (sush.projections.id.IdException e) {
+            throw new BadRequest("bad-codephrase", e.getMessage());
+        }
+        List<String> given = new io.netty.handler.codec.http.QueryStringDecoder(q.uri()).parameters().get("access");
+        Message.Access access;
+        try {
+            access = Message.Access.valueOf(given == null || given.isEmpty() ? "" : given.get(0).toUpperCase(
+                    java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new BadRequest("bad-parameter", "access is read, write or none");
+        }
+        return starterOnly(id, who).map(ok -> {
+            send(new Message.SessionAccess(id, key.codephrase(), access, who.key().codephrase()));
+            return Map.of("session_id", id.codephrase(), "key_id", key.codephrase(), "access", Json.lower(access));
+        });
     }
 
     private Mono<Object> skip(HttpServerRequest q, Authority.Identity who) throws BadRequest {

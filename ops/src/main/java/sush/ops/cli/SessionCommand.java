@@ -23,6 +23,7 @@ import tools.jackson.databind.JsonNode;
 /** {@code sush session start|resume|stop|status}. */
 @Command(name = "session", description = "Start, resume, stop or show the operator session.",
         subcommands = {SessionCommand.Start.class, SessionCommand.Resume.class, SessionCommand.Stop.class,
+            SessionCommand.Allow.class, SessionCommand.Deny.class,
                 SessionCommand.Status.class})
 public final class SessionCommand implements Callable<Integer> {
     /** Bound on waiting for a session to be active ({@code --wait}): polls of {@link #POLL_MS}. */
@@ -119,6 +120,54 @@ public final class SessionCommand implements Callable<Integer> {
             } catch (Client.Failure f) {
                 return g.fail(f);
             }
+        }
+    }
+
+    @Command(name = "allow", description = "Let an operator key watch the active session's interactive jobs, or "
+            + "type in them with --write (starter only; every logged-in operator watches unless denied).")
+    static final class Allow implements Callable<Integer> {
+        @Mixin
+        Global g;
+        @Option(names = "--write", description = "the key may type and resize, as the starter does")
+        boolean write;
+        @Parameters(paramLabel = "KEY_ID", description = "the operator key's id (a codephrase, as `sush iam list` "
+                + "shows it)")
+        String key;
+
+        @Override
+        public Integer call() {
+            return set(g, key, write ? "write" : "read");
+        }
+    }
+
+    @Command(name = "deny", description = "Keep an operator key from attaching to the active session's interactive "
+            + "jobs at all (starter only).")
+    static final class Deny implements Callable<Integer> {
+        @Mixin
+        Global g;
+        @Parameters(paramLabel = "KEY_ID", description = "the operator key's id (a codephrase)")
+        String key;
+
+        @Override
+        public Integer call() {
+            return set(g, key, "none");
+        }
+    }
+
+    /** Sets a key's access to the active session's interactive jobs. */
+    static int set(Global g, String key, String access) {
+        try {
+            String id = active(g.client());
+            if (id == null) {
+                throw new Client.Failure(4, "no-session", "no session is active");
+            }
+            String kid = key.strip().replace(' ', '-');
+            JsonNode r = g.client().post("/sessions/" + id + "/access/" + kid + "?access=" + access, Map.of());
+            g.print(Map.of("session_id", id, "key_id", r.path("key_id").asString(kid), "access", access),
+                    r.path("key_id").asString(kid) + ": " + access + " on the interactive jobs of " + id);
+            return 0;
+        } catch (Client.Failure f) {
+            return g.fail(f);
         }
     }
 

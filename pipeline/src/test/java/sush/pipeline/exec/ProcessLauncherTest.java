@@ -213,6 +213,41 @@ class ProcessLauncherTest {
         assertEquals(Files.size(launcher.jobDir(job).resolve("stdout")), e.output().stdoutBytes());
     }
 
+    /** A client that stops reading is dropped once its queue is full; the job and other clients go on. */
+    @Test
+    void aLaggingClientIsDroppedNeverTheJob() throws Exception {
+        if (launcher == null) {
+            launcher = new ProcessLauncher(output);
+        }
+        JobId job = Chain.next(Hashes.sha3("test-job", new byte[] {(byte) ++jobs}));
+        Launcher.Running r = launcher.launch(new LaunchRequest(SESSION, job, "yes lagging-client-test", "*",
+                Limits.DEFAULT, sush.projections.job.JobMode.INTERACTIVE));
+        Terminal t = launcher.terminal(job).orElseThrow();
+        java.util.concurrent.atomic.AtomicLong taken = new java.util.concurrent.atomic.AtomicLong();
+        t.attach().subscribe(new reactor.core.publisher.BaseSubscriber<byte[]>() {
+            @Override
+            protected void hookOnSubscribe(org.reactivestreams.Subscription s) {
+                s.request(1); // one chunk, then never again
+            }
+
+            @Override
+            protected void hookOnNext(byte[] value) {
+                taken.incrementAndGet();
+            }
+        });
+        for (int i = 0; i < 200 && t.attached() > 0; i++) {
+            Thread.sleep(25);
+        }
+        assertEquals(0, t.attached(), "the lagging client was dropped");
+        assertEquals(1, taken.get());
+        java.util.concurrent.BlockingQueue<byte[]> fresh = new java.util.concurrent.LinkedBlockingQueue<>();
+        t.attach().subscribe(fresh::add);
+        assertTrue(new String(fresh.poll(5, java.util.concurrent.TimeUnit.SECONDS)).contains("lagging-client-test"),
+                "a new client sees the job, which goes on");
+        r.stop();
+        assertInstanceOf(Ending.Killed.class, r.ending().block(WAIT));
+    }
+
     /** Everything {@code q} delivered until {@code marker} appears as its own line (10 s at most). */
     private static String until(java.util.concurrent.BlockingQueue<byte[]> q, String marker) throws Exception {
         StringBuilder b = new StringBuilder();

@@ -151,6 +151,7 @@ public final class SledProjection {
         this.invalidGrants = o.invalidGrants;
         this.statuses = new StatusProjection(o.statuses);
         this.announcements.putAll(o.announcements);
+        this.accesses.putAll(o.accesses);
         this.myStarts.putAll(o.myStarts);
         this.offered = o.offered;
         o.early.forEach((session, held) -> this.early.put(session, new ArrayList<>(held)));
@@ -230,7 +231,14 @@ public final class SledProjection {
         // Most messages mean nothing for this sled: one list reused, copied only when not empty.
         List<Outcome> out = outcomes;
         out.clear();
-        if (m instanceof Message.SessionGrant) {
+        if (m instanceof Message.SessionAccess) {
+            Message.SessionAccess a = (Message.SessionAccess) m;
+            String k = a.session().codephrase() + " " + a.key();
+            if (accesses.containsKey(k) || accesses.size() < MAX_ACCESSES) {
+                accesses.remove(k);
+                accesses.put(k, a);
+            }
+        } else if (m instanceof Message.SessionGrant) {
             onGrant(((Message.SessionGrant) m).grant(), out);
         } else if (m instanceof Message.SessionStart && ordering == Ordering.SIGNED) {
             otherOrdering++;
@@ -383,6 +391,26 @@ public final class SledProjection {
     }
 
     /** A session this fold knows (started, or granted), of either ordering. */
+    /**
+     * What {@code key} may do on session {@code id}'s interactive jobs: write for its starter,
+     * else what the starter last set for the key (issue 19), else read.
+     */
+    public Message.Access access(SessionId id, String key) {
+        Optional<String> starter = session(id).map(SessionProjection.Session::starter);
+        if (starter.isEmpty()) {
+            return Message.Access.NONE;
+        }
+        if (starter.get().equals(key)) {
+            return Message.Access.WRITE;
+        }
+        Message.SessionAccess a = accesses.get(id.codephrase() + " " + key);
+        return a != null && a.by().equals(starter.get()) ? a.access() : Message.Access.READ;
+    }
+
+    /** Bound on the access settings kept (each is one per session and key). */
+    public static final int MAX_ACCESSES = 4096;
+    private final Map<String, Message.SessionAccess> accesses = new LinkedHashMap<>();
+
     public Optional<SessionProjection.Session> session(SessionId id) {
         return ordering == Ordering.SIGNED ? Optional.ofNullable(granted.get(id)).map(SledProjection::asSession)
                 : sessions.session(id);
@@ -633,7 +661,8 @@ public final class SledProjection {
                 .append(activeSession().map(s -> s.id().codephrase()).orElse("-")).append(";head=")
                 .append(chain == null ? "-" : chain.head().codephrase()).append(";jobs=").append(statuses.size())
                 .append(";announced=").append(announcements.keySet()).append(";starts=").append(myStarts.size())
-                .append(";early=").append(earlyCount).append(";ended=").append(ended.size());
+                .append(";early=").append(earlyCount).append(";ended=").append(ended.size())
+                .append(";accesses=").append(accesses.size());
         return b.toString();
     }
 }

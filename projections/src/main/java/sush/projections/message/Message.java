@@ -23,6 +23,19 @@ public sealed interface Message {
             implements Message {
     }
 
+    /**
+     * The session's starter sets what an operator key may do on the session's interactive jobs
+     * (issue 19): watch ({@code read}, what every operator may by default), type ({@code write}),
+     * or nothing ({@code none}). Honoured from the starter only; the latest in causal order holds.
+     */
+    record SessionAccess(SessionId session, String key, Access access, String by) implements Message {
+    }
+
+    /** What {@link SessionAccess} lets a key do. */
+    enum Access {
+        NONE, READ, WRITE
+    }
+
     /** Ends a session (honoured from its starter only). */
     record SessionStop(SessionId session, String by) implements Message {
     }

@@ -122,7 +122,7 @@ public final class MessageCodec {
             case "session-start": case "session-stop": case "job-skip": case "job-start": case "job-stop":
             case "announcement": case "job-started": case "job-stopped": case "job-error": case "job-skipped":
             case "rack-error": case "job-cancelled": case "operator-login": case "operator-revoked":
-            case "session-grant":
+            case "session-grant": case "session-access":
                 return true;
             default:
                 return false;
@@ -158,6 +158,8 @@ public final class MessageCodec {
             return "operator-revoked";
         } else if (m instanceof Message.SessionGrant) {
             return "session-grant";
+        } else if (m instanceof Message.SessionAccess) {
+            return "session-access";
         }
         return "rack-error";
     }
@@ -229,6 +231,10 @@ public final class MessageCodec {
         } else if (m instanceof Message.OperatorRevoked) {
             Message.OperatorRevoked r = (Message.OperatorRevoked) m;
             b.put("key", r.key().toBytes()).put("by", r.by());
+        } else if (m instanceof Message.SessionAccess) {
+            Message.SessionAccess a = (Message.SessionAccess) m;
+            b.put("session", a.session().toBytes()).put("key", a.key()).put("access", wireName(a.access()))
+                    .put("by", a.by());
         } else if (m instanceof Message.SessionGrant) {
             SignedGrant g = ((Message.SessionGrant) m).grant();
             b.put("signer", g.grant().signer().toBytes()).put("epoch", g.grant().epoch())
@@ -347,6 +353,9 @@ public final class MessageCodec {
                         f.bytes("signature", -1, Fields.MAX_BLOB_BYTES), f.number("expires", 0, Long.MAX_VALUE));
             case "operator-revoked":
                 return new Message.OperatorRevoked(new KeyId(f.id("key")), f.text("by", name));
+            case "session-access":
+                return new Message.SessionAccess(RecentIds.SESSIONS.of(f.id("session")), f.text("key", name),
+                        f.choice("access", Message.Access.class), f.text("by", name));
             case "session-grant":
                 try {
                     return new Message.SessionGrant(new SignedGrant(new Grant(f.number("epoch", 0, Long.MAX_VALUE),

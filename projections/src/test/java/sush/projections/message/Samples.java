@@ -52,6 +52,8 @@ final class Samples {
         m.put("session-grant", new Message.SessionGrant(new sush.projections.job.SignedGrant(
                 new sush.projections.job.Grant(1_764_600_000_000L, new KeyId(filled(Id88.BYTES, 16)), "operator",
                         filled(32, 17)), sush.projections.job.SignatureAlgorithm.ED25519, filled(64, 18))));
+        m.put("session-access", new Message.SessionAccess(session(), "able-acid-aged-also-area-army-away-baby",
+                Message.Access.WRITE, "operator"));
         m.put("operator-revoked", new Message.OperatorRevoked(new KeyId(filled(Id88.BYTES, 15)),
                 "able-acid-aged-also-area-army-away-baby"));
         return m;
