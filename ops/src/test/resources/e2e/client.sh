@@ -128,9 +128,28 @@ ok "a request above a daemon maximum is refused with the reason; a malformed lim
 has term.out "42"
 has term.out "/dev/pts/"
 has term.out "on $SLED_B: stopped exit 3"
+# Ctrl-] detaches (the job goes on); `job attach` with no id returns to it, the recent past first.
+{
+  for _ in $(seq 300); do grep -q 'bash-' term2.out 2>/dev/null && break; sleep 0.1; done
+  printf 'echo first-$((5+5))\r'
+  for _ in $(seq 300); do grep -q 'first-10' term2.out 2>/dev/null && break; sleep 0.1; done
+  printf '\035'
+  sleep 5
+} | { set +e; script -qfec "$SUSH --url $URL_A job start -i --target $SLED_B -- bash --norc --noprofile" /dev/null \
+      > term2.out; echo $? > term2.rc; }
+[ "$(cat term2.rc)" = 0 ] || fail "detaching exited $(cat term2.rc): $(cat term2.out)"
+has term2.out "detached from job"
+{
+  for _ in $(seq 300); do grep -q 'first-10' term3.out 2>/dev/null && break; sleep 0.1; done
+  printf 'exit 0\r'
+  for _ in $(seq 300); do grep -q "on $SLED_B:" term3.out 2>/dev/null && break; sleep 0.1; done
+} | { set +e; script -qfec "$SUSH --url $URL_A job attach" /dev/null > term3.out; echo $? > term3.rc; }
+[ "$(cat term3.rc)" = 0 ] || fail "reattaching exited $(cat term3.rc): $(cat term3.out)"
+has term3.out "first-10"
+has term3.out "on $SLED_B: stopped exit 0"
 run 2 "$SUSH" --url "$URL_A" job start -i -- bash
 has err "one-sled-only"
-ok "an interactive job runs on a terminal through the CLI: typed input, tty, exit code"
+ok "an interactive job runs on a terminal through the CLI: typed input, tty, exit code, Ctrl-] and attach"
 
 # --- A streaming job: stdout straight to the client, checked against the status's hash ---------
 run 0 "$SUSH" --url "$URL_A" job start -S --target "$SLED_B" -- head -c 5000000 /dev/urandom
