@@ -124,7 +124,10 @@ public final class ApiServer {
                 .get("/metrics", (q, s) -> served(q, () -> metrics(s)))
                 .post("/login/challenge", (q, s) -> served(q, () -> challenge(s)))
                 .post("/login", (q, s) -> served(q, () -> login(q, s)))
-                .get("/version", (q, s) -> guard(q, s, (b, who) -> json(s, 200, version())))
+                .get("/", (q, s) -> page(s, "index.html"))
+                .get("/web/{file}", (q, s) -> page(s, q.param("file")))
+                .get("/version", (q, s) -> guard(q, s, (b, who) -> elsewhere(q).isPresent() ? relay(q, s,
+                        elsewhere(q).get()) : json(s, 200, version())))
                 .get("/versions", (q, s) -> guard(q, s, (b, who) -> query(s, v -> versions(v))))
                 .get("/sessions", (q, s) -> guard(q, s, (b, who) -> activeSession(s)))
                 .post("/sessions/start", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> startSession(b, who))))
@@ -139,7 +142,8 @@ public final class ApiServer {
                 .get("/jobs/{jid}/attach", (q, s) -> guard(q, s, (b, who) -> attach(q, s, who)))
                 .get("/jobs/{jid}/stream", (q, s) -> guard(q, s, (b, who) -> stream(q, s, who)))
                 .get("/jobs", (q, s) -> guard(q, s, (b, who) -> history(q, s)))
-                .get("/boundary", (q, s) -> guard(q, s, (b, who) -> query(s, this::boundary)))
+                .get("/boundary", (q, s) -> guard(q, s, (b, who) -> elsewhere(q).isPresent() ? relay(q, s,
+                        elsewhere(q).get()) : query(s, this::boundary)))
                 .get("/iam", (q, s) -> guard(q, s, (b, who) -> json(s, 200, iam())))
                 .post("/iam/revoke/{kid}", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> revoke(q, who))))
                 .get("/events", (q, s) -> guard(q, s, (b, who) -> events(q, s)))).bindNow();
@@ -268,12 +272,29 @@ public final class ApiServer {
         return inFlight(q, body(q).flatMap(b -> {
             Authority.Identity who;
             try {
-                who = authority.authenticate(q.requestHeaders().get("Authorization"), q.method().name(), q.uri(), b);
+                String header = q.requestHeaders().get("Authorization");
+                if (header != null && header.startsWith(Authority.READ_SCHEME)) {
+                    // D-035: a read token reads; it never starts, stops or attaches to anything.
+                    if (!q.method().name().equals("GET") || !readable(q.fullPath())) {
+                        throw new Authority.Refusal(403, "read-only", "a read token only reads (GET of the rack's "
+                                + "state); this needs sush login");
+                    }
+                    who = authority.authenticateRead(header);
+                } else {
+                    who = authority.authenticate(header, q.method().name(), q.uri(), b);
+                }
             } catch (Authority.Refusal e) {
                 return Mono.from(unauthorized(s, e));
             }
             return Mono.from(then.run(b, who));
         }).onErrorResume(Refused.class, e -> error(s, e.status, e.code, e.getMessage())));
+    }
+
+    /** The endpoints a read token may GET (D-035): state, statuses, outputs and events; never attach or stream. */
+    static boolean readable(String path) {
+        return path.equals("/version") || path.equals("/versions") || path.equals("/sessions")
+                || path.equals("/boundary") || path.equals("/events") || path.equals("/jobs")
+                || (path.startsWith("/jobs/") && (path.endsWith("/status") || path.contains("/output/")));
     }
 
     private Publisher<Void> unauthorized(HttpServerResponse s, Authority.Refusal e) {
@@ -681,6 +702,38 @@ public final class ApiServer {
                                     + sled.map(b -> " from sled " + b).orElse("")))
                             : Mono.just((Object) Map.of("job_id", job.codephrase(), "statuses", m));
                 });
+    }
+
+    /** The {@code sled} query parameter when it names another sled than this one (the request is relayed). */
+    private Optional<String> elsewhere(HttpServerRequest q) {
+        return sledParameter(q).filter(b -> !b.equals(cfg.me().baseboard()));
+    }
+
+    /** The rack page's files (issue 20, D-035): shipped in the jar, nothing fetched from elsewhere. */
+    private static final Map<String, String> PAGE_FILES = Map.of("index.html", "text/html; charset=utf-8", "app.js",
+            "text/javascript; charset=utf-8", "style.css", "text/css; charset=utf-8");
+
+    /**
+     * {@code GET /} and {@code /web/{file}}: the rack page. It holds no data: the page asks the
+     * API for everything with the read token the operator gave it ({@code sush login --web}).
+     */
+    private Publisher<Void> page(HttpServerResponse s, String file) {
+        String type = PAGE_FILES.get(file);
+        if (type == null) {
+            return error(s, 404, "no-such-file", "the page has no file " + file.replaceAll("[^A-Za-z0-9._-]", "?"));
+        }
+        byte[] body;
+        try (java.io.InputStream in = ApiServer.class.getResourceAsStream("/sush/ops/web/" + file)) {
+            if (in == null) {
+                return error(s, 500, "page-missing", "the page's " + file + " is not in this build");
+            }
+            body = in.readAllBytes();
+        } catch (IOException e) {
+            return error(s, 500, "page-missing", e.getMessage());
+        }
+        return s.status(200).header("Content-Type", type).header("Cache-Control", "no-store")
+                .header("Content-Security-Policy", "default-src 'self'; connect-src 'self'; img-src 'self' data:")
+                .header("X-Content-Type-Options", "nosniff").sendByteArray(Mono.just(body)).then();
     }
 
     /** The {@code sled} query parameter, when given. */

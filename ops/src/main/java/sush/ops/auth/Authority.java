@@ -353,6 +353,63 @@ public final class Authority {
         return i;
     }
 
+    /** Domain separation of a read token (D-035). */
+    public static final String READ_DOMAIN = "sush-web-read-v1";
+    /** The scheme of a read token in {@code Authorization}. */
+    public static final String READ_SCHEME = "SushRead ";
+
+    /** What an identity signs for a read token: its key, its login nonce, the token's expiry. */
+    public static byte[] readBytes(KeyId key, byte[] nonce, long expires) {
+        return new SshKey.Writer().string(READ_DOMAIN).string(key.codephrase()).bytes(nonce).u32(expires >>> 32)
+                .u32(expires & 0xFFFFFFFFL).toBytes();
+    }
+
+    /**
+     * Checks a read token ({@code SushRead KEY.NONCE.EXPIRES.SIG}, D-035): signed by the ephemeral
+     * key of an identity this sled honours, before the token's and the identity's expiry, its key
+     * not revoked. It authorizes reading only: the caller admits it for GET of read endpoints.
+     */
+    public synchronized Identity authenticateRead(String header) throws Refusal {
+        if (header == null || !header.startsWith(READ_SCHEME)) {
+            throw new Refusal(401, "login-required", "this page needs a read token: sush login --web");
+        }
+        String[] f = header.substring(READ_SCHEME.length()).strip().split("\\.");
+        KeyId key;
+        byte[] nonce;
+        byte[] sig;
+        long expires;
+        try {
+            if (f.length != 4) {
+                throw new IllegalArgumentException("four fields");
+            }
+            key = KeyId.parse(f[0]);
+            nonce = java.util.Base64.getUrlDecoder().decode(f[1]);
+            expires = Long.parseLong(f[2]);
+            sig = java.util.Base64.getUrlDecoder().decode(f[3]);
+        } catch (sush.projections.id.IdException | IllegalArgumentException e) {
+            throw new Refusal(401, "malformed-authorization", "a read token is KEY.NONCE.EXPIRES.SIG: " + e.getMessage());
+        }
+        if (revoked.contains(key)) {
+            throw new Refusal(401, "revoked", "key " + key + " is revoked");
+        }
+        Identity i = identities.get(HexFormat.of().formatHex(nonce));
+        long now = clock.getAsLong();
+        if (i == null || !i.key.equals(key)) {
+            throw new Refusal(401, "login-required", "no identity " + key + " here: sush login --web");
+        }
+        if (now >= expires || now >= i.expires) {
+            throw new Refusal(401, "expired", "the read token expired: sush login --web");
+        }
+        Ed25519Signer v = new Ed25519Signer();
+        v.init(false, new Ed25519PublicKeyParameters(i.ephemeral, 0));
+        byte[] signed = readBytes(key, nonce, expires);
+        v.update(signed, 0, signed.length);
+        if (sig.length != 64 || !v.verifySignature(sig)) {
+            throw new Refusal(401, "bad-signature", "the read token's signature does not verify");
+        }
+        return i;
+    }
+
     private static boolean live(Identity i, long now) {
         return now < i.expires && now - i.lastUsed < IDLE_MILLIS;
     }

@@ -100,6 +100,25 @@ public final class Credentials {
         cache.ifPresent(p -> write(p, i));
     }
 
+    /**
+     * A read token of this identity (D-035), valid until {@code expires} (ms; capped at the
+     * identity's own expiry): {@code KEY.NONCE.EXPIRES.SIG}, for {@code Authorization: SushRead}.
+     */
+    public Optional<String> readToken(long expires) {
+        Identity i = identity;
+        if (i == null) {
+            return Optional.empty();
+        }
+        long until = Math.min(expires, i.expires());
+        Ed25519Signer s = new Ed25519Signer();
+        s.init(true, new Ed25519PrivateKeyParameters(i.ephemeralSecret(), 0));
+        byte[] signed = Authority.readBytes(i.key(), i.nonce(), until);
+        s.update(signed, 0, signed.length);
+        Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
+        return Optional.of(i.key().codephrase().replace(' ', '-') + "." + b64.encodeToString(i.nonce()) + "." + until
+                + "." + b64.encodeToString(s.generateSignature()));
+    }
+
     /** The {@code Authorization} header for one request, or empty without an identity. */
     public Optional<String> authorize(String method, String pathAndQuery, byte[] body) {
         Identity i = identity;

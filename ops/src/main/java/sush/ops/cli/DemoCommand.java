@@ -7,6 +7,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
 import java.util.Set;
 import java.util.concurrent.Callable;
 
@@ -38,6 +39,9 @@ public final class DemoCommand implements Callable<Integer> {
     Path dir;
     @Option(names = "--keep", description = "keep the rack's directories afterwards")
     boolean keep;
+    @Option(names = "--web", description = "after the story, leave the rack up and print the rack page's address "
+            + "(with a read token) until Ctrl-C")
+    boolean web;
 
     private final List<Daemon> daemons = new ArrayList<>();
     private RackFile rack;
@@ -87,6 +91,19 @@ public final class DemoCommand implements Callable<Integer> {
             say("\n6. Every sled's boundary record:");
             for (int i = 0; i < daemons.size(); i++) {
                 say(indent(BoundaryCommand.render(client(i).get("/boundary"))));
+            }
+            if (web) {
+                String token = client(0).credentials().readToken(System.currentTimeMillis() + 8 * 3_600_000L)
+                        .orElseThrow();
+                say("\n7. The rack page (read only; it follows the rack live):\n   " + client(0).url() + "/#token="
+                        + token + "\n   The rack stays up for it; Ctrl-C stops it.");
+                CountDownLatch stop = new CountDownLatch(1);
+                Thread hook = new Thread(() -> {
+                    daemons.forEach(Daemon::close);
+                    stop.countDown();
+                }, "sush-demo-stop");
+                Runtime.getRuntime().addShutdownHook(hook);
+                stop.await();
             }
             say("\nShutting down.");
             return once ? 0 : 1;

@@ -19,12 +19,28 @@ import tools.jackson.databind.JsonNode;
 public final class LoginCommand implements Callable<Integer> {
     @Mixin
     Global g;
+    @picocli.CommandLine.Option(names = "--web", description = "also print the rack page's address with a read token "
+            + "of this login (it reads the rack's state, outputs and events; it starts nothing) for --hours")
+    boolean web;
+    @picocli.CommandLine.Option(names = "--hours", defaultValue = "8", description = "how long the page's read token "
+            + "lasts (at most the login's own expiry; default: ${DEFAULT-VALUE})")
+    int hours;
 
     @Override
     public Integer call() {
         try {
             Client c = g.client();
             JsonNode who = c.login();
+            if (web) {
+                if (hours < 1) {
+                    throw new Client.Failure(2, "bad-hours", "--hours is at least 1");
+                }
+                String t = c.credentials().readToken(System.currentTimeMillis() + hours * 3_600_000L).orElseThrow();
+                String url = c.url() + "/#token=" + t;
+                g.print(Map.of("url", url, "key_id", who.get("key_id").asString()), "the rack page (read only; keep "
+                        + "the address private, it carries your read token):\n" + url);
+                return 0;
+            }
             Map<String, Object> doc = new LinkedHashMap<>();
             doc.put("key_id", who.get("key_id").asString());
             doc.put("acceptor", who.get("acceptor").asString());

@@ -1,0 +1,148 @@
+package sush.ops;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+import sush.ops.cli.Client;
+import sush.ops.cli.RackAccess;
+import sush.ops.cli.RackCommand;
+import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
+import sush.projections.job.JobRequest;
+import sush.projections.job.SignedJob;
+import sush.projections.job.SignerKey;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Issue 20: the rack page in a real browser (Chromium through its driver, headless) against a
+ * 4-sled rack of real daemons: four sleds drawn; a job appears and its cells turn to stopped
+ * exit 0 without a reload, its output verified in the page; a sled killed with -9 turns DOWN
+ * and comes back after a restart. Screenshots of each step go to target/rack-page/.
+ */
+class RackPageTest extends ProcessRack {
+    static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    static final Path DRIVER = Path.of("/usr/bin/chromedriver");
+
+    @Test
+    void theRackPageFollowsTheRackLive() throws Exception {
+        boolean browser = Files.isExecutable(CHROMIUM) && Files.isExecutable(DRIVER);
+        if (!browser) {
+            System.out.println("skipped: no chromium and chromedriver here (Debian packages chromium, chromium-driver)");
+        }
+        Assumptions.assumeTrue(browser, "chromium and chromium-driver");
+        rack = RackCommand.create(dir, 4, LocalRack.freePorts(4), sush.projections.fold.Ordering.CAUSAL);
+        for (int i = 0; i < 4; i++) {
+            processes.add(RackAccess.start(dir, rack.sleds().get(i)));
+        }
+        for (int i = 0; i < 4; i++) {
+            assertTrue(RackAccess.awaitApi(rack.sleds().get(i).api()), "sled " + i + " answers");
+        }
+        await("one universe of four", () -> {
+            try {
+                for (int i = 0; i < 4; i++) {
+                    if (client(i).get("/versions").get("sleds").size() < 4) {
+                        return false;
+                    }
+                }
+                return true;
+            } catch (Client.Failure f) {
+                return false;
+            }
+        });
+        Client op = client(0);
+        op.login();
+        String token = op.credentials().readToken(System.currentTimeMillis() + 3_600_000).orElseThrow();
+        String base = "http://" + rack.sleds().get(0).api();
+
+        // The token reads and never writes.
+        HttpResponse<String> write = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base
+                + "/sessions/start")).header("Authorization", "SushRead " + token).POST(HttpRequest.BodyPublishers
+                        .ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(403, write.statusCode(), write.body());
+        assertTrue(write.body().contains("read-only"), write.body());
+
+        Path shots = Files.createDirectories(Path.of("target", "rack-page"));
+        ChromeOptions o = new ChromeOptions();
+        o.setBinary(CHROMIUM.toFile());
+        o.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1700");
+        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(DRIVER.toFile())
+                .usingAnyFreePort().build();
+        WebDriver web = new ChromeDriver(service, o);
+        try {
+            WebDriverWait wait = new WebDriverWait(web, Duration.ofSeconds(30));
+            web.get(base + "/#token=" + token);
+            wait.until(d -> d.findElements(By.cssSelector(".cubby.state-up")).size() == 4);
+            assertEquals(28, web.findElements(By.cssSelector(".cubby.state-empty")).size());
+            assertTrue(web.getCurrentUrl().indexOf("token") < 0, "the token left the address bar");
+            shot(web, shots.resolve("1-four-sleds.png"));
+
+            // A job from the operator: its row appears and fills in live.
+            String session = op.post("/sessions/start", Map.of()).get("session_id").asString();
+            await("session active", () -> {
+                try {
+                    return session.equals(client(3).get("/sessions").get("session_id").asString());
+                } catch (Client.Failure f) {
+                    return false;
+                }
+            });
+            SignerKey key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
+            JsonNode s = op.get("/sessions");
+            SignedJob job = key.sign(new JobRequest(SessionId.parse(s.get("session_id").asString()),
+                    JobId.parse(s.get("next_job").asString()), "echo hello from $SUSH_JOB_ID", "*", false));
+            String id = job.request().job().codephrase();
+            op.post("/jobs/" + id + "/start", SignedRequests.toJson(job));
+            By done = By.cssSelector("tr[data-job='" + id + "'] td.status-stopped.ok");
+            wait.until(d -> d.findElements(done).size() == 4);
+            assertTrue(web.findElement(By.cssSelector("tr[data-job='" + id + "']")).getText().contains("stopped exit 0"));
+            shot(web, shots.resolve("2-job-stopped-everywhere.png"));
+            // Its output, fetched through the serving sled and checked against the status hash in the page.
+            web.findElement(By.cssSelector("tr[data-job='" + id + "'] td[data-sled='" + rack.sleds().get(2).baseboard()
+                    + "'] a.output")).click();
+            wait.until(d -> d.findElement(By.cssSelector("tr[data-job='" + id + "'] td[data-sled='"
+                    + rack.sleds().get(2).baseboard() + "'] a.output")).getText().equals("stdout (verified)"));
+
+            // kill -9 of sled 3: DOWN; a restart: UP again.
+            String b3 = rack.sleds().get(3).baseboard();
+            ProcessHandle h = RackAccess.running(rack.sleds().get(3)).orElseThrow();
+            h.destroyForcibly();
+            h.onExit().get();
+            By three = By.cssSelector(".cubby[data-baseboard='" + b3 + "']");
+            wait.until(d -> d.findElement(three).getDomAttribute("class").contains("state-down"));
+            assertTrue(web.findElement(three).getText().contains("DOWN"));
+            shot(web, shots.resolve("3-sled-killed.png"));
+            processes.add(RackAccess.start(dir, rack.sleds().get(3)));
+            assertTrue(RackAccess.awaitApi(rack.sleds().get(3).api()));
+            wait.until(d -> d.findElement(three).getDomAttribute("class").contains("state-up"));
+            shot(web, shots.resolve("4-sled-back.png"));
+            assertEquals("live", web.findElement(By.id("live")).getText());
+        } finally {
+            web.quit();
+        }
+    }
+
+    private static void shot(WebDriver web, Path to) throws java.io.IOException {
+        File f = ((TakesScreenshot) web).getScreenshotAs(OutputType.FILE);
+        Files.copy(f.toPath(), to, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    }
+}
