@@ -1314,7 +1314,8 @@ public final class ApiServer {
             eventStreams.decrementAndGet();
             return error(s, 503, "too-many-streams", MAX_EVENT_STREAMS + " event streams are open on this sled");
         }
-        Flux<String> frames = lagBounded(events.asFlux().filter(n -> n.id() > after), MAX_EVENT_LAG)
+        int backlog = (int) Math.min(EVENT_HISTORY, Math.max(0, nextEvent.get() - 1 - after));
+        Flux<String> frames = followed(events.asFlux().filter(n -> n.id() > after), backlog, MAX_EVENT_LAG)
                 .map(n -> "id: " + n.id() + "\nevent: " + n.kind() + "\ndata: " + Json.MAPPER.writeValueAsString(n.data())
                         + "\n\n")
                 .doFinally(signal -> eventStreams.decrementAndGet());
@@ -1333,6 +1334,15 @@ public final class ApiServer {
      */
     static <T> Flux<T> lagBounded(Flux<T> events, int lag) {
         return events.onBackpressureBuffer(lag, dropped -> { }, reactor.core.publisher.BufferOverflowStrategy.ERROR);
+    }
+
+    /**
+     * The stream of a new subscriber: the history it is owed ({@code backlog} events, replayed at
+     * once on subscription, before the connection can take them), then what follows, within
+     * {@code lag} more. The backlog is never counted as lag; the bound stays a bound.
+     */
+    static <T> Flux<T> followed(Flux<T> events, int backlog, int lag) {
+        return lagBounded(events, backlog + lag);
     }
 
     // ---- Plumbing -------------------------------------------------------------------------
