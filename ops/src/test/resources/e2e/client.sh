@@ -7,6 +7,8 @@
 # Each check prints one "ok" line; the first failure prints why and exits 1.
 set -euo pipefail
 cd "$WORK"
+# A terminal server left by a failing check never outlives the script.
+trap 'tmux -L sush-e2e kill-server 2>/dev/null || true' EXIT
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 ok() { echo "ok - $*"; }
@@ -147,9 +149,26 @@ has term2.out "detached from job"
 [ "$(cat term3.rc)" = 0 ] || fail "reattaching exited $(cat term3.rc): $(cat term3.out)"
 has term3.out "first-10"
 has term3.out "on $SLED_B: stopped exit 0"
+# The window follows the operator's terminal: tmux resizes it, the CLI relays SIGWINCH, the job
+# reads the new size with stty.
+screen() { tmux -L sush-e2e capture-pane -p -t e2e 2>/dev/null || true; }
+until_screen() { for _ in $(seq 300); do screen | grep -q -- "$1" && return 0; sleep 0.1; done; fail "no '$1' on: $(screen)"; }
+tmux -L sush-e2e new-session -d -s e2e -x 80 -y 24 \
+  "$SUSH --url $URL_A job start -i --target $SLED_B -- bash --norc --noprofile; echo \$? > $WORK/tmux.rc; sleep 30"
+until_screen 'bash-'
+tmux -L sush-e2e send-keys -t e2e 'stty size' Enter
+until_screen '^24 80'
+tmux -L sush-e2e resize-window -t e2e -x 100 -y 40
+sleep 1
+tmux -L sush-e2e send-keys -t e2e 'clear; stty size' Enter
+until_screen '^40 100'
+tmux -L sush-e2e send-keys -t e2e 'exit 4' Enter
+for _ in $(seq 300); do [ -s tmux.rc ] && break; sleep 0.1; done
+tmux -L sush-e2e kill-server
+[ "$(cat tmux.rc)" = 5 ] || fail "the CLI under tmux exited $(cat tmux.rc 2>/dev/null), want 5"
 run 2 "$SUSH" --url "$URL_A" job start -i -- bash
 has err "one-sled-only"
-ok "an interactive job runs on a terminal through the CLI: typed input, tty, exit code, Ctrl-] and attach"
+ok "an interactive job runs on a terminal through the CLI: typed input, tty, exit code, Ctrl-] and attach, resize"
 
 # --- A streaming job: stdout straight to the client, checked against the status's hash ---------
 run 0 "$SUSH" --url "$URL_A" job start -S --target "$SLED_B" -- head -c 5000000 /dev/urandom
