@@ -42,6 +42,14 @@ class StreamingJobTest extends TwoSledRack {
         return id;
     }
 
+    /** The stream of job {@code id}, taken by the starter at the sled running it. */
+    private static HttpResponse<InputStream> receive(String id) throws Exception {
+        HttpResponse<InputStream> r = rack.client(1).raw("GET", "/jobs/" + id + "/stream", new byte[0], Map.of(),
+                HttpResponse.BodyHandlers.ofInputStream());
+        assertEquals(200, r.statusCode());
+        return r;
+    }
+
     private static JsonNode endOf(String id, String sled) throws Exception {
         for (int i = 0; i < 400; i++) {
             try {
@@ -64,9 +72,7 @@ class StreamingJobTest extends TwoSledRack {
         SignedJob job = streaming("head -c 50000000 /dev/urandom", sled);
         String id = start(job);
         Outflow flow = rack.daemons.get(1).launcher().outflow(job.request().job()).orElseThrow();
-        HttpResponse<InputStream> r = rack.client(1).raw("GET", "/jobs/" + id + "/stream", new byte[0], Map.of(),
-                HttpResponse.BodyHandlers.ofInputStream());
-        assertEquals(200, r.statusCode());
+        HttpResponse<InputStream> r = receive(id);
         // A second client is refused: the stream has one.
         HttpResponse<String> second = rack.client(1).raw("GET", "/jobs/" + id + "/stream", new byte[0], Map.of());
         assertEquals(409, second.statusCode(), second.body());
@@ -107,9 +113,7 @@ class StreamingJobTest extends TwoSledRack {
         String sled = rack.rack.sleds().get(1).baseboard();
         SignedJob job = streaming("yes sush", sled);
         String id = start(job);
-        HttpResponse<InputStream> r = rack.client(1).raw("GET", "/jobs/" + id + "/stream", new byte[0], Map.of(),
-                HttpResponse.BodyHandlers.ofInputStream());
-        assertEquals(200, r.statusCode());
+        HttpResponse<InputStream> r = receive(id);
         InputStream in = r.body();
         assertTrue(in.readNBytes(100_000).length == 100_000);
         in.close();

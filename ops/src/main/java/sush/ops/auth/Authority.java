@@ -339,11 +339,7 @@ public final class Authority {
             identities.remove(HexFormat.of().formatHex(nonce));
             throw new Refusal(401, "expired", "the identity expired: sush login");
         }
-        Ed25519Signer v = new Ed25519Signer();
-        v.init(false, new Ed25519PublicKeyParameters(i.ephemeral, 0));
-        byte[] signed = requestBytes(key, nonce, method, pathAndQuery, seq, sha3(body));
-        v.update(signed, 0, signed.length);
-        if (sig.length != 64 || !v.verifySignature(sig)) {
+        if (!signedBy(i, requestBytes(key, nonce, method, pathAndQuery, seq, sha3(body)), sig)) {
             throw new Refusal(401, "bad-signature", "the request signature does not verify");
         }
         if (!i.accept(seq)) {
@@ -400,14 +396,21 @@ public final class Authority {
         if (now >= expires || now >= i.expires) {
             throw new Refusal(401, "expired", "the read token expired: sush login --web");
         }
-        Ed25519Signer v = new Ed25519Signer();
-        v.init(false, new Ed25519PublicKeyParameters(i.ephemeral, 0));
-        byte[] signed = readBytes(key, nonce, expires);
-        v.update(signed, 0, signed.length);
-        if (sig.length != 64 || !v.verifySignature(sig)) {
+        if (!signedBy(i, readBytes(key, nonce, expires), sig)) {
             throw new Refusal(401, "bad-signature", "the read token's signature does not verify");
         }
         return i;
+    }
+
+    /** Whether {@code sig} is the identity's ephemeral key's Ed25519 signature of {@code signed}. */
+    private static boolean signedBy(Identity i, byte[] signed, byte[] sig) {
+        if (sig.length != 64) {
+            return false;
+        }
+        Ed25519Signer v = new Ed25519Signer();
+        v.init(false, new Ed25519PublicKeyParameters(i.ephemeral, 0));
+        v.update(signed, 0, signed.length);
+        return v.verifySignature(sig);
     }
 
     private static boolean live(Identity i, long now) {

@@ -86,6 +86,39 @@ class SledProjectionTest {
         assertEquals(2, ended.queued().size(), "the two jobs for this sled, not the one for cubby 9");
     }
 
+    /**
+     * Issue 19: the starter sets what a key may do on its session's interactive jobs; anyone
+     * else's setting is ignored; the latest holds; at most {@value SledProjection#MAX_ACCESSES}
+     * settings are kept, and a kept one still changes at the bound.
+     */
+    @Test
+    void sessionAccessIsTheStartersToSetAndBounded() {
+        SledProjection p = new SledProjection(ME, Chains.TRUST);
+        Version v = Version.ZERO.tick(Id.ONE);
+        p.apply(v, START);
+        assertEquals(Message.Access.WRITE, p.access(S, "op"), "the starter types");
+        assertEquals(Message.Access.READ, p.access(S, "someone"), "everyone else watches");
+        v = v.tick(Id.ONE);
+        p.apply(v, new Message.SessionAccess(S, "someone", Message.Access.WRITE, "someone"));
+        assertEquals(Message.Access.READ, p.access(S, "someone"), "not the starter's say");
+        v = v.tick(Id.ONE);
+        p.apply(v, new Message.SessionAccess(S, "someone", Message.Access.WRITE, "op"));
+        assertEquals(Message.Access.WRITE, p.access(S, "someone"));
+        v = v.tick(Id.ONE);
+        p.apply(v, new Message.SessionAccess(S, "someone", Message.Access.NONE, "op"));
+        assertEquals(Message.Access.NONE, p.access(S, "someone"), "the latest holds");
+        for (int i = 0; i < SledProjection.MAX_ACCESSES; i++) {
+            v = v.tick(Id.ONE);
+            p.apply(v, new Message.SessionAccess(S, "k" + i, Message.Access.WRITE, "op"));
+        }
+        assertEquals(Message.Access.WRITE, p.access(S, "k" + (SledProjection.MAX_ACCESSES - 2)));
+        assertEquals(Message.Access.READ, p.access(S, "k" + (SledProjection.MAX_ACCESSES - 1)), "past the bound");
+        v = v.tick(Id.ONE);
+        p.apply(v, new Message.SessionAccess(S, "someone", Message.Access.READ, "op"));
+        assertEquals(Message.Access.READ, p.access(S, "someone"), "a kept setting still changes at the bound");
+        assertEquals(Message.Access.NONE, p.access(SessionIds.compute("p:zz", NONCE, new byte[] {7}), "op"), "an unknown session: nothing");
+    }
+
     @Test
     void malformedPayloadsAreCountedAndTheFoldGoesOn() {
         SledProjection p = new SledProjection(ME, Chains.TRUST);
