@@ -90,7 +90,9 @@ class RackPageTest extends ProcessRack {
                 .usingAnyFreePort().build();
         WebDriver web = new ChromeDriver(service, o);
         try {
-            WebDriverWait wait = new WebDriverWait(web, Duration.ofSeconds(30));
+            // The page redraws the rack every two seconds: an element read between two draws is stale.
+            org.openqa.selenium.support.ui.FluentWait<WebDriver> wait = new WebDriverWait(web, Duration.ofSeconds(30))
+                    .ignoring(org.openqa.selenium.StaleElementReferenceException.class);
             web.get(base + "/#token=" + token);
             wait.until(d -> d.findElements(By.cssSelector(".cubby.state-up")).size() == 4);
             assertEquals(28, web.findElements(By.cssSelector(".cubby.state-empty")).size());
@@ -129,7 +131,7 @@ class RackPageTest extends ProcessRack {
             h.onExit().get();
             By three = By.cssSelector(".cubby[data-baseboard='" + b3 + "']");
             wait.until(d -> d.findElement(three).getDomAttribute("class").contains("state-down"));
-            assertTrue(web.findElement(three).getText().contains("DOWN"));
+            wait.until(d -> d.findElement(three).getText().contains("DOWN"));
             shot(web, shots.resolve("3-sled-killed.png"));
             processes.add(RackAccess.start(dir, rack.sleds().get(3)));
             assertTrue(RackAccess.awaitApi(rack.sleds().get(3).api()));

@@ -831,7 +831,16 @@ public final class ApiServer {
     private Mono<Void> relayTo(HttpServerRequest q, HttpServerResponse s, String sled, String api) {
         reactor.netty.http.client.HttpClient c;
         try {
-            c = relayClient(sled, api);
+            // One client per sled and address, kept: a page reads every sled's state each second.
+            String k = sled + " " + api;
+            c = relayClients.get(k);
+            if (c == null) {
+                if (relayClients.size() >= MAX_RELAY_CLIENTS) {
+                    relayClients.clear();
+                }
+                c = relayClient(sled, api);
+                relayClients.put(k, c);
+            }
         } catch (javax.net.ssl.SSLException | sush.gossip.net.GossipTls.TlsException | IllegalStateException e) {
             return error(s, 502, "sled-unreachable", "cannot reach sled " + sled + " at " + api + ": " + e.getMessage());
         }
@@ -877,6 +886,11 @@ public final class ApiServer {
             h.engine().setSSLParameters(p);
         }));
     }
+
+    /** Relay clients kept (a rack has 32 sleds; a moved API adds one); past it they are made again. */
+    static final int MAX_RELAY_CLIENTS = 256;
+    private final Map<String, reactor.netty.http.client.HttpClient> relayClients =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     /** How long a relayed request waits for the other sled's answer to begin. */
     static final java.time.Duration RELAY_RESPONSE_TIMEOUT = java.time.Duration.ofSeconds(10);
