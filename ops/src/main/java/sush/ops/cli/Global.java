@@ -54,15 +54,6 @@ public final class Global {
     }
 
     /**
-     * The client of the sled {@code baseboard} from the local rack file, if it names the sled;
-     * else the client of this command's sled.
-     */
-    Client clientOf(String baseboard) throws Client.Failure {
-        Optional<String> api = localRack().flatMap(r -> r.sled(baseboard).map(r::apiUrl));
-        return api.isPresent() ? client(api.get()) : client();
-    }
-
-    /**
      * The rack file of the operator's working rack (the property {@code sush.rack}, env
      * SUSH_RACK, or ./rack/rack.json), if there is one and it reads; its CA is trusted and its
      * sleds' APIs are found there.
