@@ -38,7 +38,7 @@ import tools.jackson.databind.JsonNode;
  * Issue 20: the rack page in a real browser (Chromium through its driver, headless) against a
  * 4-sled rack of real daemons: four sleds drawn; a job appears and its cells turn to stopped
  * exit 0 without a reload, its output verified in the page; a sled killed with -9 turns DOWN
- * and comes back after a restart. Screenshots of each step go to target/rack-page/.
+ * and comes back after {@code sush rack restart}; {@code GET /rack} answers for the whole rack. Screenshots of each step go to target/rack-page/.
  */
 class RackPageTest extends ProcessRack {
     static final Path CHROMIUM = Path.of("/usr/bin/chromium");
@@ -82,6 +82,28 @@ class RackPageTest extends ProcessRack {
         assertEquals(403, write.statusCode(), write.body());
         assertTrue(write.body().contains("read-only"), write.body());
 
+        // The whole rack in one answer (D-035): every sled asked at once with the token.
+        HttpResponse<String> whole = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base + "/rack"))
+                .header("Authorization", "SushRead " + token).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, whole.statusCode(), whole.body());
+        JsonNode sleds = sush.ops.Json.MAPPER.readTree(whole.body()).get("sleds");
+        assertEquals(4, sleds.size(), whole.body());
+        for (int i = 0; i < 4; i++) {
+            JsonNode e = sleds.get(i);
+            assertTrue(e.get("reachable").asBoolean(), whole.body());
+            // Each sled's own /version and /boundary: its own baseboard in both.
+            assertEquals(e.get("baseboard").asString(), e.get("version").get("baseboard").asString(), whole.body());
+            assertEquals(e.get("baseboard").asString(), e.get("boundary").get("baseboard").asString(), whole.body());
+            assertTrue(e.get("boundary").get("trusted").asBoolean(), whole.body());
+        }
+        // A signed request names one path: the whole rack needs a read token; one sled is relayed.
+        Client.Failure signed = org.junit.jupiter.api.Assertions.assertThrows(Client.Failure.class,
+                () -> op.get("/rack"));
+        assertEquals("read-token-needed", signed.code(), signed.getMessage());
+        String b2 = rack.sleds().get(2).baseboard();
+        JsonNode two = op.get("/rack?sled=" + java.net.URLEncoder.encode(b2, java.nio.charset.StandardCharsets.UTF_8));
+        assertEquals(b2, two.get("version").get("baseboard").asString(), two.toString());
+
         Path shots = Files.createDirectories(Path.of("target", "rack-page"));
         ChromeOptions o = new ChromeOptions();
         o.setBinary(CHROMIUM.toFile());
@@ -114,14 +136,16 @@ class RackPageTest extends ProcessRack {
                     JobId.parse(s.get("next_job").asString()), "echo hello from $SUSH_JOB_ID", "*", false));
             String id = job.request().job().codephrase();
             op.post("/jobs/" + id + "/start", SignedRequests.toJson(job));
-            By done = By.cssSelector("tr[data-job='" + id + "'] td.status-stopped.ok");
+            By done = By.cssSelector(".job[data-job='" + id + "'] .cell.status-stopped.ok");
             wait.until(d -> d.findElements(done).size() == 4);
-            assertTrue(web.findElement(By.cssSelector("tr[data-job='" + id + "']")).getText().contains("stopped exit 0"));
+            assertTrue(web.findElement(By.cssSelector(".job[data-job='" + id + "']")).getText().contains("stopped exit 0"));
+            // Its position on the session's chain, learnt without a reload too.
+            wait.until(d -> !d.findElements(By.cssSelector("#chain .pos[title^='" + id + "']")).isEmpty());
             shot(web, shots.resolve("2-job-stopped-everywhere.png"));
             // Its output, fetched through the serving sled and checked against the status hash in the page.
-            web.findElement(By.cssSelector("tr[data-job='" + id + "'] td[data-sled='" + rack.sleds().get(2).baseboard()
+            web.findElement(By.cssSelector(".job[data-job='" + id + "'] .cell[data-sled='" + rack.sleds().get(2).baseboard()
                     + "'] a.output")).click();
-            wait.until(d -> d.findElement(By.cssSelector("tr[data-job='" + id + "'] td[data-sled='"
+            wait.until(d -> d.findElement(By.cssSelector(".job[data-job='" + id + "'] .cell[data-sled='"
                     + rack.sleds().get(2).baseboard() + "'] a.output")).getText().equals("stdout (verified)"));
 
             // kill -9 of sled 3: DOWN; a restart: UP again.
@@ -132,14 +156,30 @@ class RackPageTest extends ProcessRack {
             By three = By.cssSelector(".cubby[data-baseboard='" + b3 + "']");
             wait.until(d -> d.findElement(three).getDomAttribute("class").contains("state-down"));
             wait.until(d -> d.findElement(three).getText().contains("DOWN"));
+            // The rack's answer says why, at once (its port refuses), without waiting out the bound.
+            long asked = System.nanoTime();
+            HttpResponse<String> down = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base
+                    + "/rack")).header("Authorization", "SushRead " + token).build(), HttpResponse.BodyHandlers.ofString());
+            double downMs = (System.nanoTime() - asked) / 1e6;
+            JsonNode gone = null;
+            for (JsonNode e : sush.ops.Json.MAPPER.readTree(down.body()).get("sleds")) {
+                if (e.get("baseboard").asString().equals(b3)) {
+                    gone = e;
+                }
+            }
+            assertTrue(gone != null && !gone.get("reachable").asBoolean() && gone.hasNonNull("error"), down.body());
+            System.out.printf(java.util.Locale.ROOT, "/rack with sled 3 killed: %.0f ms: %s%n", downMs, gone);
             shot(web, shots.resolve("3-sled-killed.png"));
-            processes.add(RackAccess.start(dir, rack.sleds().get(3)));
+            // The operator's way back: sush rack restart (it starts the sled and waits for it).
+            assertEquals(0, sush.ops.Main.run("rack", "restart", "--dir", dir.toString(), b3));
             assertTrue(RackAccess.awaitApi(rack.sleds().get(3).api()));
             wait.until(d -> d.findElement(three).getDomAttribute("class").contains("state-up"));
             shot(web, shots.resolve("4-sled-back.png"));
             assertEquals("live", web.findElement(By.id("live")).getText());
         } finally {
             web.quit();
+            // The sled rack restart started is this test's too.
+            RackAccess.running(rack.sleds().get(3)).ifPresent(ProcessHandle::destroyForcibly);
         }
     }
 

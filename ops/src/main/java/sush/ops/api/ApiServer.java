@@ -129,6 +129,8 @@ public final class ApiServer {
                 .get("/version", (q, s) -> guard(q, s, (b, who) -> elsewhere(q).isPresent() ? relay(q, s,
                         elsewhere(q).get()) : json(s, 200, version())))
                 .get("/versions", (q, s) -> guard(q, s, (b, who) -> query(s, v -> versions(v))))
+                .get("/rack", (q, s) -> guard(q, s, (b, who) -> elsewhere(q).isPresent() ? relay(q, s,
+                        elsewhere(q).get()) : sledParameter(q).isPresent() ? query(s, this::rackEntry) : rack(q, s)))
                 .get("/sessions", (q, s) -> guard(q, s, (b, who) -> activeSession(s)))
                 .post("/sessions/start", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> startSession(b, who))))
                 .post("/sessions/grant", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> grantSession(b, who))))
@@ -292,7 +294,7 @@ public final class ApiServer {
 
     /** The endpoints a read token may GET (D-035): state, statuses, outputs and events; never attach or stream. */
     static boolean readable(String path) {
-        return path.equals("/version") || path.equals("/versions") || path.equals("/sessions")
+        return path.equals("/version") || path.equals("/versions") || path.equals("/rack") || path.equals("/sessions")
                 || path.equals("/boundary") || path.equals("/events") || path.equals("/jobs")
                 || (path.startsWith("/jobs/") && (path.endsWith("/status") || path.contains("/output/")));
     }
@@ -713,6 +715,8 @@ public final class ApiServer {
     private static final Map<String, String> PAGE_FILES = Map.of("index.html", "text/html; charset=utf-8", "app.js",
             "text/javascript; charset=utf-8", "style.css", "text/css; charset=utf-8");
 
+    private static final Map<String, byte[]> PAGE_BYTES = new java.util.concurrent.ConcurrentHashMap<>();
+
     /**
      * {@code GET /} and {@code /web/{file}}: the rack page. It holds no data: the page asks the
      * API for everything with the read token the operator gave it ({@code sush login --web}).
@@ -722,14 +726,18 @@ public final class ApiServer {
         if (type == null) {
             return error(s, 404, "no-such-file", "the page has no file " + file.replaceAll("[^A-Za-z0-9._-]", "?"));
         }
-        byte[] body;
-        try (java.io.InputStream in = ApiServer.class.getResourceAsStream("/sush/ops/web/" + file)) {
-            if (in == null) {
-                return error(s, 500, "page-missing", "the page's " + file + " is not in this build");
+        byte[] body = PAGE_BYTES.get(file);
+        if (body == null) {
+            // Read from the jar once (three small files), then served from memory.
+            try (java.io.InputStream in = ApiServer.class.getResourceAsStream("/sush/ops/web/" + file)) {
+                if (in == null) {
+                    return error(s, 500, "page-missing", "the page's " + file + " is not in this build");
+                }
+                body = in.readAllBytes();
+            } catch (IOException e) {
+                return error(s, 500, "page-missing", e.getMessage());
             }
-            body = in.readAllBytes();
-        } catch (IOException e) {
-            return error(s, 500, "page-missing", e.getMessage());
+            PAGE_BYTES.putIfAbsent(file, body);
         }
         return s.status(200).header("Content-Type", type).header("Cache-Control", "no-store")
                 .header("Content-Security-Policy", "default-src 'self'; connect-src 'self'; img-src 'self' data:")
@@ -828,19 +836,26 @@ public final class ApiServer {
                 });
     }
 
+    /** The kept client of sled {@code sled} at {@code api}, made at first use. */
+    private reactor.netty.http.client.HttpClient relayClientOf(String sled, String api)
+            throws javax.net.ssl.SSLException, sush.gossip.net.GossipTls.TlsException {
+        // One client per sled and address, kept: a page reads every sled's state every few seconds.
+        String k = sled + " " + api;
+        reactor.netty.http.client.HttpClient c = relayClients.get(k);
+        if (c == null) {
+            if (relayClients.size() >= MAX_RELAY_CLIENTS) {
+                relayClients.clear();
+            }
+            c = relayClient(sled, api);
+            relayClients.put(k, c);
+        }
+        return c;
+    }
+
     private Mono<Void> relayTo(HttpServerRequest q, HttpServerResponse s, String sled, String api) {
         reactor.netty.http.client.HttpClient c;
         try {
-            // One client per sled and address, kept: a page reads every sled's state each second.
-            String k = sled + " " + api;
-            c = relayClients.get(k);
-            if (c == null) {
-                if (relayClients.size() >= MAX_RELAY_CLIENTS) {
-                    relayClients.clear();
-                }
-                c = relayClient(sled, api);
-                relayClients.put(k, c);
-            }
+            c = relayClientOf(sled, api);
         } catch (javax.net.ssl.SSLException | sush.gossip.net.GossipTls.TlsException | IllegalStateException e) {
             return error(s, 502, "sled-unreachable", "cannot reach sled " + sled + " at " + api + ": " + e.getMessage());
         }
@@ -864,6 +879,144 @@ public final class ApiServer {
         }).then().onErrorResume(e -> s.hasSentHeaders() ? Mono.error(e) : error(s, 502, "sled-unreachable",
                 "cannot reach sled " + sled + " at " + api + ": " + e.getMessage()));
     }
+
+    /**
+     * {@code GET /rack} (D-035): every announced sled's state in one answer, this sled's own entry
+     * ({@code GET /rack?sled=B}) from each, the others asked at once by this one with the caller's
+     * read token (each checks it itself). A page makes one request where it made two per sled:
+     * a browser opens six connections to a host, and 64 relayed requests queued behind them. A
+     * sled that has not answered within {@link #RACK_SLED_WAIT} is {@code "reachable": false}
+     * with the reason; one that answered with an error is reachable with that error. A signed
+     * request names one path and sled and cannot be passed on to others: the whole rack needs a
+     * read token, and {@code ?sled=B} takes any login.
+     */
+    private Publisher<Void> rack(HttpServerRequest q, HttpServerResponse s) {
+        String header = q.requestHeaders().get("Authorization");
+        if (header == null || !header.startsWith(Authority.READ_SCHEME)) {
+            return error(s, 400, "read-token-needed", "GET /rack asks every sled with the caller's read token; a "
+                    + "signed request names one path and sled (sush login --web makes a token; or ask /rack?sled=B)");
+        }
+        if (q.requestHeaders().contains(RELAYED_BY)) {
+            return error(s, 508, "relay-loop", "GET /rack is never relayed");
+        }
+        return runtime.query(v -> {
+            Map<String, Object> mine = rackEntry(v);
+            List<Map<String, Object>> others = new ArrayList<>();
+            if (v.fold() != null) {
+                v.fold().announcements().forEach((board, a) -> {
+                    if (!board.equals(cfg.me().baseboard())) {
+                        Map<String, Object> m = new LinkedHashMap<>();
+                        m.put("baseboard", board);
+                        m.put("cubby", a.announcement().cubby());
+                        m.put("software", a.announcement().software());
+                        m.put("api", a.announcement().api());
+                        others.add(m);
+                    }
+                });
+            }
+            return java.util.Map.entry(mine, others);
+        }).flatMap(got -> {
+            List<Mono<Map<String, Object>>> asks = new ArrayList<>();
+            asks.add(Mono.just(got.getKey()));
+            for (Map<String, Object> m : got.getValue()) {
+                String board = (String) m.get("baseboard");
+                String api = (String) m.get("api");
+                if (api == null) {
+                    m.put("reachable", false);
+                    m.put("error", "announced no API address");
+                    asks.add(Mono.just(m));
+                    continue;
+                }
+                asks.add(ask(board, api, "/rack", header).timeout(RACK_SLED_WAIT).map(answer -> {
+                    m.put("reachable", true);
+                    if ((int) answer[0] == 200 && answer[1] instanceof JsonNode) {
+                        // Its own word on its state; its announcement (gossiped) stays as we know it.
+                        JsonNode own = (JsonNode) answer[1];
+                        m.put("version", own.get("version"));
+                        m.put("boundary", own.get("boundary"));
+                    } else {
+                        m.put("error", answer[0] + " " + answer[1]);
+                    }
+                    return m;
+                }).onErrorResume(e -> {
+                    m.put("reachable", false);
+                    m.put("error", e instanceof java.util.concurrent.TimeoutException ? "no answer within "
+                            + RACK_SLED_WAIT.toMillis() + " ms" : String.valueOf(e.getMessage()));
+                    return Mono.just(m);
+                }));
+            }
+            return Flux.mergeSequential(asks).collectList();
+        }).flatMap(list -> {
+            list.sort(java.util.Comparator.comparing(m -> String.valueOf(m.get("baseboard"))));
+            return json(s, 200, Map.of("served_by", cfg.me().baseboard(), "sleds", list));
+        }).onErrorResume(e -> error(s, 500, "internal", e.toString()));
+    }
+
+    /** This sled's entry of {@code GET /rack}: as announced, and its {@code /version} and {@code /boundary}. */
+    private Map<String, Object> rackEntry(SledRuntime.View v) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("baseboard", cfg.me().baseboard());
+        m.put("cubby", cfg.me().cubby());
+        m.put("software", cfg.software());
+        m.put("api", v.fold() == null ? null : Optional.ofNullable(v.fold().announcements().get(cfg.me().baseboard()))
+                .map(a -> a.announcement().api()).orElse(null));
+        m.put("reachable", true);
+        m.put("version", version());
+        m.put("boundary", boundary(v));
+        return m;
+    }
+
+    /**
+     * Asks {@code GET /health} at {@code url}, the API address this sled announces, through the
+     * client another sled's relay would use (over HTTPS, checking that the certificate names this
+     * sled). An address that does not answer is a warning in the log: other sleds cannot relay
+     * to this one, and the rack page draws it DOWN. It also loads the relay's client before the
+     * first page asks the rack (the first {@code GET /rack} of a fresh daemon took about half a
+     * second more without it). True when it answered 200.
+     */
+    public Mono<Boolean> probeAnnounced(String url) {
+        reactor.netty.http.client.HttpClient c;
+        try {
+            c = relayClientOf(cfg.me().baseboard(), url);
+        } catch (javax.net.ssl.SSLException | sush.gossip.net.GossipTls.TlsException | IllegalStateException e) {
+            LOG.warn("the API address this sled announces, {}, cannot be asked: {}", url, e.getMessage());
+            return Mono.just(false);
+        }
+        return c.get().uri(url + "/health").responseSingle((r, body) -> body.asString().defaultIfEmpty("")
+                .map(text -> r.status().code())).timeout(RACK_SLED_WAIT).map(code -> {
+                    if (code != 200) {
+                        LOG.warn("the API address this sled announces, {}, answered /health with {}", url, code);
+                    }
+                    return code == 200;
+                }).onErrorResume(e -> {
+                    LOG.warn("the API address this sled announces, {}, does not answer here ({}): other sleds cannot "
+                            + "relay to it and the rack page draws this sled DOWN", url, e.toString());
+                    return Mono.just(false);
+                });
+    }
+
+    /** GET {@code path?sled=B} at sled B's API with {@code auth}: {status, JSON or text}. */
+    private Mono<Object[]> ask(String sled, String api, String path, String auth) {
+        reactor.netty.http.client.HttpClient c;
+        try {
+            c = relayClientOf(sled, api);
+        } catch (javax.net.ssl.SSLException | sush.gossip.net.GossipTls.TlsException | IllegalStateException e) {
+            return Mono.error(e);
+        }
+        String uri = api + path + "?sled=" + java.net.URLEncoder.encode(sled, java.nio.charset.StandardCharsets.UTF_8);
+        return c.headers(h -> h.set("Authorization", auth).set(RELAYED_BY, cfg.me().baseboard())).get().uri(uri)
+                .responseSingle((r, body) -> body.asString().defaultIfEmpty("").map(text -> {
+                    int code = r.status().code();
+                    if (code != 200) {
+                        String shown = text.length() > 200 ? text.substring(0, 200) : text;
+                        return new Object[] {code, shown.strip()};
+                    }
+                    return new Object[] {code, Json.MAPPER.readTree(text)};
+                }));
+    }
+
+    /** How long {@code GET /rack} waits for another sled's state before drawing it unreachable. */
+    static final java.time.Duration RACK_SLED_WAIT = java.time.Duration.ofMillis(2_500);
 
     /** A client of another sled's API: plain for http://, and for https:// the rack CA naming that sled. */
     private reactor.netty.http.client.HttpClient relayClient(String sled, String api)

@@ -301,6 +301,8 @@ public final class Daemon implements AutoCloseable {
             closeQuietly(locker, launcher, journal, loop, writer, ingress, housekeeping);
             throw new DaemonException("cannot serve the API on " + s.api() + ": " + rootMessage(e));
         }
+        // The address announced to the rack, asked as another sled would ask it (in the background).
+        s.apiUrl().ifPresent(url -> api.probeAnnounced(url).subscribe());
         if (!loopback && tls.isEmpty()) {
             LOG.warn("the API listens on " + s.api() + " over plain HTTP (no rack certificate): "
                     + "operator requests are signed, but their bodies and answers are readable on the network");
