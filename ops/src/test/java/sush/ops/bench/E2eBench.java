@@ -86,6 +86,8 @@ public final class E2eBench {
             long[] latency = new long[jobs];
             long[] cold = new long[warmup];
             double cpuBefore = 0;
+            double childrenBefore = 0;
+            double jitBefore = 0;
             List<Timed> timed = new ArrayList<>();
             for (int i = -warmup; i < jobs; i++) {
                 long t0 = System.nanoTime();
@@ -100,6 +102,8 @@ public final class E2eBench {
                     cold[i + warmup] = done - t0;
                     if (i == -1) {
                         cpuBefore = cpuSeconds(procs);
+                        childrenBefore = childrenCpuSeconds(procs);
+                        jitBefore = jitSeconds(procs);
                     }
                     continue;
                 }
@@ -107,6 +111,8 @@ public final class E2eBench {
                 timed.add(new Timed(id, t0, done));
             }
             double cpuPerJobMs = (cpuSeconds(procs) - cpuBefore) / jobs * 1000;
+            double childrenPerJobMs = (childrenCpuSeconds(procs) - childrenBefore) / jobs * 1000;
+            double jitPerJobMs = (jitSeconds(procs) - jitBefore) / jobs * 1000;
             // Throughput: concurrent jobs back to back, each at the previous one's successor (the
             // client knows the chain), then wait for the last to end everywhere.
             JsonNode s = c.get("/sessions");
@@ -138,7 +144,9 @@ public final class E2eBench {
             System.out.printf(Locale.ROOT, "job start to every sled stopped: p50 %.1f ms, p99 %.1f ms (the first %d "
                     + "jobs of fresh daemons: p50 %.1f ms, p99 %.1f ms)%n", p50, p99, first.length, coldP50, coldP99);
             System.out.printf(Locale.ROOT, "CPU per job, one at a time: %.1f ms (4 daemons and the jobs' processes, "
-                    + "of %d cores)%n", cpuPerJobMs, Runtime.getRuntime().availableProcessors());
+                    + "of %d cores); the jobs' processes alone (4 launches): %.1f ms; the daemons' JIT compilers "
+                    + "(still warming up when not near 0): %.1f ms%n", cpuPerJobMs,
+                    Runtime.getRuntime().availableProcessors(), childrenPerJobMs, jitPerJobMs);
             System.out.printf(Locale.ROOT, "through one session: %.1f jobs/s (each on 4 sleds)%n", jobs / seconds);
             System.out.printf(Locale.ROOT, "resident memory per daemon: idle %.0f MB, under load %.0f MB%n", rssIdle, rssLoad);
             System.out.printf(Locale.ROOT, "operator login: %.2f ms; signed request (GET /version): %.2f ms, next to "
@@ -156,9 +164,9 @@ public final class E2eBench {
                         e.getValue()[0], e.getKey(), e.getValue()[1]));
             }
             System.out.printf(Locale.ROOT, "{\"bench\":\"e2e\",\"cold_p50_ms\":%.1f,\"cold_p99_ms\":%.1f,"
-                    + "\"p50_ms\":%.1f,\"p99_ms\":%.1f,\"cpu_ms_per_job\":%.1f,\"jobs_per_s\":%.1f,"
+                    + "\"p50_ms\":%.1f,\"p99_ms\":%.1f,\"cpu_ms_per_job\":%.1f,\"process_cpu_ms_per_job\":%.1f,\"jit_ms_per_job\":%.1f,\"jobs_per_s\":%.1f,"
                     + "\"rss_idle_mb\":%.0f,\"rss_load_mb\":%.0f,\"login_ms\":%.2f,\"signed_request_ms\":%.2f,"
-                    + "\"unsigned_request_ms\":%.2f%s}%n", coldP50, coldP99, p50, p99, cpuPerJobMs, jobs / seconds, rssIdle, rssLoad, loginMs, signedMs,
+                    + "\"unsigned_request_ms\":%.2f%s}%n", coldP50, coldP99, p50, p99, cpuPerJobMs, childrenPerJobMs, jitPerJobMs, jobs / seconds, rssIdle, rssLoad, loginMs, signedMs,
                     plainMs, stageJson);
         } finally {
             procs.forEach(Process::destroy);
@@ -260,6 +268,39 @@ public final class E2eBench {
     }
 
     /** CPU seconds the daemons and their reaped children (the jobs) used so far, from /proc. */
+    /** Seconds the daemons' JIT compilers have spent compiling (jcmd PerfCounter.print: sun.ci.totalTime). */
+    private static double jitSeconds(List<Process> procs) throws Exception {
+        double total = 0;
+        for (Process p : procs) {
+            Process j = new ProcessBuilder("jcmd", Long.toString(p.pid()), "PerfCounter.print").redirectErrorStream(true)
+                    .start();
+            String out = new String(j.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            j.waitFor();
+            double ticks = 0;
+            double hz = 0;
+            for (String line : out.split("\n")) {
+                if (line.startsWith("sun.ci.totalTime=") || line.startsWith("java.ci.totalTime=")) {
+                    ticks = Double.parseDouble(line.substring(line.indexOf('=') + 1).trim());
+                } else if (line.startsWith("sun.os.hrt.frequency=")) {
+                    hz = Double.parseDouble(line.substring(line.indexOf('=') + 1).trim());
+                }
+            }
+            total += hz > 0 ? ticks / hz : 0;
+        }
+        return total;
+    }
+
+    /** The CPU of the daemons' reaped children alone (the jobs' processes): cutime and cstime. */
+    private static double childrenCpuSeconds(List<Process> procs) throws Exception {
+        double ticks = 0;
+        for (Process p : procs) {
+            String stat = Files.readString(Path.of("/proc", Long.toString(p.pid()), "stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            ticks += Long.parseLong(f[13]) + Long.parseLong(f[14]);
+        }
+        return ticks / 100.0;
+    }
+
     private static double cpuSeconds(List<Process> procs) throws Exception {
         double ticks = 0;
         for (Process p : procs) {
