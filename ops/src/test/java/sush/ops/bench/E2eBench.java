@@ -37,7 +37,7 @@ public final class E2eBench {
         int jobs = BenchArgs.intOption(args, "--jobs", quick ? 30 : 1000);
         // A sled runs for months: its steady state is a warm JIT. The first jobs of fresh
         // daemons are measured too, apart (what an operator sees right after a reboot).
-        int warmup = BenchArgs.intOption(args, "--warmup", quick ? 30 : 1500);
+        int warmup = BenchArgs.intOption(args, "--warmup", quick ? 30 : 4000);
         Path dir = Files.createTempDirectory(Path.of("ops", "target"), "bench-e2e-");
         RackFile rack = RackCommand.create(dir, 4, 27_100, sush.projections.fold.Ordering.CAUSAL);
         SignerKey key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
