@@ -20,16 +20,11 @@ import sush.locker.store.Locker;
  * not make (a job, or a person, wrote the M.2 file) is reported at once, and the store is
  * untrusted for the rest of the life: the sled refuses every later job, as the next load would.
  * A watch that cannot be set up (or that overflows) falls back to checking on every event and
- * at each {@link #POLL}, so a change is never missed for long. The events of one store are
- * compared once: within {@link #COALESCE} of the first, sooner when the directory is quiet.
+ * at each {@link #POLL}, so a change is never missed for long.
  */
 public final class SlotWatch implements Closeable {
     /** How often the slots are compared even without an event (a missed or overflowed event). */
     static final java.time.Duration POLL = java.time.Duration.ofSeconds(5);
-    /** Events within this of the first are compared as one change. */
-    static final java.time.Duration COALESCE = java.time.Duration.ofMillis(100);
-    /** Events stop being taken together after this long without one. */
-    static final java.time.Duration QUIET = java.time.Duration.ofMillis(20);
 
     private final WatchService watch;
     private final Thread thread;
@@ -68,22 +63,6 @@ public final class SlotWatch implements Closeable {
             if (key != null) {
                 key.pollEvents();
                 key.reset();
-                // One store makes several events in each slot directory (temporary file made,
-                // written, renamed): they are taken together, and the slots compared once, within
-                // COALESCE of the first (issue 17: a comparison reads every slot).
-                long until = System.nanoTime() + COALESCE.toNanos();
-                try {
-                    for (long left = until - System.nanoTime(); left > 0; left = until - System.nanoTime()) {
-                        WatchKey more = watch.poll(Math.min(left, QUIET.toNanos()), java.util.concurrent.TimeUnit.NANOSECONDS);
-                        if (more == null) {
-                            break;
-                        }
-                        more.pollEvents();
-                        more.reset();
-                    }
-                } catch (InterruptedException | ClosedWatchServiceException e) {
-                    return;
-                }
             }
             Optional<String> finding = locker.verify();
             if (finding.isPresent()) {
