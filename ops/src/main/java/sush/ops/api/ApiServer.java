@@ -256,6 +256,7 @@ public final class ApiServer {
             connections.clear();
         }
         all.forEach(io.netty.channel.Channel::close);
+        relayPool.disposeLater().subscribe();
     }
 
     // ---- Who may ask ----------------------------------------------------------------------
@@ -1021,7 +1022,7 @@ public final class ApiServer {
     /** A client of another sled's API: plain for http://, and for https:// the rack CA naming that sled. */
     private reactor.netty.http.client.HttpClient relayClient(String sled, String api)
             throws javax.net.ssl.SSLException, sush.gossip.net.GossipTls.TlsException {
-        reactor.netty.http.client.HttpClient c = reactor.netty.http.client.HttpClient.create()
+        reactor.netty.http.client.HttpClient c = reactor.netty.http.client.HttpClient.create(relayPool)
                 .option(io.netty.channel.ChannelOption.CONNECT_TIMEOUT_MILLIS, 3_000)
                 .responseTimeout(RELAY_RESPONSE_TIMEOUT);
         if (!api.startsWith("https://")) {
@@ -1039,6 +1040,18 @@ public final class ApiServer {
             h.engine().setSSLParameters(p);
         }));
     }
+
+    /**
+     * This server's own pool of connections to other sleds' APIs (not Reactor Netty's global
+     * one, which every daemon of a JVM would share): a relay waits at most
+     * {@link #RELAY_ACQUIRE_WAIT} for a connection (the global pool's default is 45 s, longer
+     * than any client waits), idle ones are dropped before the other sled's idle timeout would
+     * close them, and {@link #closeConnections} ends them all with this server.
+     */
+    private final reactor.netty.resources.ConnectionProvider relayPool = reactor.netty.resources.ConnectionProvider
+            .builder("sush-relay").maxConnections(64).pendingAcquireTimeout(RELAY_ACQUIRE_WAIT)
+            .maxIdleTime(java.time.Duration.ofSeconds(30)).build();
+    static final java.time.Duration RELAY_ACQUIRE_WAIT = java.time.Duration.ofSeconds(5);
 
     /** Relay clients kept (a rack has 32 sleds; a moved API adds one); past it they are made again. */
     static final int MAX_RELAY_CLIENTS = 256;
