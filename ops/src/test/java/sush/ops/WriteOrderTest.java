@@ -73,6 +73,25 @@ class WriteOrderTest extends ProcessRack {
         assertFalse(cycles(calls, first).isEmpty(), "the first slot was written: the store failed half way");
     }
 
+    /** Whether the trace so far shows, on every slot, a write cycle begun after the job's first exec. */
+    private static boolean outcomeTraced(Path trace, RackFile.SledEntry sled) {
+        try {
+            List<Call> calls = parse(trace);
+            List<Long> execs = jobExecs(calls);
+            if (execs.isEmpty()) {
+                return false;
+            }
+            for (Path slot : sled.m2()) {
+                if (cycles(calls, slot).stream().noneMatch(c -> c[0] > execs.get(0))) {
+                    return false;
+                }
+            }
+            return true;
+        } catch (java.io.IOException | RuntimeException e) {
+            return false; // a line strace is still writing
+        }
+    }
+
     /** Starts a 1-sled rack's daemon under strace, runs {@code true}, returns the trace. */
     private Path runOneJob(boolean breakSecondSlot) throws Exception {
         boolean strace = Files.isExecutable(Path.of("/usr/bin/strace"));
@@ -117,7 +136,11 @@ class WriteOrderTest extends ProcessRack {
             Thread.sleep(2000); // the store fails; nothing is to start
         } else {
             await("the job ended", () -> statuses(0, id).containsValue("stopped"));
-            Thread.sleep(500); // the outcome write after the ending
+            // The outcome write follows the ending (the status may be seen first): until the trace
+            // holds, on every slot, a write that began after the job's exec (strace is slow).
+            for (int i = 0; i < 100 && !outcomeTraced(trace, sled); i++) {
+                Thread.sleep(100);
+            }
         }
         daemon.descendants().forEach(ProcessHandle::destroyForcibly);
         daemon.destroyForcibly();

@@ -978,7 +978,9 @@ public final class ApiServer {
     public Mono<Boolean> probeAnnounced(String url) {
         reactor.netty.http.client.HttpClient c;
         try {
-            c = relayClientOf(cfg.me().baseboard(), url);
+            // One question on a connection of its own, closed after it (kept idle, it would count
+            // against this sled's connection bound as the oldest idle one).
+            c = relayClient(cfg.me().baseboard(), url, reactor.netty.resources.ConnectionProvider.newConnection());
         } catch (javax.net.ssl.SSLException | sush.gossip.net.GossipTls.TlsException | IllegalStateException e) {
             LOG.warn("the API address this sled announces, {}, cannot be asked: {}", url, e.getMessage());
             return Mono.just(false);
@@ -1022,7 +1024,13 @@ public final class ApiServer {
     /** A client of another sled's API: plain for http://, and for https:// the rack CA naming that sled. */
     private reactor.netty.http.client.HttpClient relayClient(String sled, String api)
             throws javax.net.ssl.SSLException, sush.gossip.net.GossipTls.TlsException {
-        reactor.netty.http.client.HttpClient c = reactor.netty.http.client.HttpClient.create(relayPool)
+        return relayClient(sled, api, relayPool);
+    }
+
+    private reactor.netty.http.client.HttpClient relayClient(String sled, String api,
+            reactor.netty.resources.ConnectionProvider pool)
+            throws javax.net.ssl.SSLException, sush.gossip.net.GossipTls.TlsException {
+        reactor.netty.http.client.HttpClient c = reactor.netty.http.client.HttpClient.create(pool)
                 .option(io.netty.channel.ChannelOption.CONNECT_TIMEOUT_MILLIS, 3_000)
                 .responseTimeout(RELAY_RESPONSE_TIMEOUT);
         if (!api.startsWith("https://")) {

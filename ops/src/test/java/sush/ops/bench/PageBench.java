@@ -61,14 +61,32 @@ public final class PageBench {
         public final String token;
         public final String url;
 
-        public History(Path dir, int sleds, int jobs) throws Exception {
-            rack = RackCommand.create(dir, sleds, RackCommand.freePorts(sleds), sush.projections.fold.Ordering.CAUSAL);
+        public History(Path top, int sleds, int jobs) throws Exception {
+            // Free ports are picked before they are bound: one taken meanwhile (by another test's
+            // socket) is a bind failure, and the rack is made again on other ports.
+            RackFile made = null;
+            Path dir = null;
+            long t0 = System.nanoTime();
+            for (int attempt = 0; made == null; attempt++) {
+                dir = Files.createDirectories(top.resolve("rack-" + attempt));
+                RackFile r = RackCommand.create(dir, sleds, RackCommand.freePorts(sleds),
+                        sush.projections.fold.Ordering.CAUSAL);
+                try {
+                    for (RackFile.SledEntry s : r.sleds()) {
+                        daemons.add(Daemon.start(r.settings(s, Optional.empty())));
+                    }
+                    made = r;
+                } catch (Daemon.DaemonException e) {
+                    close();
+                    daemons.clear();
+                    if (attempt == 2 || !String.valueOf(e.getMessage()).contains("already in use")) {
+                        throw e;
+                    }
+                }
+            }
+            rack = made;
             SignerKey key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
             try {
-                long t0 = System.nanoTime();
-                for (RackFile.SledEntry s : rack.sleds()) {
-                    daemons.add(Daemon.start(rack.settings(s, Optional.empty())));
-                }
                 Client c = RackCommand.operatorClient(dir, "http://" + rack.sleds().get(0).api());
                 while (c.get("/versions").get("sleds").size() < sleds) {
                     Thread.sleep(200);
