@@ -104,6 +104,30 @@ class RackPageTest extends ProcessRack {
         JsonNode two = op.get("/rack?sled=" + java.net.URLEncoder.encode(b2, java.nio.charset.StandardCharsets.UTF_8));
         assertEquals(b2, two.get("version").get("baseboard").asString(), two.toString());
 
+        // A sled that takes connections and answers nothing (SIGSTOP): the rack's answer comes at
+        // the bound (2.5 s) with the sled unreachable and why, the others as usual.
+        ProcessHandle stalled = RackAccess.running(rack.sleds().get(1)).orElseThrow();
+        new ProcessBuilder("kill", "-STOP", Long.toString(stalled.pid())).start().waitFor();
+        try {
+            long asked = System.nanoTime();
+            HttpResponse<String> slow = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base
+                    + "/rack")).header("Authorization", "SushRead " + token).build(), HttpResponse.BodyHandlers.ofString());
+            double slowMs = (System.nanoTime() - asked) / 1e6;
+            JsonNode all = sush.ops.Json.MAPPER.readTree(slow.body()).get("sleds");
+            assertEquals(4, all.size(), slow.body());
+            for (JsonNode e : all) {
+                boolean isStalled = e.get("baseboard").asString().equals(rack.sleds().get(1).baseboard());
+                assertEquals(!isStalled, e.get("reachable").asBoolean(), slow.body());
+                if (isStalled) {
+                    assertTrue(e.get("error").asString().startsWith("no answer within 2500 ms"), slow.body());
+                }
+            }
+            assertTrue(slowMs >= 2_500, "answered at the bound, not before: " + slowMs);
+            System.out.printf(java.util.Locale.ROOT, "/rack with sled 1 stopped (SIGSTOP): %.0f ms%n", slowMs);
+        } finally {
+            new ProcessBuilder("kill", "-CONT", Long.toString(stalled.pid())).start().waitFor();
+        }
+
         Path shots = Files.createDirectories(Path.of("target", "rack-page"));
         ChromeOptions o = new ChromeOptions();
         o.setBinary(CHROMIUM.toFile());

@@ -256,7 +256,7 @@ public final class ApiServer {
             connections.clear();
         }
         all.forEach(io.netty.channel.Channel::close);
-        relayPool.disposeLater().subscribe();
+        relayPool.disposeLater().subscribe(null, e -> LOG.debug("closing the relay pool: {}", e.toString()));
     }
 
     // ---- Who may ask ----------------------------------------------------------------------
@@ -1057,9 +1057,14 @@ public final class ApiServer {
      * close them, and {@link #closeConnections} ends them all with this server.
      */
     private final reactor.netty.resources.ConnectionProvider relayPool = reactor.netty.resources.ConnectionProvider
-            .builder("sush-relay").maxConnections(64).pendingAcquireTimeout(RELAY_ACQUIRE_WAIT)
-            .maxIdleTime(java.time.Duration.ofSeconds(30)).build();
+            .builder("sush-relay").maxConnections(RELAY_CONNECTIONS).pendingAcquireTimeout(RELAY_ACQUIRE_WAIT)
+            .maxIdleTime(RELAY_IDLE).build();
+    /** Connections this server holds to one other sled's API at most (a page asks each sled one thing at a time). */
+    static final int RELAY_CONNECTIONS = 64;
+    /** How long a relay waits for one of them. */
     static final java.time.Duration RELAY_ACQUIRE_WAIT = java.time.Duration.ofSeconds(5);
+    /** An idle one is closed after this, before the other sled's {@link #IDLE_TIMEOUT} closes it. */
+    static final java.time.Duration RELAY_IDLE = java.time.Duration.ofSeconds(30);
 
     /** Relay clients kept (a rack has 32 sleds; a moved API adds one); past it they are made again. */
     static final int MAX_RELAY_CLIENTS = 256;
