@@ -10,4 +10,10 @@ final class BenchArgs {
         int at = java.util.Arrays.asList(args).indexOf(name);
         return at >= 0 && at + 1 < args.length ? Integer.parseInt(args[at + 1]) : otherwise;
     }
+
+    /** The word after {@code name} in {@code args}, or {@code otherwise} when it is not given. */
+    static String option(String[] args, String name, String otherwise) {
+        int at = java.util.Arrays.asList(args).indexOf(name);
+        return at >= 0 && at + 1 < args.length ? args[at + 1] : otherwise;
+    }
 }

@@ -38,7 +38,22 @@ public final class E2eBench {
         // A sled runs for months: its steady state is a warm JIT. The first jobs of fresh
         // daemons are measured too, apart (what an operator sees right after a reboot).
         int warmup = BenchArgs.intOption(args, "--warmup", quick ? 30 : 4000);
-        Path dir = Files.createTempDirectory(Path.of("ops", "target"), "bench-e2e-");
+        // Where the sleds keep things (architecture.md): the boundary slots (the M.2s) on this
+        // machine's disk, fsynced; the output directories (job outputs, the journal) on a ramdisk,
+        // as a sled may have them. With --outputs-on-disk everything is on the disk: its writeback
+        // then contends with the slots' fsyncs (every sled here shares one disk).
+        boolean outputsOnDisk = Arrays.asList(args).contains("--outputs-on-disk");
+        Path slotsDir = Files.createTempDirectory(Path.of("ops", "target"), "bench-e2e-");
+        Path dir = outputsOnDisk ? slotsDir : Files.createTempDirectory(Path.of(RAMDISK), "bench-e2e-");
+        if (!outputsOnDisk) {
+            for (int i = 0; i < 4; i++) {
+                Path home = Files.createDirectories(dir.resolve(String.format("sled%02d", i)));
+                for (String m2 : List.of("m2-a", "m2-b")) {
+                    Files.createSymbolicLink(home.resolve(m2), Files.createDirectories(slotsDir.resolve(String.format(
+                            "sled%02d", i)).resolve(m2)).toAbsolutePath());
+                }
+            }
+        }
         RackFile rack = RackCommand.create(dir, 4, 27_100, sush.projections.fold.Ordering.CAUSAL);
         SignerKey key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
         List<Process> procs = new ArrayList<>();
@@ -139,8 +154,9 @@ public final class E2eBench {
             double coldP99 = first.length == 0 ? 0 : first[Math.min(first.length - 1, (int) (first.length * 0.99))] / 1e6;
             double p50 = latency[jobs / 2] / 1e6;
             double p99 = latency[Math.min(jobs - 1, (int) (jobs * 0.99))] / 1e6;
-            System.out.printf(Locale.ROOT, "e2e: 4 daemons on loopback, %d jobs of `true` after %d to warm up%n", jobs,
-                    warmup);
+            System.out.printf(Locale.ROOT, "e2e: 4 daemons on loopback, %d jobs of `true` after %d to warm up; slots on "
+                    + "the disk (fsync), output directories on %s%n", jobs, warmup, outputsOnDisk ? "the disk too"
+                    : "a ramdisk (" + RAMDISK + ")");
             System.out.printf(Locale.ROOT, "job start to every sled stopped: p50 %.1f ms, p99 %.1f ms (the first %d "
                     + "jobs of fresh daemons: p50 %.1f ms, p99 %.1f ms)%n", p50, p99, first.length, coldP50, coldP99);
             System.out.printf(Locale.ROOT, "CPU per job, one at a time: %.1f ms (4 daemons and the jobs' processes, "
@@ -163,7 +179,7 @@ public final class E2eBench {
                 stageJson.append(String.format(Locale.ROOT, ",\"%s_p50_ms\":%.2f,\"%s_p99_ms\":%.2f", e.getKey(),
                         e.getValue()[0], e.getKey(), e.getValue()[1]));
             }
-            System.out.printf(Locale.ROOT, "{\"bench\":\"e2e\",\"cold_p50_ms\":%.1f,\"cold_p99_ms\":%.1f,"
+            System.out.printf(Locale.ROOT, "{\"bench\":\"e2e\",\"outputs\":\"" + (outputsOnDisk ? "disk" : "ramdisk") + "\",\"cold_p50_ms\":%.1f,\"cold_p99_ms\":%.1f,"
                     + "\"p50_ms\":%.1f,\"p99_ms\":%.1f,\"cpu_ms_per_job\":%.1f,\"process_cpu_ms_per_job\":%.1f,\"jit_ms_per_job\":%.1f,\"jobs_per_s\":%.1f,"
                     + "\"rss_idle_mb\":%.0f,\"rss_load_mb\":%.0f,\"login_ms\":%.2f,\"signed_request_ms\":%.2f,"
                     + "\"unsigned_request_ms\":%.2f%s}%n", coldP50, coldP99, p50, p99, cpuPerJobMs, childrenPerJobMs, jitPerJobMs, jobs / seconds, rssIdle, rssLoad, loginMs, signedMs,
@@ -172,6 +188,30 @@ public final class E2eBench {
             procs.forEach(Process::destroy);
             for (Process p : procs) {
                 p.waitFor();
+            }
+            if (!outputsOnDisk) {
+                // The ramdisk is memory: the traces and logs are kept beside the slots, the rest goes.
+                for (RackFile.SledEntry s : rack.sleds()) {
+                    Path home = s.output().getParent();
+                    for (String f : List.of("trace", "daemon.log")) {
+                        if (Files.exists(home.resolve(f))) {
+                            Files.copy(home.resolve(f), slotsDir.resolve(home.getFileName()).resolve(f));
+                        }
+                    }
+                }
+                deleteTree(dir);
+                System.out.println("traces and daemon logs: " + slotsDir);
+            }
+        }
+    }
+
+    /** The ramdisk the sleds' output directories go on (tmpfs). */
+    private static final String RAMDISK = "/dev/shm";
+
+    private static void deleteTree(Path root) throws java.io.IOException {
+        try (java.util.stream.Stream<Path> all = Files.walk(root)) {
+            for (Path p : (Iterable<Path>) all.sorted(java.util.Comparator.reverseOrder())::iterator) {
+                Files.deleteIfExists(p);
             }
         }
     }
