@@ -221,6 +221,7 @@ public final class Simulation {
         countLost();
         for (SimSled s : sleds) {
             if (s.up) {
+                noteCoalesced(s);
                 s.runtime.halt();
                 s.node.stop();
             }
@@ -273,7 +274,7 @@ public final class Simulation {
             throw new IllegalStateException("the simulator's slots are never locked twice", e);
         }
         s.runtime = new SledRuntime(new SledConfig(s.sled, trust, "sim", Limits.DEFAULT), Gossip.of(s.node), s.locker,
-                s.launcher, Optional.empty(), time, time);
+                s.launcher, Optional.empty(), time, new SlowWriter(time));
         s.runtime.events().subscribe(e -> observe(s, e));
         s.runtime.start();
         s.node.start().subscribe();
@@ -295,6 +296,10 @@ public final class Simulation {
         crashes++;
         s.up = false;
         s.crashAfterLaunch = false;
+        noteCoalesced(s);
+        if (s.runtime.storesWaiting() > 0) {
+            faults.add("crash-with-stores-queued");
+        }
         s.runtime.halt();
         time.advanceTime();
         s.node.stop();
@@ -304,6 +309,13 @@ public final class Simulation {
         s.a.beforeWrite(() -> { });
         s.b.beforeWrite(() -> { });
         time.advanceTime();
+    }
+
+    /** Whether this life's writer took queued stores together (D-036). */
+    private void noteCoalesced(SimSled s) {
+        if (s.runtime.coalescedStores() > 0) {
+            faults.add("coalesced-store");
+        }
     }
 
     private void observe(SimSled s, SledEvent e) {

@@ -264,6 +264,16 @@ public final class SledRuntime {
         });
     }
 
+    /** Stores acknowledged by a newer store of the same batch instead of their own (D-036), this life. */
+    public long coalescedStores() {
+        return writer.coalesced();
+    }
+
+    /** Stores handed to the writer and not yet taken by it. */
+    public int storesWaiting() {
+        return writer.waiting();
+    }
+
     /** Stops following gossip at once (the end of a life; a crash in the simulator). */
     public void halt() {
         loop.schedule(() -> {

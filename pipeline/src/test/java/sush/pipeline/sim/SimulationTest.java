@@ -62,6 +62,10 @@ class SimulationTest {
         }
         assertTrue(failures.isEmpty(), String.join("\n\n", failures));
         assertTrue(kinds.size() >= 15, "the schedules reach the fault kinds: " + kinds);
+        // D-036: stores that queued behind one another are written as one, and crashes fall
+        // while stores wait: the schedules drive the writer's batching.
+        assertTrue(kinds.contains("coalesced-store"), "stores taken together: " + kinds);
+        assertTrue(kinds.contains("crash-with-stores-queued"), "a crash while stores wait: " + kinds);
         assertTrue(launches > SEEDS, "jobs ran: " + launches);
     }
 
