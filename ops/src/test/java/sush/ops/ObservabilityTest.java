@@ -90,6 +90,7 @@ class ObservabilityTest extends TwoSledRack {
             assertTrue(sush.ops.cli.JobCommandAccess.line(st).contains("(sled clock: started " + started), st.toString());
         }
         assertEquals(0, metric(text, "sush_pending_launches"));
+        assertTrue(metric(text, "sush_stores_coalesced_total") >= 0, "stores taken together (D-036): " + text);
         assertTrue(text.contains("jvm_memory_used_bytes{"), "JVM metrics");
         assertTrue(text.contains("reactor_netty_http_server_"), "Reactor Netty's server metrics");
         assertFalse(text.contains("SECRET"));

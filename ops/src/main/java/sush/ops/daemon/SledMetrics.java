@@ -79,6 +79,9 @@ public final class SledMetrics implements AutoCloseable {
                 .baseUnit("ratio").description("the gossip set's share of its capacity").register(registry);
         Gauge.builder("sush.pending.launches", runtime, SledRuntime::pendingLaunches)
                 .description("commits reserved and not yet launched").register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("sush.stores.coalesced", runtime,
+                r -> (double) r.coalescedStores()).description("boundary stores acknowledged by a newer store of "
+                        + "their batch instead of their own (D-036)").register(registry);
         Gauge.builder("sush.journal", journalDir, SledMetrics::bytes).baseUnit("bytes")
                 .description("bytes of the sled's journal").register(registry);
         Traffic traffic = node.traffic();
