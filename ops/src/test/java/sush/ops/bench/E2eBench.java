@@ -134,6 +134,7 @@ public final class E2eBench {
             SessionId sid = SessionId.parse(s.get("session_id").asString());
             JobId next = JobId.parse(s.get("next_job").asString());
             long t0 = System.nanoTime();
+            double throughputCpuBefore = cpuSeconds(procs);
             String last = null;
             double rssLoad = 0;
             for (int i = 0; i < jobs; i++) {
@@ -147,6 +148,7 @@ public final class E2eBench {
             }
             stoppedEverywhere.of(last).get(120, java.util.concurrent.TimeUnit.SECONDS);
             double seconds = (System.nanoTime() - t0) / 1e9;
+            double throughputCpuPerJobMs = (cpuSeconds(procs) - throughputCpuBefore) / jobs * 1000;
             Arrays.sort(latency);
             long[] first = Arrays.copyOf(cold, Math.min(100, warmup));
             Arrays.sort(first);
@@ -163,7 +165,8 @@ public final class E2eBench {
                     + "of %d cores); the jobs' processes alone (4 launches): %.1f ms; the daemons' JIT compilers "
                     + "(still warming up when not near 0): %.1f ms%n", cpuPerJobMs,
                     Runtime.getRuntime().availableProcessors(), childrenPerJobMs, jitPerJobMs);
-            System.out.printf(Locale.ROOT, "through one session: %.1f jobs/s (each on 4 sleds)%n", jobs / seconds);
+            System.out.printf(Locale.ROOT, "through one session: %.1f jobs/s (each on 4 sleds), %.1f ms of CPU per job "
+                    + "(4 daemons and the jobs' processes)%n", jobs / seconds, throughputCpuPerJobMs);
             System.out.printf(Locale.ROOT, "resident memory per daemon: idle %.0f MB, under load %.0f MB%n", rssIdle, rssLoad);
             System.out.printf(Locale.ROOT, "operator login: %.2f ms; signed request (GET /version): %.2f ms, next to "
                     + "an unsigned round trip (POST /login/challenge): %.2f ms%n", loginMs, signedMs, plainMs);
@@ -180,9 +183,9 @@ public final class E2eBench {
                         e.getValue()[0], e.getKey(), e.getValue()[1]));
             }
             System.out.printf(Locale.ROOT, "{\"bench\":\"e2e\",\"outputs\":\"" + (outputsOnDisk ? "disk" : "ramdisk") + "\",\"cold_p50_ms\":%.1f,\"cold_p99_ms\":%.1f,"
-                    + "\"p50_ms\":%.1f,\"p99_ms\":%.1f,\"cpu_ms_per_job\":%.1f,\"process_cpu_ms_per_job\":%.1f,\"jit_ms_per_job\":%.1f,\"jobs_per_s\":%.1f,"
+                    + "\"p50_ms\":%.1f,\"p99_ms\":%.1f,\"cpu_ms_per_job\":%.1f,\"process_cpu_ms_per_job\":%.1f,\"jit_ms_per_job\":%.1f,\"jobs_per_s\":%.1f,\"throughput_cpu_ms_per_job\":%.1f,"
                     + "\"rss_idle_mb\":%.0f,\"rss_load_mb\":%.0f,\"login_ms\":%.2f,\"signed_request_ms\":%.2f,"
-                    + "\"unsigned_request_ms\":%.2f%s}%n", coldP50, coldP99, p50, p99, cpuPerJobMs, childrenPerJobMs, jitPerJobMs, jobs / seconds, rssIdle, rssLoad, loginMs, signedMs,
+                    + "\"unsigned_request_ms\":%.2f%s}%n", coldP50, coldP99, p50, p99, cpuPerJobMs, childrenPerJobMs, jitPerJobMs, jobs / seconds, throughputCpuPerJobMs, rssIdle, rssLoad, loginMs, signedMs,
                     plainMs, stageJson);
         } finally {
             procs.forEach(Process::destroy);
