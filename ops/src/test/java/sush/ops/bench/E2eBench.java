@@ -54,6 +54,8 @@ public final class E2eBench {
                 }
             }
         }
+        // The disk the slots are on, alone: its own stalls bound every store's tail.
+        double[] disk = diskAlone(slotsDir, quick ? 3 : 15);
         RackFile rack = RackCommand.create(dir, 4, 27_100, sush.projections.fold.Ordering.CAUSAL);
         SignerKey key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
         List<Process> procs = new ArrayList<>();
@@ -170,6 +172,9 @@ public final class E2eBench {
             System.out.printf(Locale.ROOT, "resident memory per daemon: idle %.0f MB, under load %.0f MB%n", rssIdle, rssLoad);
             System.out.printf(Locale.ROOT, "operator login: %.2f ms; signed request (GET /version): %.2f ms, next to "
                     + "an unsigned round trip (POST /login/challenge): %.2f ms%n", loginMs, signedMs, plainMs);
+            System.out.printf(Locale.ROOT, "the slots' disk alone (one writer of write, fsync, rename, fsync for %.0f "
+                    + "s, before the rack started): p50 %.2f ms, p99 %.2f ms, max %.1f ms; %.1f stalls over 100 ms a "
+                    + "minute%n", disk[4], disk[0], disk[1], disk[2], disk[3]);
             Map<String, double[]> stages = stages(rack, timed);
             System.out.printf(Locale.ROOT, "where one job's time goes (one job at a time; per job and sled, from the "
                     + "daemons' --trace files):%n%-10s %9s %9s  %s%n", "stage", "p50 ms", "p99 ms", "from -> to");
@@ -183,9 +188,9 @@ public final class E2eBench {
                         e.getValue()[0], e.getKey(), e.getValue()[1]));
             }
             System.out.printf(Locale.ROOT, "{\"bench\":\"e2e\",\"outputs\":\"" + (outputsOnDisk ? "disk" : "ramdisk") + "\",\"cold_p50_ms\":%.1f,\"cold_p99_ms\":%.1f,"
-                    + "\"p50_ms\":%.1f,\"p99_ms\":%.1f,\"cpu_ms_per_job\":%.1f,\"process_cpu_ms_per_job\":%.1f,\"jit_ms_per_job\":%.1f,\"jobs_per_s\":%.1f,\"throughput_cpu_ms_per_job\":%.1f,"
+                    + "\"p50_ms\":%.1f,\"p99_ms\":%.1f,\"cpu_ms_per_job\":%.1f,\"process_cpu_ms_per_job\":%.1f,\"jit_ms_per_job\":%.1f,\"jobs_per_s\":%.1f,\"throughput_cpu_ms_per_job\":%.1f,\"disk_alone_p99_ms\":%.2f,\"disk_alone_stalls_per_min\":%.1f,"
                     + "\"rss_idle_mb\":%.0f,\"rss_load_mb\":%.0f,\"login_ms\":%.2f,\"signed_request_ms\":%.2f,"
-                    + "\"unsigned_request_ms\":%.2f%s}%n", coldP50, coldP99, p50, p99, cpuPerJobMs, childrenPerJobMs, jitPerJobMs, jobs / seconds, throughputCpuPerJobMs, rssIdle, rssLoad, loginMs, signedMs,
+                    + "\"unsigned_request_ms\":%.2f%s}%n", coldP50, coldP99, p50, p99, cpuPerJobMs, childrenPerJobMs, jitPerJobMs, jobs / seconds, throughputCpuPerJobMs, disk[1], disk[3], rssIdle, rssLoad, loginMs, signedMs,
                     plainMs, stageJson);
         } finally {
             procs.forEach(Process::destroy);
@@ -206,6 +211,39 @@ public final class E2eBench {
                 System.out.println("traces and daemon logs: " + slotsDir);
             }
         }
+    }
+
+    /**
+     * One writer's store of a 4 KiB file (write, fsync, rename, directory fsync) in {@code dir},
+     * over and over for {@code seconds}: p50, p99 and max in ms, stalls over 100 ms a minute, and
+     * the seconds it ran.
+     */
+    private static double[] diskAlone(Path dir, int seconds) throws java.io.IOException {
+        Path probe = Files.createDirectories(dir.resolve("disk-probe"));
+        byte[] bytes = new byte[4116];
+        List<Long> took = new ArrayList<>();
+        long end = System.nanoTime() + seconds * 1_000_000_000L;
+        while (System.nanoTime() < end) {
+            long t0 = System.nanoTime();
+            Path temp = probe.resolve("b.tmp");
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(temp,
+                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE,
+                    java.nio.file.StandardOpenOption.TRUNCATE_EXISTING)) {
+                ch.write(java.nio.ByteBuffer.wrap(bytes));
+                ch.force(true);
+            }
+            Files.move(temp, probe.resolve("b"), java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            try (java.nio.channels.FileChannel d = java.nio.channels.FileChannel.open(probe,
+                    java.nio.file.StandardOpenOption.READ)) {
+                d.force(true);
+            }
+            took.add(System.nanoTime() - t0);
+        }
+        long[] v = took.stream().mapToLong(Long::longValue).sorted().toArray();
+        long stalls = java.util.Arrays.stream(v).filter(t -> t > 100_000_000L).count();
+        return new double[] {v[v.length / 2] / 1e6, v[Math.min(v.length - 1, (int) (v.length * 0.99))] / 1e6,
+                v[v.length - 1] / 1e6, stalls * 60.0 / seconds, seconds};
     }
 
     /** The ramdisk the sleds' output directories go on (tmpfs). */
@@ -240,8 +278,9 @@ public final class E2eBench {
         STAGES.put("deliver", "folded on the client's sled -> folded on another sled (one gossip hop)");
         STAGES.put("screen", "folded -> admission's verdict");
         STAGES.put("commit", "verdict -> boundary record on both slots");
-        STAGES.put("spawn", "stored -> process started");
-        STAGES.put("run", "started -> exited and its pipes drained (`true`)");
+        STAGES.put("spawn", "stored -> launched: handed to the launcher's starting thread");
+        STAGES.put("run", "launched -> exited and its pipes drained (`true`): its directory, fork and exec "
+                + "included");
         STAGES.put("report", "exited -> its status gossiped");
         STAGES.put("back", "status gossiped -> folded on the client's sled");
         STAGES.put("client", "last status folded on the client's sled -> the client sees every sled stopped");

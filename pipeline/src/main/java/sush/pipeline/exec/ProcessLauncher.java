@@ -56,6 +56,8 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
     private final Path jobsDir;
     private final ExecutorService copiers = Executors.newCachedThreadPool(daemon("sush-job-io"));
     private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(daemon("sush-job-timer"));
+    /** Starts recorded jobs, one after the other, off the caller's thread (the sled's loop). */
+    private final ExecutorService starter = Executors.newSingleThreadExecutor(daemon("sush-job-start"));
     private final AtomicInteger running = new AtomicInteger();
     private final int maxRunning;
     private final Containment containment;
@@ -86,8 +88,78 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
         return jobsDir.resolve(job.codephrase());
     }
 
+    /**
+     * Hands the job to the launcher's one starting thread and returns at once, as the interface
+     * promises: preparing its directory and the fork and exec never hold the sled's loop (issue
+     * 17). Jobs start in the order they were handed over. An interactive or streaming job starts
+     * before this returns: its terminal or outflow is there for the client that attaches.
+     */
     @Override
     public Running launch(LaunchRequest r) {
+        if (r.mode() != sush.projections.job.JobMode.RECORDED) {
+            return start(r);
+        }
+        Deferred d = new Deferred(r.job());
+        try {
+            starter.execute(() -> {
+                Running started;
+                try {
+                    started = start(r);
+                } catch (RuntimeException | Error e) {
+                    started = failed(r.job(), new Ending.Failed(Ending.Failed.Kind.SPAWN, "starting the job: " + e));
+                }
+                d.become(started);
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            return failed(r.job(), new Ending.Failed(Ending.Failed.Kind.SPAWN, "the launcher is closed"));
+        }
+        return d;
+    }
+
+    /** Runs {@code task} on the starting thread, after the launches handed over before it (tests hold it). */
+    void onStartingThread(Runnable task) {
+        starter.execute(task);
+    }
+
+    /** A job handed to the starting thread; a stop asked before it started reaches it once it has. */
+    private static final class Deferred implements Running {
+        private final JobId job;
+        private final CompletableFuture<Running> started = new CompletableFuture<>();
+        private volatile boolean stopAsked;
+
+        Deferred(JobId job) {
+            this.job = job;
+        }
+
+        void become(Running r) {
+            started.complete(r);
+            if (stopAsked) {
+                r.stop();
+            }
+        }
+
+        @Override
+        public JobId job() {
+            return job;
+        }
+
+        @Override
+        public Mono<Ending> ending() {
+            return Mono.fromFuture(started, true).flatMap(Running::ending);
+        }
+
+        @Override
+        public void stop() {
+            stopAsked = true;
+            Running r = started.getNow(null);
+            if (r != null) {
+                r.stop();
+            }
+        }
+    }
+
+    /** Prepares the job's directory and starts its process, on the calling thread. */
+    private Running start(LaunchRequest r) {
         if (running.incrementAndGet() > maxRunning) {
             running.decrementAndGet();
             return failed(r.job(), new Ending.Failed(Ending.Failed.Kind.SPAWN, maxRunning + " jobs already running"));
@@ -624,6 +696,7 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
 
     @Override
     public void close() {
+        starter.shutdownNow();
         timers.shutdownNow();
         copiers.shutdownNow();
         if (containment instanceof Containment.Cgroup) {

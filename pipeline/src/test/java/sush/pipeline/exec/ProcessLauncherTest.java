@@ -285,6 +285,27 @@ class ProcessLauncherTest {
     }
 
     @Test
+    void aLaunchReturnsBeforeTheJobStartsAndAStopAskedMeanwhileStopsIt() throws Exception {
+        launcher = new ProcessLauncher(output);
+        java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+        launcher.onStartingThread(() -> {
+            try {
+                hold.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        // The starting thread is held: a launch that prepared or forked on the caller would not return.
+        Launcher.Running r = run("sleep 30");
+        assertFalse(Files.exists(launcher.jobDir(r.job())), "nothing of the job exists yet");
+        r.stop();
+        hold.countDown();
+        Ending.Killed k = assertInstanceOf(Ending.Killed.class, r.ending().block(WAIT));
+        assertEquals(Ending.Cause.STOP, k.cause());
+        assertTrue(Files.exists(launcher.jobDir(r.job()).resolve("job.json")), "it started, then was stopped");
+    }
+
+    @Test
     void whatAJobLeavesRunningEndsWithIt() {
         long t0 = System.nanoTime();
         Launcher.Running r = run("sleep 60 & echo started");
