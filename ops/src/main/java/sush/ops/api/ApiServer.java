@@ -1215,13 +1215,27 @@ public final class ApiServer {
     /** This sled's final status of the job once it reports one (the ending follows the terminal's close). */
     private Mono<Object> ownStatus(JobId job) {
         String me = cfg.me().baseboard();
-        return Flux.interval(java.time.Duration.ZERO, java.time.Duration.ofMillis(50)).take(200)
-                .concatMap(i -> runtime.query(v -> v.fold() == null ? Map.<String, Object>of()
-                        : Json.statuses(v.fold().statuses().statuses(job))))
-                .filter(m -> m.get(me) instanceof Map && TERMINAL_STATUSES.contains(String.valueOf(
-                        ((Map<?, ?>) m.get(me)).get("status"))))
-                .next().map(m -> m.get(me));
+        return poll(() -> runtime.query(v -> v.fold() == null ? Map.<String, Object>of()
+                : Json.statuses(v.fold().statuses().statuses(job))).flatMap(m -> m.get(me) instanceof Map
+                        && TERMINAL_STATUSES.contains(String.valueOf(((Map<?, ?>) m.get(me)).get("status")))
+                        ? Mono.just(m.get(me)) : Mono.empty()), OWN_STATUS_WAIT.toMillis() / OWN_STATUS_POLL.toMillis(),
+                OWN_STATUS_POLL);
     }
+
+    /**
+     * Asks {@code ask} until it answers a value, {@code every} after each empty answer, at most
+     * {@code polls} times; empty if it never did. (A fixed-rate interval, as the attach's wait
+     * for the job's end was, fails with an overflow as soon as one answer takes longer than the
+     * period: on a busy sled the client then saw its terminal close without the job's end.)
+     */
+    static <T> Mono<T> poll(java.util.function.Supplier<Mono<T>> ask, long polls, java.time.Duration every) {
+        return Mono.defer(ask).switchIfEmpty(Mono.defer(() -> polls <= 1 ? Mono.empty()
+                : Mono.delay(every).then(poll(ask, polls - 1, every))));
+    }
+
+    /** How long an attached client's terminal waits, once closed, for the job's end from this sled. */
+    static final java.time.Duration OWN_STATUS_WAIT = java.time.Duration.ofSeconds(30);
+    private static final java.time.Duration OWN_STATUS_POLL = java.time.Duration.ofMillis(50);
 
     private static final java.util.Set<String> TERMINAL_STATUSES = java.util.Set.of("stopped", "error", "skipped",
             "cancelled", "interrupted");
