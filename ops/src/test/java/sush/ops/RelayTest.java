@@ -65,6 +65,11 @@ class RelayTest {
                     trusting);
             String boardA = rack.sleds().get(0).baseboard();
             String boardB = rack.sleds().get(1).baseboard();
+            // A login gossips: A must be in a universe first (right after the start it answers
+            // 503 not-ready; a full run once got there first).
+            for (int i = 0; i < 300 && a.probe("/ready").status() != 200; i++) {
+                Thread.sleep(50);
+            }
             // A knows B's API once B's announcement reached it.
             for (int i = 0; i < 300 && a.get("/versions").get("sleds").size() < 2; i++) {
                 Thread.sleep(50);
