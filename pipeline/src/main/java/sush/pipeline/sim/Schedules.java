@@ -279,7 +279,8 @@ public final class Schedules {
                         new Step.Advance(3_000), new Step.Restart(2), new Step.Advance(3_000))));
         out.add(new Scenario("issue 13: the operator's sled goes down in the calm tail (seed 4694 shrunk: a job "
                 + "left queued; the first store given its time to land, D-036)", List.of(new Step.StartSession(0),
-                        new Step.Submit(2, "0", false), new Step.Advance(SlowWriter.LATENCY_MILLIS), new Step.CrashOnWrite(0), new Step.Burn(1, 4), new Step.Submit(2, "3", true))));
+                        new Step.Submit(2, "0", false), new Step.Advance(SlowWriter.LATENCY_MILLIS),
+                        new Step.CrashOnWrite(0), new Step.Burn(1, 4), new Step.Submit(2, "3", true))));
         return out;
     }
 }
