@@ -139,7 +139,16 @@ class RackPageTest extends ProcessRack {
             // The page redraws the rack every two seconds: an element read between two draws is stale.
             org.openqa.selenium.support.ui.FluentWait<WebDriver> wait = new WebDriverWait(web, Duration.ofSeconds(30))
                     .ignoring(org.openqa.selenium.StaleElementReferenceException.class);
+            // The first draw while GET /rack fails (blocked in the browser, as a cut connection
+            // would fail it): the page says so and asks again until it is answered, never blank.
+            ChromeDriver chrome = (ChromeDriver) web;
+            chrome.executeCdpCommand("Network.enable", Map.of());
+            chrome.executeCdpCommand("Network.setBlockedURLs", Map.of("urls", java.util.List.of("*/rack")));
             web.get(base + "/#token=" + token);
+            wait.until(d -> d.findElement(By.id("errors")).getText().contains("could not read the rack (asking again)"));
+            assertEquals(null, web.findElement(By.tagName("body")).getDomAttribute("data-ready"));
+            chrome.executeCdpCommand("Network.setBlockedURLs", Map.of("urls", java.util.List.of()));
+            wait.until(d -> "true".equals(d.findElement(By.tagName("body")).getDomAttribute("data-ready")));
             wait.until(d -> d.findElements(By.cssSelector(".cubby.state-up")).size() == 4);
             assertEquals(28, web.findElements(By.cssSelector(".cubby.state-empty")).size());
             assertTrue(web.getCurrentUrl().indexOf("token") < 0, "the token left the address bar");

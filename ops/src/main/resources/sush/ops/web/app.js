@@ -27,12 +27,27 @@ class ApiError extends Error {
   constructor(status, body) { super(status + ' ' + body); this.status = status; }
 }
 
+// A request the sled has not answered in this long is given up (an error, asked again by its
+// caller): GET /rack waits at most 2.5 s for each other sled, so only a stalled connection or a
+// stalled sled takes longer, and a page must not wait on it for ever.
+const REQUEST_WAIT_MS = 15000;
+
 async function get(path) {
-  const r = await fetch(path, { headers: { Authorization: 'SushRead ' + token }, cache: 'no-store' });
-  if (!r.ok) {
-    throw new ApiError(r.status, await r.text());
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), REQUEST_WAIT_MS);
+  try {
+    const r = await fetch(path, { headers: { Authorization: 'SushRead ' + token }, cache: 'no-store',
+      signal: abort.signal });
+    if (!r.ok) {
+      throw new ApiError(r.status, await r.text());
+    }
+    return await r.json();
+  } catch (err) {
+    if (err.name === 'AbortError') throw new Error(path + ': no answer within ' + REQUEST_WAIT_MS + ' ms');
+    throw err;
+  } finally {
+    clearTimeout(timer);
   }
-  return r.json();
 }
 
 function el(tag, cls, text) {
@@ -437,30 +452,41 @@ function setLive(on) {
 
 // ---- Start ------------------------------------------------------------------------------------
 
+// The first draw: this sled, every sled's state, the session and the jobs at once (four requests:
+// a browser opens six connections to a host); the rows are drawn once the sleds are known. A
+// request that fails (a sled busy or restarting, a connection cut) is listed with its reason and
+// the whole is asked again, a second later and then less often: a page left open through an
+// incident draws itself once the sled answers, never stays blank. False when the token is refused.
+async function firstDraw() {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const [me, rack, , page] = await Promise.all([get('/version'), get('/rack'), refreshSession(),
+        get('/jobs?limit=1000')]);
+      document.getElementById('served').textContent = 'served by ' + me.baseboard + ' (cubby ' + me.cubby + '), '
+          + me.ordering + ' ordering';
+      applyRack(rack);
+      applyJobs(page);
+      drawn = true;
+      renderChain();
+      return true;
+    } catch (err) {
+      if (err.status === 401 || err.status === 403) { needAuth(err.message); return false; }
+      addError('the page could not read the rack (asking again): ' + err.message);
+      await new Promise((res) => setTimeout(res, Math.min(1000 * (attempt + 1), 5000)));
+    }
+  }
+}
+
 async function start() {
   if (!token) { needAuth('no token in this tab yet'); return; }
-  try {
-    // This sled, every sled's state, the session and the jobs at once (four requests: a browser
-    // opens six connections to a host); the rows are drawn once the sleds are known.
-    const [me, rack, , page] = await Promise.all([get('/version'), get('/rack'), refreshSession(),
-      get('/jobs?limit=1000')]);
-    document.getElementById('served').textContent = 'served by ' + me.baseboard + ' (cubby ' + me.cubby + '), '
-        + me.ordering + ' ordering';
-    applyRack(rack);
-    applyJobs(page);
-    drawn = true;
-    renderChain();
-    document.body.dataset.builtMs = performance.now().toFixed(1);  // the data in, the page's elements built
-    // Milliseconds from navigation to everything drawn: taken in a task after the next frame,
-    // so the layout and paint of what was built count (./bench.sh page and RackPageTest read it).
-    requestAnimationFrame(() => setTimeout(() => {
-      document.body.dataset.loadMs = performance.now().toFixed(1);
-      document.body.dataset.ready = 'true';
-    }, 0));
-  } catch (err) {
-    if (err.status === 401 || err.status === 403) { needAuth(err.message); return; }
-    addError('the page could not read the rack: ' + err.message);
-  }
+  if (!await firstDraw()) return;
+  document.body.dataset.builtMs = performance.now().toFixed(1);  // the data in, the page's elements built
+  // Milliseconds from navigation to everything drawn: taken in a task after the next frame,
+  // so the layout and paint of what was built count (./bench.sh page and RackPageTest read it).
+  requestAnimationFrame(() => setTimeout(() => {
+    document.body.dataset.loadMs = performance.now().toFixed(1);
+    document.body.dataset.ready = 'true';
+  }, 0));
   follow();
   // Each refresh starts once the last has ended: a slow sled never piles requests up.
   const every = (ms, f) => setTimeout(() => f().catch(() => {}).finally(() => every(ms, f)), ms);

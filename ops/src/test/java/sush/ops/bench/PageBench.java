@@ -146,8 +146,18 @@ public final class PageBench {
     public static double load(WebDriver web, String url) {
         web.get("about:blank");
         web.get(url);
-        new WebDriverWait(web, Duration.ofSeconds(60)).until(d -> "true".equals(d.findElement(
-                By.tagName("body")).getDomAttribute("data-ready")));
+        try {
+            new WebDriverWait(web, Duration.ofSeconds(60)).until(d -> "true".equals(d.findElement(
+                    By.tagName("body")).getDomAttribute("data-ready")));
+        } catch (org.openqa.selenium.TimeoutException e) {
+            // What the page itself says went wrong (its list of errors and refusals), with the
+            // requests it made: a page that never drew must say why in the test's report.
+            throw new AssertionError("the page at " + url.replaceAll("#.*", "") + " was not drawn within 60 s; its "
+                    + "errors: " + web.findElement(By.id("errors")).getText().replace('\n', '|') + "; its requests: "
+                    + ((JavascriptExecutor) web).executeScript("return performance.getEntriesByType('resource')"
+                            + ".map(e => e.name.replace(/^.*\\/\\/[^/]*/, '') + ' ' + e.startTime.toFixed(0) + '+'"
+                            + " + e.duration.toFixed(0) + ' ' + e.responseStatus).join(', ')"), e);
+        }
         return Double.parseDouble(String.valueOf(((JavascriptExecutor) web).executeScript(
                 "return document.body.dataset.loadMs")));
     }
