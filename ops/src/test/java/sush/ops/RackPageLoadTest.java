@@ -55,8 +55,9 @@ class RackPageLoadTest {
             try {
                 for (int i = 0; i < 3; i++) {
                     ms.add(PageBench.load(web, h.url));
-                    System.out.printf(Locale.ROOT, "rack page load %d: %.1f ms (%s)%n", i, ms.get(i),
-                            PageBench.breakdown(web));
+                    System.out.printf(Locale.ROOT, "rack page load %d: %.1f ms (%s); the page's errors: %s%n", i,
+                            ms.get(i), PageBench.breakdown(web), web.findElement(By.id("errors")).getText()
+                                    .replace('\n', '|'));
                     assertEquals(JOBS, web.findElements(By.cssSelector("#jobs-body .job")).size());
                     assertEquals(SLEDS, web.findElements(By.cssSelector(".cubby.state-up")).size());
                     assertEquals("(" + JOBS + " known here)", web.findElement(By.id("jobs-count")).getText());
