@@ -135,6 +135,7 @@ public final class E2eBench {
             JsonNode s = c.get("/sessions");
             SessionId sid = SessionId.parse(s.get("session_id").asString());
             JobId next = JobId.parse(s.get("next_job").asString());
+            System.err.printf(Locale.ROOT, "e2e: throughput phase, %d jobs back to back%n", jobs);
             long t0 = System.nanoTime();
             double throughputCpuBefore = cpuSeconds(procs);
             String last = null;
