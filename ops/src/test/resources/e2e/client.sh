@@ -159,8 +159,15 @@ until_screen 'bash-'
 tmux -L sush-e2e send-keys -t e2e 'stty size' Enter
 until_screen '^24 80'
 tmux -L sush-e2e resize-window -t e2e -x 100 -y 40
-sleep 1
-tmux -L sush-e2e send-keys -t e2e 'clear; stty size' Enter
+# The new size travels tmux -> SIGWINCH -> the CLI -> the sled -> the job's terminal; asked again
+# each second until it is there (up to 30 s on a loaded machine).
+resized=0
+for _ in $(seq 30); do
+  sleep 1
+  tmux -L sush-e2e send-keys -t e2e 'clear; stty size' Enter
+  for _ in $(seq 10); do screen | grep -q -- '^40 100' && { resized=1; break; }; sleep 0.1; done
+  [ "$resized" = 1 ] && break
+done
 until_screen '^40 100'
 tmux -L sush-e2e send-keys -t e2e 'exit 4' Enter
 for _ in $(seq 300); do [ -s tmux.rc ] && break; sleep 0.1; done

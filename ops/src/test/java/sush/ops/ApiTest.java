@@ -37,16 +37,23 @@ class ApiTest extends TwoSledRack {
 
     static String session() throws Exception {
         String id = rack.client(0).post("/sessions/start", Map.of()).get("session_id").asString();
-        for (int i = 0; i < 100; i++) {
-            try {
-                if (id.equals(rack.client(0).get("/sessions").get("session_id").asString())) {
-                    return id;
-                }
-            } catch (Client.Failure f) {
-                Thread.sleep(50);
+        // Active on both sleds (a job signed for it is screened by each), within 30 s.
+        long until = System.nanoTime() + 30_000_000_000L;
+        while (!(activeOn(0, id) && activeOn(1, id))) {
+            if (System.nanoTime() > until) {
+                throw new AssertionError("session " + id + " not active on both sleds within 30 s");
             }
+            Thread.sleep(20);
         }
         return id;
+    }
+
+    private static boolean activeOn(int sled, String id) throws Exception {
+        try {
+            return id.equals(rack.client(sled).get("/sessions").path("session_id").asString(""));
+        } catch (Client.Failure f) {
+            return false;
+        }
     }
 
     static HttpResponse<String> post(String path, String body) throws Exception {

@@ -103,7 +103,7 @@ class InteractiveJobTest extends TwoSledRack {
         SignedJob job = interactive("bash --norc --noprofile", sled);
         String id = job.request().job().codephrase();
         rack.client(0).post("/jobs/" + id + "/start", SignedRequests.toJson(job));
-        for (int i = 0; i < 200 && !"started".equals(status(id).path(sled).path("status").asString("")); i++) {
+        for (int i = 0; i < 600 && !"started".equals(status(id).path(sled).path("status").asString("")); i++) {
             Thread.sleep(50);
         }
         // The sled that does not run it has no terminal for it.
@@ -113,7 +113,7 @@ class InteractiveJobTest extends TwoSledRack {
 
         Screen starter = new Screen();
         WebSocket w = rack.client(1).webSocket("/jobs/" + id + "/attach", starter);
-        for (int i = 0; i < 100 && starter.controls.isEmpty(); i++) {
+        for (int i = 0; i < 500 && starter.controls.isEmpty(); i++) {
             Thread.sleep(20);
         }
         assertEquals("size", starter.controls.get(0).path("type").asString());
@@ -132,7 +132,7 @@ class InteractiveJobTest extends TwoSledRack {
         Screen watcher = new Screen();
         WebSocket ww = other.webSocket("/jobs/" + id + "/attach", watcher);
         watcher.await("done-2");
-        for (int i = 0; i < 100 && watcher.controls.isEmpty(); i++) {
+        for (int i = 0; i < 500 && watcher.controls.isEmpty(); i++) {
             Thread.sleep(20);
         }
         assertFalse(watcher.controls.get(0).path("write").asBoolean(true), "a watcher does not type");
@@ -149,7 +149,7 @@ class InteractiveJobTest extends TwoSledRack {
         for (int i = 0; i < 100; i++) {
             Screen attempt = new Screen();
             WebSocket a = other.webSocket("/jobs/" + id + "/attach", attempt);
-            for (int k = 0; k < 100 && attempt.controls.isEmpty(); k++) {
+            for (int k = 0; k < 1000 && attempt.controls.isEmpty(); k++) {
                 Thread.sleep(10);
             }
             if (attempt.controls.get(0).path("write").asBoolean(false)) {
@@ -197,6 +197,10 @@ class InteractiveJobTest extends TwoSledRack {
                 .orElseThrow();
         assertEquals(3, exit.path("status").path("exit_code").asInt());
         assertTrue(watcher.closed.await(10, TimeUnit.SECONDS));
+        // Sled 0 learns sled 1's ending by gossip, which may still be on its way.
+        for (int i = 0; i < 600 && !status(id).path(sled).path("exit_code").isIntegralNumber(); i++) {
+            Thread.sleep(50);
+        }
         assertEquals(3, status(id).path(sled).path("exit_code").asInt());
         // Recorded and hashed like any job: the output verifies.
         String out = new String(sush.ops.cli.JobCommandAccess.verifiedOutput(rack.client(0), id, sled, false),

@@ -41,7 +41,9 @@ class ObservabilityTest extends TwoSledRack {
             SignedJob job = JobTextPrivacyTest.ApiTestAccess.next(rack.key, secret, "*");
             id = job.request().job().codephrase();
             rack.client(0).post("/jobs/" + id + "/start", SignedRequests.toJson(job));
-            for (int i = 0; i < 400 && !captured.toString().contains("ended " + id); i++) {
+            // Both sleds' endings known to sled 0 (whose metrics and statuses are read below): the
+            // first "ended" line logged may be sled 1's while sled 0 still waits on its commit.
+            for (int i = 0; i < 1200 && !bothStopped(id); i++) {
                 Thread.sleep(25);
             }
             Thread.sleep(200);
@@ -94,6 +96,19 @@ class ObservabilityTest extends TwoSledRack {
         assertTrue(text.contains("jvm_memory_used_bytes{"), "JVM metrics");
         assertTrue(text.contains("reactor_netty_http_server_"), "Reactor Netty's server metrics");
         assertFalse(text.contains("SECRET"));
+    }
+
+    private static boolean bothStopped(String id) {
+        try {
+            JsonNode statuses = rack.client(0).get("/jobs/" + id + "/status").path("statuses");
+            int stopped = 0;
+            for (JsonNode st : statuses) {
+                stopped += "stopped".equals(st.path("status").asString("")) && st.hasNonNull("sled_ended_at") ? 1 : 0;
+            }
+            return stopped == 2;
+        } catch (sush.ops.cli.Client.Failure f) {
+            return false; // no status yet
+        }
     }
 
     /** Jackson, as the rest of ops reads JSON. */

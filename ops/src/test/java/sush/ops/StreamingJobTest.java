@@ -36,9 +36,13 @@ class StreamingJobTest extends TwoSledRack {
     private static String start(SignedJob job) throws Exception {
         String id = job.request().job().codephrase();
         rack.client(0).post("/jobs/" + id + "/start", SignedRequests.toJson(job));
-        for (int i = 0; i < 200 && rack.daemons.get(1).launcher().outflow(job.request().job()).isEmpty(); i++) {
+        // Gossiped to sled 1, committed there (two slots, fsynced) and started: up to 30 s on a
+        // loaded machine whose disk stalls.
+        for (int i = 0; i < 1200 && rack.daemons.get(1).launcher().outflow(job.request().job()).isEmpty(); i++) {
             Thread.sleep(25);
         }
+        assertTrue(rack.daemons.get(1).launcher().outflow(job.request().job()).isPresent(),
+                "job " + id + " started on sled 1 within 30 s");
         return id;
     }
 
