@@ -1,5 +1,6 @@
 package sush.locker.store;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -372,6 +373,29 @@ class LockerTest {
             assertEquals(LockerException.Kind.UNTRUSTED, e.kind());
             assertTrue(e.getMessage().contains("changed by something other than this daemon"), e.getMessage());
             assertEquals(Optional.empty(), l.verify(), "reported once");
+        }
+    }
+
+    /**
+     * The change is found by the next store even when nothing asked {@link Locker#verify()} in
+     * between (the daemon's file watch had not run): the store fails closed and leaves the
+     * foreign file in place. Before, the store replaced the change with its own record and the
+     * change was never seen (a CI run of SlotTamperTest: the job's own outcome record covered it).
+     */
+    @Test
+    void aStoreFindsASlotChangedSinceTheLastWriteAndDoesNotCoverIt() throws Exception {
+        Slots s = new Slots();
+        try (Locker<BoundaryRecord> l = s.open()) {
+            commit(l, R1);
+            byte[] foreign = Slots.file((byte) 7, 1, R2);
+            s.b.write(foreign);
+            LockerException e = assertThrows(LockerException.class, () -> commit(l, R1_ENDED));
+            assertEquals(LockerException.Kind.UNTRUSTED, e.kind());
+            assertTrue(e.getMessage().contains("m2-b") && e.getMessage().contains("rewritten"), e.getMessage());
+            assertFalse(l.trusted());
+            assertTrue(l.changed().orElseThrow().contains("changed by something other than this daemon"));
+            assertArrayEquals(foreign, s.b.contents().orElseThrow(), "the foreign file is left as found");
+            assertEquals(R1, Slots.body(s.a).orElseThrow(), "nothing more was written to the other slot");
         }
     }
 

@@ -64,7 +64,9 @@ public final class SlotWatch implements Closeable {
                 key.pollEvents();
                 key.reset();
             }
-            Optional<String> finding = locker.verify();
+            // Found here, or by a store that checked the slots before writing (it fails closed and
+            // leaves the finding for this watch to report).
+            Optional<String> finding = locker.verify().or(locker::changed);
             if (finding.isPresent()) {
                 changed.accept(finding.get());
                 return;
