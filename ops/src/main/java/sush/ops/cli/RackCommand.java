@@ -262,16 +262,34 @@ public final class RackCommand implements Callable<Integer> {
      * it is, else why not.
      */
     static String awaitSled(Path dir, RackFile.SledEntry s, Duration within) {
+        long until = System.nanoTime() + within.toNanos();
         if (!awaitApi(s.api(), within)) {
             return "not answering; see " + s.output().getParent().resolve("daemon.log");
         }
-        try {
-            String board = operatorClient(dir, "http://" + s.api()).get("/version").path("baseboard").asString();
-            return board.equals(s.baseboard()) ? null : "another sled answers on " + s.api() + ": " + board;
-        } catch (Client.Failure f) {
-            return "something else answers on " + s.api() + " (" + f.getMessage() + ")";
+        Client c = operatorClient(dir, "http://" + s.api());
+        while (true) {
+            try {
+                String board = c.get("/version").path("baseboard").asString();
+                return board.equals(s.baseboard()) ? null : "another sled answers on " + s.api() + ": " + board;
+            } catch (Client.Failure f) {
+                // A sled just started answers 503 not-ready to the login (a login gossips) until it
+                // has joined a universe: it is coming up, not someone else, within the wait.
+                if (!"not-ready".equals(f.code()) || System.nanoTime() > until) {
+                    return ("not-ready".equals(f.code()) ? "not ready within " + within.toSeconds() + " s on "
+                            : "something else answers on ") + s.api() + " (" + f.getMessage() + ")";
+                }
+            }
+            try {
+                Thread.sleep(NOT_READY_RETRY.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return "interrupted while waiting for " + s.api();
+            }
         }
     }
+
+    /** How often a restarted sled that answers not-ready is asked again (within the wait). */
+    static final Duration NOT_READY_RETRY = Duration.ofMillis(200);
 
     static void stop(RackFile.SledEntry s, boolean hard) {
         running(s).ifPresent(h -> {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -68,6 +69,46 @@ class RackToolingTest {
             if (held != null) {
                 held.close();
             }
+        }
+    }
+
+    /**
+     * A sled just started answers 503 not-ready to a login until it has joined a universe: `rack
+     * restart` waits for it, asking again, and does not take it for another process on the port
+     * (a CI run's RackPageTest: "did not come back: something else answers ... not-ready").
+     */
+    @Test
+    void aSledAnsweringNotReadyIsWaitedForNotTakenForAnother() throws Exception {
+        Path rack = Files.createDirectories(dir.resolve("notready"));
+        RackFile r = RackCommand.create(rack, 1, RackCommand.freePorts(1), sush.projections.fold.Ordering.CAUSAL);
+        String[] hp = r.sleds().get(0).api().split(":");
+        com.sun.net.httpserver.HttpServer fake = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress(hp[0], Integer.parseInt(hp[1])), 0);
+        java.util.concurrent.atomic.AtomicInteger logins = new java.util.concurrent.atomic.AtomicInteger();
+        fake.createContext("/login/challenge", ex -> answer(ex, 200, "{\"nonce\":\""
+                + java.util.Base64.getEncoder().encodeToString(new byte[32]) + "\"}"));
+        fake.createContext("/login", ex -> {
+            logins.incrementAndGet();
+            answer(ex, 503, "{\"error\":\"not-ready\",\"message\":\"this sled cannot gossip right now: "
+                    + "NO_IDENTITY: bootstrapping; cannot send yet\"}");
+        });
+        fake.start();
+        try {
+            String why = RackCommand.awaitSled(rack, r.sleds().get(0), java.time.Duration.ofSeconds(2));
+            assertTrue(why != null && why.startsWith("not ready within 2 s"), why);
+            assertTrue(logins.get() > 1, "asked again: " + logins);
+        } finally {
+            fake.stop(0);
+        }
+    }
+
+    private static void answer(com.sun.net.httpserver.HttpExchange ex, int status, String json) throws IOException {
+        byte[] b = json.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        ex.getRequestBody().readAllBytes();
+        ex.getResponseHeaders().set("Content-Type", "application/json");
+        ex.sendResponseHeaders(status, b.length);
+        try (java.io.OutputStream o = ex.getResponseBody()) {
+            o.write(b);
         }
     }
 
