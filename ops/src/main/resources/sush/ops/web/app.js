@@ -31,6 +31,10 @@ class ApiError extends Error {
 // caller): GET /rack waits at most 2.5 s for each other sled, so only a stalled connection or a
 // stalled sled takes longer, and a page must not wait on it for ever.
 const REQUEST_WAIT_MS = 15000;
+// The first draw, after a failure, is asked again this much later per failed attempt, and never
+// more than FIRST_DRAW_RETRY_MAX_MS apart.
+const FIRST_DRAW_RETRY_STEP_MS = 1000;
+const FIRST_DRAW_RETRY_MAX_MS = 5000;
 
 async function get(path) {
   const abort = new AbortController();
@@ -472,7 +476,7 @@ async function firstDraw() {
     } catch (err) {
       if (err.status === 401 || err.status === 403) { needAuth(err.message); return false; }
       addError('the page could not read the rack (asking again): ' + err.message);
-      await new Promise((res) => setTimeout(res, Math.min(1000 * (attempt + 1), 5000)));
+      await new Promise((res) => setTimeout(res, Math.min(FIRST_DRAW_RETRY_STEP_MS * (attempt + 1), FIRST_DRAW_RETRY_MAX_MS)));
     }
   }
 }
