@@ -122,14 +122,58 @@ public final class Replica {
      */
     public synchronized List<Message> missingFor(View view, Version otherFrontier) {
         requireUniverse(view.network());
+        int from = Math.min(coveredBy(otherFrontier), view.logSize());
         List<Message> missing = new ArrayList<>();
-        for (int i = 0; i < view.logSize(); i++) {
+        int covered = -1;
+        for (int i = from; i < view.logSize(); i++) {
             Message m = log.get(i);
             if (!m.version().leq(otherFrontier)) {
+                if (covered < 0) {
+                    covered = i;
+                }
                 missing.add(m);
             }
         }
+        remember(otherFrontier, covered < 0 ? view.logSize() : covered);
         return missing;
+    }
+
+    /**
+     * Bound on remembered covered prefixes: more than a sled has peers syncing with it at once
+     * (each peer's frontier only grows, so its newest one stands for the older).
+     */
+    static final int COVERED_MEMORY = 16;
+
+    /**
+     * Prefixes of the log known to be at or below a frontier, newest last: {@code log[0, prefix)}
+     * is at or below {@code frontier}. The log only grows, so a prefix stays covered by that
+     * frontier and by every frontier above it; {@link #missingFor} starts its scan there instead
+     * of at the beginning of a log that holds every message of the universe (D-037).
+     */
+    private final java.util.ArrayDeque<Covered> covered = new java.util.ArrayDeque<>();
+
+    private record Covered(Version frontier, int prefix) {
+    }
+
+    /** The longest remembered prefix of the log at or below {@code frontier} (0 when none is). */
+    private int coveredBy(Version frontier) {
+        int best = 0;
+        for (Covered c : covered) {
+            if (c.prefix() > best && c.frontier().leq(frontier)) {
+                best = c.prefix();
+            }
+        }
+        return best;
+    }
+
+    private void remember(Version frontier, int prefix) {
+        if (prefix == 0) {
+            return;
+        }
+        if (covered.size() >= COVERED_MEMORY) {
+            covered.removeFirst();
+        }
+        covered.addLast(new Covered(frontier, prefix));
     }
 
     /**
