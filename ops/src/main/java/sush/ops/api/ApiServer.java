@@ -513,6 +513,8 @@ public final class ApiServer {
         m.put("ordering", ordering().wireName());
         // How this sled contains what a job starts (issue 22): "cgroup2 <dir>" or "marker".
         m.put("containment", launcher.containment());
+        // How a job's first process gets its own session (D-038).
+        m.put("job_sessions", sush.pipeline.exec.ProcessLauncher.sessions());
         return m;
     }
 

@@ -192,7 +192,8 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
             if (r.mode() == sush.projections.job.JobMode.INTERACTIVE) {
                 pty = Pty.open(DEFAULT_ROWS, DEFAULT_COLS);
             }
-            argv = containment.wrap(code, pty == null ? command(r) : onTerminal(pty.slave(), command(r)));
+            argv = containment.wrap(code, pty == null ? (SPAWN ? spawned(command(r)) : command(r))
+                    : onTerminal(pty.slave(), command(r)));
         } catch (IOException | RuntimeException e) {
             running.decrementAndGet();
             closeQuietly(out);
@@ -204,15 +205,7 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
                     == sush.projections.job.JobMode.INTERACTIVE ? "no pseudo-terminal: " : "no container for the job ("
                     + containment.mechanism() + "): ") + e));
         }
-        ProcessBuilder pb = new ProcessBuilder(argv).directory(dir.toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
-        if (pty != null) {
-            // The job's streams are the terminal, opened by its own shell (never by the daemon,
-            // which must not take a terminal as its own).
-            pb.redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD);
-        }
-        Map<String, String> env = pb.environment();
-        env.clear();
+        Map<String, String> env = new java.util.LinkedHashMap<>();
         env.put("PATH", PATH);
         env.put("SUSH_JOB_ID", r.job().codephrase());
         env.put("SUSH_COMMAND", r.command());
@@ -222,7 +215,21 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
         }
         Process p;
         try {
-            p = pb.start();
+            if (pty == null && SPAWN) {
+                // The job's process leads its own session from its spawn (D-038): no setsid exec.
+                p = SessionSpawn.start(argv, dir, env, LOOKUP_PATH);
+            } else {
+                ProcessBuilder pb = new ProcessBuilder(argv).directory(dir.toFile())
+                        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+                if (pty != null) {
+                    // The job's streams are the terminal, opened by its own shell (never by the
+                    // daemon, which must not take a terminal as its own).
+                    pb.redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD);
+                }
+                pb.environment().clear();
+                pb.environment().putAll(env);
+                p = pb.start();
+            }
         } catch (IOException e) {
             running.decrementAndGet();
             closeQuietly(out);
@@ -236,6 +243,25 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
         Job job = new Job(r, p, out, err, dir, pty);
         job.begin();
         return job;
+    }
+
+    /** Whether recorded and streaming jobs are spawned as session leaders here (D-038), not through {@code setsid}. */
+    static final boolean SPAWN = SessionSpawn.available();
+
+    /** Where a job's first word is looked up, as the JDK does it: the daemon's own PATH. */
+    private static final String LOOKUP_PATH = java.util.Optional.ofNullable(System.getenv("PATH")).orElse(PATH);
+
+    /** The command line without its leading {@code setsid}: the spawn makes the session. */
+    static java.util.List<String> spawned(java.util.List<String> command) {
+        if (command.isEmpty() || !command.get(0).equals("setsid")) {
+            throw new IllegalArgumentException("a job's command line starts with setsid: " + command);
+        }
+        return command.subList(1, command.size());
+    }
+
+    /** How a job's first process gets its own session here: for the daemon's first log lines. */
+    public static String sessions() {
+        return SPAWN ? "posix_spawn (POSIX_SPAWN_SETSID)" : "setsid (" + SessionSpawn.unavailable().orElse("") + ")";
     }
 
     /** An interactive job's window until a client says its own. */

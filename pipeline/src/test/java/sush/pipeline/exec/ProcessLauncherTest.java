@@ -105,6 +105,31 @@ class ProcessLauncherTest {
     }
 
     @Test
+    void theJobHoldsNoDescriptorOfTheDaemonAndNoSignalBlockedOrIgnored() throws Exception {
+        // Descriptors the daemon holds without close-on-exec must not reach a job.
+        try (java.io.RandomAccessFile held = new java.io.RandomAccessFile(output.resolve("held").toFile(), "rw")) {
+            held.write(1);
+            Launcher.Running r = run("ls /proc/$$/fd > fds; sort -n fds | tr '\\n' ' '; echo; grep -E '^Sig(Blk|Ign)' /proc/$$/status");
+            assertEquals(0, ((Ending.Exited) r.ending().block(WAIT)).code());
+            String[] lines = stdout(r).split("\n");
+            assertEquals("0 1 2 ", lines[0], "the job's descriptors");
+            if (ProcessLauncher.SPAWN) {
+                // The JDK's start passes on the daemon thread's mask (SIGQUIT blocked: SigBlk 4).
+                assertEquals("SigBlk:\t0000000000000000", lines[1]);
+                assertEquals("SigIgn:\t0000000000000000", lines[2]);
+            }
+        }
+    }
+
+    @Test
+    void aProgramThatCannotBeFoundFailsTheSpawnWithItsReason() throws Exception {
+        java.io.IOException e = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
+                () -> SessionSpawn.resolve("definitely-not-here-sush", ProcessLauncher.PATH));
+        assertTrue(e.getMessage().contains("No such file or directory"), e.getMessage());
+        assertEquals("/bin/sh", SessionSpawn.resolve("/bin/sh", ""));
+    }
+
+    @Test
     void theWallTimeLimitKillsTheGroup() {
         long t0 = System.nanoTime();
         Launcher.Running r = run("sleep 30", new Limits(Duration.ofMillis(300), 1024, Duration.ofSeconds(1)));
