@@ -132,6 +132,9 @@ final class SessionSpawn {
         return MISSING;
     }
 
+    /** Tests only: runs with the child's pid right after the spawn, before its streams are opened. */
+    static volatile java.util.function.IntConsumer afterSpawn;
+
     /** Waits for the spawned processes: one blocking {@code waitpid} each, on daemon threads. */
     private static final ExecutorService REAPERS = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "sush-reaper");
@@ -208,11 +211,32 @@ final class SessionSpawn {
             empty.close();
             all.close();
         }
-        // The child has its ends; the sled keeps the read ends only (EOF once the job's last
-        // holder of a write end is gone).
-        c.close(out[1]);
-        c.close(err[1]);
-        return new Spawned(pid, reopen(out[0]), reopen(err[0]));
+        // The read ends are opened anew (a Java stream on each), then this side keeps only them:
+        // EOF once the job's last holder of a write end is gone.
+        java.util.function.IntConsumer hook = afterSpawn;
+        if (hook != null) {
+            hook.accept(pid);
+        }
+        InputStream stdout = null;
+        try {
+            stdout = reopen(out[0]);
+            InputStream stderr = reopen(err[0]);
+            return new Spawned(pid, stdout, stderr);
+        } catch (IOException e) {
+            // No stream to read it by (out of descriptors): the job's process is ended, reaped,
+            // and the start fails with the reason.
+            if (stdout == null) {
+                c.close(err[0]);
+            } else {
+                stdout.close();
+            }
+            Spawned lost = new Spawned(pid, InputStream.nullInputStream(), InputStream.nullInputStream());
+            lost.destroyForcibly();
+            throw new IOException("reading the job's output: " + e.getMessage(), e);
+        } finally {
+            c.close(out[1]);
+            c.close(err[1]);
+        }
     }
 
     private static void pipe(int[] fds) throws IOException {
@@ -228,12 +252,50 @@ final class SessionSpawn {
         LibC.C.close(fds[1]);
     }
 
-    /** A Java stream on a pipe's read end: opened anew through /proc, the native descriptor closed. */
+    /**
+     * A Java stream on a pipe's read end: opened anew through /proc (an anonymous pipe opens
+     * without waiting for a writer, even once the job has exited), the native descriptor closed.
+     */
     private static InputStream reopen(int fd) throws IOException {
         try {
-            return new FileInputStream(new File("/proc/self/fd/" + fd));
+            return new Pipe(new FileInputStream(new File("/proc/self/fd/" + fd)));
         } finally {
             LibC.C.close(fd);
+        }
+    }
+
+    /**
+     * A pipe's read end: only reads. (A {@link FileInputStream} opened by path takes itself for
+     * a file and seeks in {@code readAllBytes} and {@code skip}, which a pipe refuses.)
+     */
+    private static final class Pipe extends java.io.FilterInputStream {
+        Pipe(InputStream in) {
+            super(in);
+        }
+
+        @Override
+        public byte[] readAllBytes() throws IOException {
+            java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+            byte[] buf = new byte[8192];
+            int n;
+            while ((n = in.read(buf)) >= 0) {
+                all.write(buf, 0, n);
+            }
+            return all.toByteArray();
+        }
+
+        @Override
+        public long skip(long n) throws IOException {
+            long left = n;
+            byte[] buf = new byte[(int) Math.min(8192, Math.max(1, n))];
+            while (left > 0) {
+                int r = in.read(buf, 0, (int) Math.min(buf.length, left));
+                if (r < 0) {
+                    break;
+                }
+                left -= r;
+            }
+            return n - left;
         }
     }
 
