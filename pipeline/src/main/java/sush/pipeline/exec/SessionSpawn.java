@@ -451,6 +451,11 @@ final class SessionSpawn {
         }
 
         @Override
+        public boolean supportsNormalTermination() {
+            return true; // destroy() sends SIGTERM
+        }
+
+        @Override
         public boolean isAlive() {
             return !exit.isDone();
         }

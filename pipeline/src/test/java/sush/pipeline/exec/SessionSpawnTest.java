@@ -70,17 +70,31 @@ class SessionSpawnTest {
 
     @Test
     void aDirectoryThatIsGoneFailsTheStartAndLeavesNothingOpen() throws Exception {
-        long before = openDescriptors();
+        java.util.Set<String> before = pipes();
         java.io.IOException e = assertThrows(java.io.IOException.class, () -> SessionSpawn.start(List.of("true"),
                 dir.resolve("gone"), Map.of(), ProcessLauncher.PATH));
         assertTrue(e.getMessage().contains("No such file or directory"), e.getMessage());
-        assertEquals(before, openDescriptors(), "the pipes were closed");
+        java.util.Set<String> left = pipes();
+        left.removeAll(before);
+        assertEquals(java.util.Set.of(), left, "pipes this test's start left open");
     }
 
-    private static long openDescriptors() throws java.io.IOException {
+    /** The pipes this JVM holds open, by inode ({@code pipe:[N]}). */
+    private static java.util.Set<String> pipes() throws java.io.IOException {
+        java.util.Set<String> out = new java.util.HashSet<>();
         try (java.util.stream.Stream<Path> fds = java.nio.file.Files.list(Path.of("/proc/self/fd"))) {
-            return fds.count();
+            for (Path fd : (Iterable<Path>) fds::iterator) {
+                try {
+                    String target = java.nio.file.Files.readSymbolicLink(fd).toString();
+                    if (target.startsWith("pipe:")) {
+                        out.add(target);
+                    }
+                } catch (java.io.IOException gone) {
+                    // closed meanwhile (the listing's own descriptor among them)
+                }
+            }
         }
+        return out;
     }
 
     private static void sleep(long ms) {
