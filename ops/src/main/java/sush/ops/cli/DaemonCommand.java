@@ -160,6 +160,31 @@ public final class DaemonCommand implements Callable<Integer> {
             }
         }
         sush.ops.daemon.StageTrace observer = stages;
+        // SIGHUP re-reads the peers. Its handler is in place before the sled starts serving: the
+        // JVM's own answer to a hangup is to shut down, and a hangup that reached a starting
+        // daemon (a reload right after a restart) ended it. One taken before the sled has
+        // started is applied once it has.
+        java.util.concurrent.atomic.AtomicReference<Daemon> started = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicBoolean hungUpEarly = new java.util.concurrent.atomic.AtomicBoolean();
+        Runnable reload = () -> {
+            Daemon running = started.get();
+            if (running == null) {
+                hungUpEarly.set(true);
+                LOG.info("SIGHUP while the sled starts: the peers are read again once it has started");
+                return;
+            }
+            try {
+                Daemon.Settings now = settings();
+                running.setPeers(now.peers(), now.identities());
+                int closed = running.reloadRevocations();
+                running.authority().reload();
+                LOG.info("peers and revoked certificates reloaded{}", closed > 0 ? "; " + closed
+                        + " links of revoked peers closed" : "");
+            } catch (Exception e) {
+                LOG.error("peers not reloaded: {}", e.getMessage());
+            }
+        };
+        onHangup(reload);
         Daemon d;
         try {
             d = Daemon.start(s, e -> {
@@ -190,18 +215,10 @@ public final class DaemonCommand implements Callable<Integer> {
             d.close();
             stopped.countDown();
         }, "sush-shutdown"));
-        onHangup(() -> {
-            try {
-                Daemon.Settings now = settings();
-                d.setPeers(now.peers(), now.identities());
-                int closed = d.reloadRevocations();
-                d.authority().reload();
-                LOG.info("peers and revoked certificates reloaded{}", closed > 0 ? "; " + closed
-                        + " links of revoked peers closed" : "");
-            } catch (Exception e) {
-                LOG.error("peers not reloaded: {}", e.getMessage());
-            }
-        });
+        started.set(d);
+        if (hungUpEarly.getAndSet(false)) {
+            reload.run();
+        }
         try {
             stopped.await();
         } catch (InterruptedException e) {
