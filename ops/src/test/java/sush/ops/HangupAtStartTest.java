@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import sush.ops.cli.RackAccess;
@@ -20,6 +21,10 @@ import sush.projections.fold.Ordering;
 class HangupAtStartTest extends ProcessRack {
     @Test
     void aDaemonHungUpWhileItStartsLivesAndReloadsOnceStarted() throws Exception {
+        // Under nohup (SIGHUP ignored, inherited by the daemons) the JVM never takes the signal:
+        // the daemon says so in its log, and there is nothing to reload here.
+        Assumptions.assumeFalse(sush.ops.cli.DaemonCommandAccess.hangupIgnored(), "SIGHUP is ignored in this test run "
+                + "(nohup?): the daemons inherit that");
         rack = RackCommand.create(dir, 1, LocalRack.freePorts(1), Ordering.CAUSAL);
         RackFileSled sled = new RackFileSled(rack.sleds().get(0));
         Process daemon = RackAccess.start(dir, rack.sleds().get(0));
@@ -42,8 +47,11 @@ class HangupAtStartTest extends ProcessRack {
         assertTrue(daemon.isAlive(), "the daemon ended after " + hangups + " hangups while it started:\n"
                 + Files.readString(log));
         assertTrue(RackAccess.awaitApi(rack.sleds().get(0).api()), "the daemon answers");
-        await("the hangups taken while it started were applied", () -> logContains(log,
-                "peers and revoked certificates reloaded"));
+        for (int i = 0; i < 600 && !logContains(log, "peers and revoked certificates reloaded"); i++) {
+            Thread.sleep(50);
+        }
+        assertTrue(logContains(log, "peers and revoked certificates reloaded"), "the hangups taken while it started "
+                + "were applied (" + hangups + " sent):\n" + Files.readString(log));
     }
 
     private static boolean answers(String api) {

@@ -166,10 +166,18 @@ public final class DaemonCommand implements Callable<Integer> {
         // started is applied once it has.
         java.util.concurrent.atomic.AtomicReference<Daemon> started = new java.util.concurrent.atomic.AtomicReference<>();
         java.util.concurrent.atomic.AtomicBoolean hungUpEarly = new java.util.concurrent.atomic.AtomicBoolean();
+        Object gate = new Object();
         Runnable reload = () -> {
-            Daemon running = started.get();
+            Daemon running;
+            synchronized (gate) {
+                // With the start's hand-over below: a hangup is either seen as early there or
+                // finds the started sled here, never neither.
+                running = started.get();
+                if (running == null) {
+                    hungUpEarly.set(true);
+                }
+            }
             if (running == null) {
-                hungUpEarly.set(true);
                 LOG.info("SIGHUP while the sled starts: the peers are read again once it has started");
                 return;
             }
@@ -215,8 +223,12 @@ public final class DaemonCommand implements Callable<Integer> {
             d.close();
             stopped.countDown();
         }, "sush-shutdown"));
-        started.set(d);
-        if (hungUpEarly.getAndSet(false)) {
+        boolean early;
+        synchronized (gate) {
+            started.set(d);
+            early = hungUpEarly.getAndSet(false);
+        }
+        if (early) {
             reload.run();
         }
         try {
@@ -309,7 +321,30 @@ public final class DaemonCommand implements Callable<Integer> {
     static void onHangup(Runnable action) {
         if (!onSignal("HUP", action)) {
             System.err.println("sush daemon: SIGHUP not handled here; restart to change peers");
+        } else if (ignoredAtStart("HUP")) {
+            // The JVM keeps a signal that was ignored when it started ignored (nohup does that):
+            // a reload by SIGHUP would do nothing, silently.
+            LOG.warn("SIGHUP was ignored when this daemon started (nohup?): kill -HUP does not re-read the "
+                    + "peers; start it without nohup (its supervisor does), or restart it to change them");
         }
+    }
+
+    /** Whether signal {@code name} was ignored (SIG_IGN) when this process started: /proc/self/status's SigIgn. */
+    static boolean ignoredAtStart(String name) {
+        int number = "HUP".equals(name) ? 1 : -1;
+        if (number < 0) {
+            return false;
+        }
+        try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+                if (line.startsWith("SigIgn:")) {
+                    return (Long.parseUnsignedLong(line.substring(7).trim(), 16) & (1L << (number - 1))) != 0;
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            // Not Linux: nothing to say.
+        }
+        return false;
     }
 
     /** Runs {@code action} on each signal {@code name} (HUP, WINCH); false when it cannot be handled here. */
