@@ -77,14 +77,18 @@ class SignedSimulationTest {
 
     @Test
     void aReusedEpochIsRefusedWithItsError() {
+        // Which of two sessions of one epoch sorts newer depends on the signer's key, which is
+        // new in each test run (Rack.KEY): about one seed in two. Six seeds were not enough in
+        // one CI run out of many (all six sorted the other way); every seed is still checked
+        // for safety, and the search goes on until one sorts newer.
         boolean reported = false;
-        for (long seed = 1; seed <= 6; seed++) {
+        for (long seed = 1; seed <= 6 || (!reported && seed <= 64); seed++) {
             Simulation.Result r = signed(seed, 4).run(scenarios().get("s6").steps());
             assertTrue(r.ok(), r.summary());
             assertTrue(r.launches() >= 4 && r.launches() <= 8, r.summary());
             reported |= r.faultKinds().contains("error-epoch_reuse");
         }
-        assertTrue(reported, "the reused epoch's session sorts newer on some seed, and is refused there");
+        assertTrue(reported, "the reused epoch's session sorts newer on some seed of 64, and is refused there");
     }
 
     @Test
