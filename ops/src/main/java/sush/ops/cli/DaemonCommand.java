@@ -321,7 +321,7 @@ public final class DaemonCommand implements Callable<Integer> {
     static void onHangup(Runnable action) {
         if (!onSignal("HUP", action)) {
             System.err.println("sush daemon: SIGHUP not handled here; restart to change peers");
-        } else if (ignoredAtStart("HUP")) {
+        } else if (hangupIgnoredAtStart()) {
             // The JVM keeps a signal that was ignored when it started ignored (nohup does that):
             // a reload by SIGHUP would do nothing, silently.
             LOG.warn("SIGHUP was ignored when this daemon started (nohup?): kill -HUP does not re-read the "
@@ -329,16 +329,12 @@ public final class DaemonCommand implements Callable<Integer> {
         }
     }
 
-    /** Whether signal {@code name} was ignored (SIG_IGN) when this process started: /proc/self/status's SigIgn. */
-    static boolean ignoredAtStart(String name) {
-        int number = "HUP".equals(name) ? 1 : -1;
-        if (number < 0) {
-            return false;
-        }
+    /** Whether SIGHUP was ignored (SIG_IGN) when this process started: bit 0 of /proc/self/status's SigIgn. */
+    static boolean hangupIgnoredAtStart() {
         try {
             for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
                 if (line.startsWith("SigIgn:")) {
-                    return (Long.parseUnsignedLong(line.substring(7).trim(), 16) & (1L << (number - 1))) != 0;
+                    return (Long.parseUnsignedLong(line.substring(7).trim(), 16) & 1L) != 0;
                 }
             }
         } catch (java.io.IOException | RuntimeException e) {

@@ -7,6 +7,6 @@ public final class DaemonCommandAccess {
 
     /** Whether SIGHUP is ignored in this process (and so in every daemon it starts). */
     public static boolean hangupIgnored() {
-        return DaemonCommand.ignoredAtStart("HUP");
+        return DaemonCommand.hangupIgnoredAtStart();
     }
 }
