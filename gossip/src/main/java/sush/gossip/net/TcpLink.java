@@ -24,8 +24,10 @@ final class TcpLink implements Link {
     static final int MAX_QUEUED_CHUNKS = 8192;
 
     private final Sinks.Many<byte[]> outgoing = Sinks.many().unicast()
-            .onBackpressureBuffer(reactor.util.concurrent.Queues.<byte[]>get(MAX_QUEUED_CHUNKS).get());
-    private final Sinks.Many<byte[]> incoming = Sinks.many().unicast().onBackpressureBuffer();
+            .onBackpressureBuffer(new BoundedChunkQueue(MAX_QUEUED_CHUNKS));
+    /** What Netty read and the node has not yet taken; grows in small links as it fills. */
+    private final Sinks.Many<byte[]> incoming = Sinks.many().unicast()
+            .onBackpressureBuffer(reactor.util.concurrent.Queues.<byte[]>unbounded(BoundedChunkQueue.LINK).get());
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Runnable onClose;
     private volatile Connection connection;

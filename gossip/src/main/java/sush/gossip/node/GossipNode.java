@@ -5,6 +5,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -29,6 +30,7 @@ import sush.gossip.sync.LinkMux;
 import sush.gossip.sync.MuxHandler;
 import sush.gossip.sync.NetworkMismatchException;
 import sush.gossip.sync.Push;
+import sush.gossip.sync.Targets;
 import sush.gossip.sync.SyncException;
 import sush.gossip.sync.SyncOutcome;
 import sush.gossip.sync.SyncSession;
@@ -245,22 +247,24 @@ public final class GossipNode implements MuxHandler {
         }
         Replica.Sent sent = r.sendOnBase(payload);
         List<LinkMux> targets = new ArrayList<>();
-        Set<Integer> hashes = new HashSet<>();
+        int[] hashes;
+        int count = 0;
         synchronized (this) {
+            hashes = new int[peers.size() + 1];
             if (replica != r) {
                 // The universe was lost while we sent: the message went down with it.
                 throw new sush.gossip.set.ReplicaException(sush.gossip.set.ReplicaException.Kind.UNIVERSE_CHANGED,
                         "the sled left universe " + r.network() + " during the send");
             }
-            hashes.add(nameHash);
+            hashes[count++] = nameHash;
             for (Peer p : peers.values()) {
                 if (p.mux != null && p.mux.isOpen()) {
                     targets.add(p.mux);
-                    hashes.add(p.hash);
+                    hashes[count++] = p.hash;
                 }
             }
         }
-        Push push = new Push(r.network(), name, Set.copyOf(hashes), sent.base(), sent.version(),
+        Push push = new Push(r.network(), name, Targets.of(Arrays.copyOf(hashes, count)), sent.base(), sent.version(),
                 List.of(new Message(sent.version(), payload)));
         byte[] frame = push.encode();
         targets.forEach(m -> m.push(frame));
@@ -567,20 +571,26 @@ public final class GossipNode implements MuxHandler {
     /** Forwards a push to connected peers it has not been pushed to yet (never back). */
     private void relay(LinkMux from, Push push) {
         List<LinkMux> targets = new ArrayList<>();
-        Set<Integer> hashes = new HashSet<>(push.targets());
+        int[] added;
+        int count = 0;
         synchronized (this) {
-            hashes.add(nameHash);
+            added = new int[peers.size() + 1];
+            added[count++] = nameHash;
             for (Peer p : peers.values()) {
                 if (p.mux != null && p.mux != from && p.mux.isOpen() && !push.targets().contains(p.hash)) {
                     targets.add(p.mux);
-                    hashes.add(p.hash);
+                    added[count++] = p.hash;
                 }
             }
         }
-        if (targets.isEmpty() || hashes.size() > Push.MAX_TARGETS) {
+        if (targets.isEmpty()) {
             return;
         }
-        Push relayed = new Push(push.network(), name, Set.copyOf(hashes), push.base(), push.frontier(), push.messages());
+        Targets hashes = push.targets().with(added, count);
+        if (hashes.size() > Push.MAX_TARGETS) {
+            return;
+        }
+        Push relayed = new Push(push.network(), name, hashes, push.base(), push.frontier(), push.messages());
         byte[] frame = relayed.encode();
         targets.forEach(m -> m.push(frame));
     }

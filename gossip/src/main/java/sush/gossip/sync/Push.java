@@ -1,6 +1,7 @@
 package sush.gossip.sync;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -21,7 +22,7 @@ import sush.gossip.wire.WireWriter;
  *
  * @param targets 32-bit hashes of every sled this batch has been pushed to, so a relay skips them
  */
-public record Push(NetworkId network, byte[] sender, Set<Integer> targets, Version base, Version frontier,
+public record Push(NetworkId network, byte[] sender, Targets targets, Version base, Version frontier,
         List<Message> messages) {
     /** Bound on the target set of one push (a rack has at most 32 sleds; relays add a few). */
     public static final int MAX_TARGETS = 256;
@@ -45,9 +46,7 @@ public record Push(NetworkId network, byte[] sender, Set<Integer> targets, Versi
         WireWriter w = Frames.begin(Frames.PUSH, size);
         w.writeBytes(network.toBytes()).writeLengthPrefixed(sender);
         w.writeVarint(targets.size());
-        for (int t : targets) {
-            w.writeInt(t);
-        }
+        targets.forEach(w::writeInt);
         w.writeLengthPrefixed(base.toBytes()).writeLengthPrefixed(frontier.toBytes());
         w.writeVarint(messages.size());
         for (Message m : messages) {
@@ -63,20 +62,24 @@ public record Push(NetworkId network, byte[] sender, Set<Integer> targets, Versi
             NetworkId network = NetworkId.of(r.readBytes(NetworkId.SIZE_BYTES));
             byte[] sender = r.readLengthPrefixed(Frames.MAX_SENDER_BYTES, "sender");
             int targetCount = r.readVarintAtMost(MAX_TARGETS, "push targets");
-            Set<Integer> targets = new HashSet<>();
+            int[] hashes = new int[targetCount];
             for (int i = 0; i < targetCount; i++) {
-                targets.add(r.readInt());
+                hashes[i] = r.readInt();
             }
             Version base = Frames.readVersion(r);
-            Version frontier = Frames.readVersion(r);
+            byte[] frontierBytes = r.readLengthPrefixed(Frames.MAX_VERSION_BYTES, "version");
+            Version frontier = Version.fromBytes(frontierBytes);
             int count = r.readVarintAtMost(Replica.MAX_MESSAGES, "message count");
             List<Message> messages = new ArrayList<>(Math.min(count, 1024));
-            Set<Version> seen = new HashSet<>();
+            // A push of one message (the common case) needs no set to find a repeat.
+            Set<Version> seen = count > 1 ? new HashSet<>() : null;
             Version covered = base;
             for (int i = 0; i < count; i++) {
-                Version v = Frames.readVersion(r);
+                // A push of one send carries its version twice (frontier and message): decoded once.
+                byte[] versionBytes = r.readLengthPrefixed(Frames.MAX_VERSION_BYTES, "version");
+                Version v = Arrays.equals(versionBytes, frontierBytes) ? frontier : Version.fromBytes(versionBytes);
                 byte[] payload = r.readLengthPrefixed(Replica.MAX_PAYLOAD_BYTES, "payload");
-                if (v.leq(base) || !seen.add(v)) {
+                if (v.leq(base) || (seen != null && !seen.add(v))) {
                     throw new SyncException(SyncException.Kind.INCONSISTENT_SUPPLY, "push repeats " + v);
                 }
                 messages.add(new Message(v, payload));
@@ -87,7 +90,7 @@ public record Push(NetworkId network, byte[] sender, Set<Integer> targets, Versi
             if (!covered.equals(base.join(frontier))) {
                 throw new SyncException(SyncException.Kind.INCONSISTENT_SUPPLY, "push does not cover its frontier");
             }
-            return new Push(network, sender, Set.copyOf(targets), base, frontier, List.copyOf(messages));
+            return new Push(network, sender, Targets.of(hashes), base, frontier, List.copyOf(messages));
         } catch (MalformedException e) {
             throw new SyncException(SyncException.Kind.MALFORMED_FRAME, e.getMessage(), e);
         }

@@ -98,7 +98,12 @@ public final class WireReader {
 
     /** A varint length (at most {@code maxLength}) followed by that many bytes. */
     public byte[] readLengthPrefixed(int maxLength, String what) throws MalformedException {
-        return readBytes(readVarintAtMost(maxLength, what + " length"));
+        long length = readVarint();
+        if (length > maxLength) {
+            // The message is built only here: this runs for every field of every frame.
+            throw new MalformedException(TOO_LARGE, what + " length " + length + " over the bound " + maxLength);
+        }
+        return readBytes((int) length);
     }
 
     public int readInt() throws MalformedException {

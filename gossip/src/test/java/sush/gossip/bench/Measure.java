@@ -46,10 +46,32 @@ public final class Measure {
     public static final class CpuWatch {
         private final long cpuStart = cpuNs();
         private final long wallStart = System.nanoTime();
+        private final long[] gcStart = collections();
 
         public double cores() {
             long wall = System.nanoTime() - wallStart;
             return wall <= 0 ? 0 : (cpuNs() - cpuStart) / (double) wall;
+        }
+
+        /** Collections of this JVM's garbage collectors since the watch started. */
+        public long gcCount() {
+            return collections()[0] - gcStart[0];
+        }
+
+        /** Milliseconds this JVM's collectors reported since the watch started (G1: its pauses). */
+        public long gcMs() {
+            return collections()[1] - gcStart[1];
+        }
+
+        private static long[] collections() {
+            long count = 0;
+            long ms = 0;
+            for (java.lang.management.GarbageCollectorMXBean gc
+                    : java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
+                count += Math.max(0, gc.getCollectionCount());
+                ms += Math.max(0, gc.getCollectionTime());
+            }
+            return new long[] {count, ms};
         }
 
         private static long cpuNs() {

@@ -142,46 +142,54 @@ final class PeerBench {
         final double framesPerMessage;
         /** Cores the peer's JVM kept busy from the first send to the last arrival. */
         final double cores;
+        /** Collections in the peer's JVM over the same span, and the ms its collectors reported. */
+        final long gcCount;
+        final long gcMs;
         /** The warm-up run: the same workload on a cluster formed in the cold JVM; null for itself. */
         final Outcome warmup;
 
         Outcome(double formedMs, String settings, long[] latencyNs, double framesPerMessage, double cores,
-                Outcome warmup) {
+                long gcCount, long gcMs, Outcome warmup) {
             this.formedMs = formedMs;
             this.settings = settings;
             this.latencyNs = latencyNs.clone();
             this.framesPerMessage = framesPerMessage;
             this.cores = cores;
+            this.gcCount = gcCount;
+            this.gcMs = gcMs;
             this.warmup = warmup;
         }
 
         Outcome after(Outcome warmupRun) {
-            return new Outcome(formedMs, settings, latencyNs, framesPerMessage, cores, warmupRun);
+            return new Outcome(formedMs, settings, latencyNs, framesPerMessage, cores, gcCount, gcMs, warmupRun);
         }
 
         RackBench.Spread spread() {
-            return new RackBench.Spread(latencyNs, framesPerMessage, -1, cores);
+            return new RackBench.Spread(latencyNs, framesPerMessage, -1, cores, gcCount, gcMs);
         }
 
+        /** The fields of one outcome, tab-separated; {@link #FIELDS} of them. */
         private String fields() {
-            return String.format(Locale.ROOT, "%.1f\t%s\t%.3f\t%.3f\t", formedMs, settings.replace('\t', ' '),
-                    framesPerMessage, cores)
+            return String.format(Locale.ROOT, "%.1f\t%s\t%.3f\t%.3f\t%d\t%d\t", formedMs,
+                    settings.replace('\t', ' '), framesPerMessage, cores, gcCount, gcMs)
                     + Arrays.stream(latencyNs).mapToObj(Long::toString).collect(Collectors.joining(","));
         }
+
+        private static final int FIELDS = 7;
 
         String encode() {
             return RESULT + fields() + (warmup == null ? "" : "\t" + warmup.fields());
         }
 
         private static Outcome parse(String[] f, int at, Outcome warmup) {
-            long[] latencies = Arrays.stream(f[at + 4].split(",")).mapToLong(Long::parseLong).toArray();
+            long[] latencies = Arrays.stream(f[at + 6].split(",")).mapToLong(Long::parseLong).toArray();
             return new Outcome(Double.parseDouble(f[at]), f[at + 1], latencies, Double.parseDouble(f[at + 2]),
-                    Double.parseDouble(f[at + 3]), warmup);
+                    Double.parseDouble(f[at + 3]), Long.parseLong(f[at + 4]), Long.parseLong(f[at + 5]), warmup);
         }
 
         static Outcome decode(String line) {
             String[] f = line.substring(RESULT.length()).split("\t", -1);
-            return parse(f, 0, f.length >= 10 ? parse(f, 5, null) : null);
+            return parse(f, 0, f.length >= 2 * FIELDS ? parse(f, FIELDS, null) : null);
         }
     }
 
@@ -272,7 +280,7 @@ final class PeerBench {
     }
 
     /** Waits until this JVM keeps fewer than {@link #IDLE_CORES} busy over a second; seconds waited. */
-    private static double awaitIdle() throws InterruptedException {
+    static double awaitIdle() throws InterruptedException {
         long start = System.nanoTime();
         long deadline = start + RackBench.DEADLINE.toNanos();
         while (System.nanoTime() < deadline) {
@@ -364,6 +372,8 @@ final class PeerBench {
         });
         long[] latencies = arrivals.latencies();
         double cores = cpu.cores();
+        long gcCount = cpu.gcCount();
+        long gcMs = cpu.gcMs();
         double framesPerMessage = (frames.get() - framesBefore) / (double) messages;
         if (tidy) {
             clusters.forEach(Cluster::shutdown);
@@ -375,7 +385,8 @@ final class PeerBench {
                 // Stopping is best effort: the idle wait that follows covers what lingers.
             }
         }
-        return new Outcome(formedMs, describe(config, profile, members), latencies, framesPerMessage, cores, null);
+        return new Outcome(formedMs, describe(config, profile, members), latencies, framesPerMessage, cores,
+                gcCount, gcMs, null);
     }
 
     /** {@code count} ports free on the loopback interface at the time of asking. */
@@ -466,6 +477,8 @@ final class PeerBench {
         });
         long[] latencies = arrivals.latencies();
         double cores = cpu.cores();
+        long gcCount = cpu.gcCount();
+        long gcMs = cpu.gcMs();
         String settings = "jgroups " + org.jgroups.Version.printVersion() + ", stock tcp.xml, bottom up: " + stack
                 + "; TCP on 127.0.0.1, TCPPING initial hosts: the " + members + " members (port range 0); view of "
                 + channels.get(0).getView().size() + " and a full mesh of connections before sending";
@@ -474,6 +487,6 @@ final class PeerBench {
                 channels.get(i).close();
             }
         }
-        return new Outcome(formedMs, settings, latencies, -1, cores, null);
+        return new Outcome(formedMs, settings, latencies, -1, cores, gcCount, gcMs, null);
     }
 }

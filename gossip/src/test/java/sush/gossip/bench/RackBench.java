@@ -70,6 +70,9 @@ public final class RackBench {
         // the same workload in this JVM. Its cold figures are kept apart.
         Spread oursCold = plain.disseminate(new Random(1));
         plain.stop();
+        // The same pause the peers get between their warm-up and measured clusters.
+        double idleS = PeerBench.awaitIdle();
+        System.err.printf(Locale.ROOT, "sush: warm-up rack stopped, JVM idle %.1f s later%n", idleS);
         Rack fresh = Rack.boot(SLEDS, Duration.ZERO);
         Spread ours = fresh.disseminate(new Random(1));
         fresh.stop();
@@ -78,6 +81,7 @@ public final class RackBench {
         figures.put("p50_ms", ours.p50());
         figures.put("p99_ms", ours.p99());
         figures.put("max_ms", ours.max());
+        figures.put("gc_ms", (double) ours.gcMs);
 
         if (secure == null) {
             secure = Rack.boot(SLEDS, Duration.ZERO, true);
@@ -109,6 +113,7 @@ public final class RackBench {
         Spread cube = cubeRun.spread();
         figures.put("scalecube_p50_ms", cube.p50());
         figures.put("scalecube_p99_ms", cube.p99());
+        figures.put("scalecube_gc_ms", (double) cube.gcMs);
         figures.put("scalecube_max_ms", cube.max());
         figures.put("scalecube_warmup_p50_ms", cubeRun.warmup.spread().p50());
         figures.put("scalecube_warmup_p99_ms", cubeRun.warmup.spread().p99());
@@ -129,6 +134,7 @@ public final class RackBench {
         Spread groups = groupsRun.spread();
         figures.put("jgroups_p50_ms", groups.p50());
         figures.put("jgroups_p99_ms", groups.p99());
+        figures.put("jgroups_gc_ms", (double) groups.gcMs);
         figures.put("jgroups_max_ms", groups.max());
         figures.put("jgroups_warmup_p99_ms", groupsRun.warmup.spread().p99());
         // Against the better peer at p99 (both with their documented settings).
@@ -141,8 +147,8 @@ public final class RackBench {
                 SLEDS, MESSAGES, PAYLOAD_BYTES, SEND_SPACING.toMillis());
         System.out.printf(Locale.ROOT, "cold boot to one universe: %.1f ms (after %d contests lost)%n",
                 plain.coldBootMs, plain.losses);
-        System.out.printf(Locale.ROOT, "%-28s %9s %9s %9s %12s %12s %6s%n", "run", "p50 ms", "p99 ms", "max ms",
-                "frames/msg", "bytes/msg", "cores");
+        System.out.printf(Locale.ROOT, "%-28s %9s %9s %9s %12s %12s %6s %10s%n", "run", "p50 ms", "p99 ms", "max ms",
+                "frames/msg", "bytes/msg", "cores", "gc n/ms");
         row("sush", ours);
         row("  its warm-up run (cold)", oursCold);
         row("sush, mutual TLS 1.3", tls);
@@ -161,6 +167,8 @@ public final class RackBench {
                 + "(bar: < 2000 ms)%n", tls.p99() / ours.p99(), secure.coldBootMs,
                 tlsFirst ? " (booted first)" : " (booted after the plain rack)", sush.gossip.net.GossipTls.provider());
         System.out.println("gossip glomers bars (25 nodes, 100 ms): median < 400 ms, max < 600 ms, < 30 msgs/op");
+        System.out.println("gc n/ms: collections in the system's JVM from the first send to the last arrival, and the"
+                + " ms its collectors reported (G1: pauses; ours shares one JVM among its 32 sleds)");
         System.out.println("peers, each run in a JVM of its own" + (inline ? " (not so: --peers-inline)" : "")
                 + ", measured on a fresh cluster after a warm-up cluster ran the same workload, as ours is:");
         System.out.printf(Locale.ROOT, "  %s; formed in %.0f ms%n", cubeRun.settings, cubeRun.formedMs);
@@ -180,10 +188,11 @@ public final class RackBench {
     }
 
     private static void row(String name, Spread s) {
-        System.out.printf(Locale.ROOT, "%-28s %9.1f %9.1f %9.1f %12s %12s %6s%n", name, s.p50(), s.p99(), s.max(),
+        System.out.printf(Locale.ROOT, "%-28s %9.1f %9.1f %9.1f %12s %12s %6s %10s%n", name, s.p50(), s.p99(), s.max(),
                 s.framesPerMessage < 0 ? "-" : String.format(Locale.ROOT, "%.1f", s.framesPerMessage),
                 s.bytesPerMessage < 0 ? "-" : String.format(Locale.ROOT, "%.0f", s.bytesPerMessage),
-                s.cores < 0 ? "-" : String.format(Locale.ROOT, "%.2f", s.cores));
+                s.cores < 0 ? "-" : String.format(Locale.ROOT, "%.2f", s.cores),
+                s.gcCount < 0 ? "-" : s.gcCount + "/" + s.gcMs);
     }
 
     static byte[] payload(int id) {
@@ -198,13 +207,23 @@ public final class RackBench {
 
         /** Cores the system kept busy from the first send to the last arrival; -1 if not measured. */
         final double cores;
+        /** Collections in the system's JVM over the same span, and their reported ms; -1 if not measured. */
+        final long gcCount;
+        final long gcMs;
 
         Spread(long[] latencyNs, double framesPerMessage, double bytesPerMessage) {
             this(latencyNs, framesPerMessage, bytesPerMessage, -1);
         }
 
         Spread(long[] latencyNs, double framesPerMessage, double bytesPerMessage, double cores) {
+            this(latencyNs, framesPerMessage, bytesPerMessage, cores, -1, -1);
+        }
+
+        Spread(long[] latencyNs, double framesPerMessage, double bytesPerMessage, double cores, long gcCount,
+                long gcMs) {
             this.cores = cores;
+            this.gcCount = gcCount;
+            this.gcMs = gcMs;
             this.latencyNs = latencyNs.clone();
             java.util.Arrays.sort(this.latencyNs);
             this.framesPerMessage = framesPerMessage;
@@ -414,8 +433,13 @@ public final class RackBench {
                         + " gaps " + nodes.stream().mapToLong(n -> n.stats().gapPushes()).sum() + " " + describe());
             }
             Measure.CpuWatch cpu = new Measure.CpuWatch();
+            long startedMs = System.currentTimeMillis();
             arrivals.sendAll(random, pick -> nodes.get(pick[1]).send(payload(pick[0])));
             long[] latencies = arrivals.latencies();
+            if (System.getenv("RACK_DEBUG") != null) {
+                System.err.println("disseminated from " + java.time.Instant.ofEpochMilli(startedMs) + " to "
+                        + java.time.Instant.now());
+            }
             if (System.getenv("RACK_DEBUG") != null) {
                 System.err.println("after: sessions " + nodes.stream().mapToLong(n -> n.stats().sessions()).sum()
                         + " sessionMessages " + nodes.stream().mapToLong(n -> n.stats().sessionMessages()).sum()
@@ -423,7 +447,7 @@ public final class RackBench {
                         + " foreign " + nodes.stream().mapToLong(n -> n.stats().foreignPushes()).sum() + " " + describe());
             }
             return new Spread(latencies, (frames() - frames) / (double) MESSAGES, (bytes() - bytes) / (double) MESSAGES,
-                    cpu.cores());
+                    cpu.cores(), cpu.gcCount(), cpu.gcMs());
         }
 
         long frames() {

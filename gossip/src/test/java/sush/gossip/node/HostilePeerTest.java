@@ -133,7 +133,7 @@ class HostilePeerTest {
         for (int i = 0; i < 600; i++) {
             sush.gossip.clock.Version v = base.tick(sush.gossip.clock.Id.ONE);
             sush.gossip.sync.Push push = new sush.gossip.sync.Push(a.network(), "zz".getBytes(
-                    java.nio.charset.StandardCharsets.UTF_8), java.util.Set.of(), base, v, List.of(
+                    java.nio.charset.StandardCharsets.UTF_8), sush.gossip.sync.Targets.of(), base, v, List.of(
                     new sush.gossip.set.Message(v, new byte[16 * 1024])));
             zz.send(push.encode()); // a whole frame, length included
             base = v;

@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -170,14 +169,14 @@ class LinkMuxTest {
 
     /** A push with nothing in it (small and self-consistent). */
     private static byte[] emptyPush(String sender) {
-        return new Push(NET, sender.getBytes(StandardCharsets.UTF_8), Set.of(), Version.ZERO, Version.ZERO, List.of())
+        return new Push(NET, sender.getBytes(StandardCharsets.UTF_8), Targets.of(), Version.ZERO, Version.ZERO, List.of())
                 .encode();
     }
 
     /** A push of one message with a payload of {@code bytes}. */
     private static byte[] pushOf(String sender, int bytes) {
         Version v = Version.ZERO.tick(Id.ONE);
-        return new Push(NET, sender.getBytes(StandardCharsets.UTF_8), Set.of(), Version.ZERO, v,
+        return new Push(NET, sender.getBytes(StandardCharsets.UTF_8), Targets.of(), Version.ZERO, v,
                 List.of(new Message(v, new byte[bytes]))).encode();
     }
 

@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Set;
 
 import org.junit.jupiter.api.Test;
 
@@ -28,7 +27,7 @@ class PushTest {
     private static Push pushOfOneSend(Replica from, String text) {
         byte[] payload = text.getBytes(StandardCharsets.UTF_8);
         Replica.Sent s = from.sendOnBase(payload);
-        return new Push(from.network(), SENDER, Set.of(7), s.base(), s.version(), List.of(new Message(s.version(), payload)));
+        return new Push(from.network(), SENDER, Targets.of(7), s.base(), s.version(), List.of(new Message(s.version(), payload)));
     }
 
     @Test
@@ -46,13 +45,38 @@ class PushTest {
         Push back = Push.decode(body);
         assertEquals(p.network(), back.network());
         assertArrayEquals(SENDER, back.sender());
-        assertEquals(Set.of(7), back.targets());
+        assertEquals(Targets.of(7), back.targets());
         assertEquals(p.base(), back.base());
         assertEquals(p.frontier(), back.frontier());
         assertEquals(1, back.messages().size());
         assertArrayEquals("hello".getBytes(StandardCharsets.UTF_8), back.messages().get(0).payload());
         SyncException e = assertThrows(SyncException.class, () -> Push.decode(Arrays.copyOf(body, body.length + 1)));
         assertEquals(SyncException.Kind.MALFORMED_FRAME, e.kind());
+    }
+
+    @Test
+    void aPushThatRepeatsAMessageOrCarriesOneAtItsBaseIsRefused() throws Exception {
+        Rack rack = Rack.of(2, 52);
+        Replica from = rack.replicas.get(0);
+        byte[] first = "one".getBytes(StandardCharsets.UTF_8);
+        Replica.Sent a = from.sendOnBase(first);
+        byte[] second = "two".getBytes(StandardCharsets.UTF_8);
+        Replica.Sent b = from.sendOnBase(second);
+        Version frontier = a.version().join(b.version());
+        Push twice = new Push(from.network(), SENDER, Targets.of(), a.base(), frontier,
+                List.of(new Message(a.version(), first), new Message(b.version(), second),
+                        new Message(a.version(), first)));
+        SyncException repeat = assertThrows(SyncException.class, () -> Push.decode(ScriptedLink.body(twice.encode())));
+        assertEquals(SyncException.Kind.INCONSISTENT_SUPPLY, repeat.kind());
+        Push atBase = new Push(from.network(), SENDER, Targets.of(), b.version(), b.version(),
+                List.of(new Message(b.version(), second)));
+        SyncException below = assertThrows(SyncException.class, () -> Push.decode(ScriptedLink.body(atBase.encode())));
+        assertEquals(SyncException.Kind.INCONSISTENT_SUPPLY, below.kind());
+        Push fine = new Push(from.network(), SENDER, Targets.of(3, 1, 3), a.base(), frontier,
+                List.of(new Message(a.version(), first), new Message(b.version(), second)));
+        Push back = Push.decode(ScriptedLink.body(fine.encode()));
+        assertEquals(2, back.messages().size());
+        assertEquals(Targets.of(1, 3), back.targets());
     }
 
     @Test
@@ -90,7 +114,7 @@ class PushTest {
     @Test
     void aBootstrappingReplicaIgnoresEvenAPushInItsAllZeroNetwork() throws Exception {
         Version v = Version.ZERO.tick(Id.ONE);
-        Push forged = new Push(NetworkId.BOOTSTRAPPING, SENDER, Set.of(), Version.ZERO, v,
+        Push forged = new Push(NetworkId.BOOTSTRAPPING, SENDER, Targets.of(), Version.ZERO, v,
                 List.of(new Message(v, new byte[] {1})));
         Replica newcomer = Replica.newcomer();
         assertEquals(Push.Result.FOREIGN, Push.decode(ScriptedLink.body(forged.encode())).applyTo(newcomer));
