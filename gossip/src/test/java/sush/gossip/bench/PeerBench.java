@@ -364,6 +364,7 @@ final class PeerBench {
         }
         double formedMs = (System.nanoTime() - start) / 1e6;
         long framesBefore = frames.get();
+        RackBench.collectBeforeRun();
         Measure.CpuWatch cpu = new Measure.CpuWatch();
         arrivals.sendAll(new Random(seed), pick -> {
             arrivals.heldBy(pick[1], pick[0]);
@@ -466,6 +467,7 @@ final class PeerBench {
             throw new IllegalStateException("jgroups: open connections " + channels.stream()
                     .map(PeerBench::openConnections).collect(Collectors.toList()));
         }
+        RackBench.collectBeforeRun();
         Measure.CpuWatch cpu = new Measure.CpuWatch();
         arrivals.sendAll(new Random(seed), pick -> {
             arrivals.heldBy(pick[1], pick[0]);

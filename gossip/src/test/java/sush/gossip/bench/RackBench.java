@@ -195,6 +195,17 @@ public final class RackBench {
                 s.gcCount < 0 ? "-" : s.gcCount + "/" + s.gcMs);
     }
 
+    /**
+     * Called by every system, in every run, just before its first send: the run starts from a
+     * collected heap. A cluster of 32 in one JVM stops all its members at each young collection,
+     * and the first one after a cluster forms copies the whole cluster's new state (17-30 ms for
+     * ours on this machine, then a backlog), which no member of a real rack, in a JVM of its own,
+     * would see. Collections inside a run are still counted and shown ({@code gc n/ms}).
+     */
+    static void collectBeforeRun() {
+        System.gc();
+    }
+
     static byte[] payload(int id) {
         return ByteBuffer.allocate(PAYLOAD_BYTES).putInt(id).array();
     }
@@ -421,9 +432,20 @@ public final class RackBench {
 
         Spread disseminate(Random random) throws InterruptedException {
             Arrivals arrivals = new Arrivals(nodes.size());
-            for (GossipNode n : nodes) {
+            boolean debug = System.getenv("RACK_DEBUG") != null;
+            long[][] heldAt = new long[debug ? nodes.size() : 0][MESSAGES];
+            int[] senders = new int[MESSAGES];
+            for (int s = 0; s < nodes.size(); s++) {
+                GossipNode n = nodes.get(s);
+                int sled = s;
                 long from = n.replica().size();
-                n.replica().deliveries(from).subscribe(d -> arrivals.arrived(ByteBuffer.wrap(d.payload()).getInt()));
+                n.replica().deliveries(from).subscribe(d -> {
+                    int id = ByteBuffer.wrap(d.payload()).getInt();
+                    if (debug && id >= 0 && id < MESSAGES) {
+                        heldAt[sled][id] = System.nanoTime();
+                    }
+                    arrivals.arrived(id);
+                });
             }
             long frames = frames();
             long bytes = bytes();
@@ -432,13 +454,37 @@ public final class RackBench {
                         + " sessionMessages " + nodes.stream().mapToLong(n -> n.stats().sessionMessages()).sum()
                         + " gaps " + nodes.stream().mapToLong(n -> n.stats().gapPushes()).sum() + " " + describe());
             }
+            collectBeforeRun();
             Measure.CpuWatch cpu = new Measure.CpuWatch();
             long startedMs = System.currentTimeMillis();
-            arrivals.sendAll(random, pick -> nodes.get(pick[1]).send(payload(pick[0])));
+            arrivals.sendAll(random, pick -> {
+                senders[pick[0]] = pick[1];
+                nodes.get(pick[1]).send(payload(pick[0]));
+            });
             long[] latencies = arrivals.latencies();
             if (System.getenv("RACK_DEBUG") != null) {
                 System.err.println("disseminated from " + java.time.Instant.ofEpochMilli(startedMs) + " to "
                         + java.time.Instant.now());
+                // Slow messages, stamped in JVM uptime to line up with -Xlog's uptime decoration.
+                long uptimeNs = ManagementFactory.getRuntimeMXBean().getUptime() * 1_000_000L;
+                long nowNs = System.nanoTime();
+                long[] sorted = latencies.clone();
+                java.util.Arrays.sort(sorted);
+                double median = Measure.median(sorted);
+                for (int i = 0; i < latencies.length; i++) {
+                    if (latencies[i] > Math.max(10_000_000L, 3 * median)) {
+                        StringBuilder late = new StringBuilder();
+                        for (int sled = 0; sled < heldAt.length; sled++) {
+                            double ms = (heldAt[sled][i] - arrivals.sentAt[i]) / 1e6;
+                            if (ms > 5) {
+                                late.append(String.format(Locale.ROOT, " %d:%.1f", sled, ms));
+                            }
+                        }
+                        System.err.printf(Locale.ROOT, "slow: message %d from sled %d sent at uptime %.3f s took %.1f"
+                                + " ms; sleds holding it after 5 ms:%s%n", i, senders[i],
+                                (uptimeNs - (nowNs - arrivals.sentAt[i])) / 1e9, latencies[i] / 1e6, late);
+                    }
+                }
             }
             if (System.getenv("RACK_DEBUG") != null) {
                 System.err.println("after: sessions " + nodes.stream().mapToLong(n -> n.stats().sessions()).sum()
