@@ -177,6 +177,7 @@ public final class RackCommand implements Callable<Integer> {
     static Process start(Path dir, RackFile.SledEntry s, List<String> prefix, List<String> suffix) throws IOException {
         Path home = s.output().getParent();
         List<String> cmd = new ArrayList<>(prefix);
+        cmd.addAll(hangupRestored(DaemonCommand.hangupIgnoredAtStart()));
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
         cmd.addAll(JVM_FLAGS);
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "sush.ops.Main", "daemon", "--rack",
@@ -190,6 +191,35 @@ public final class RackCommand implements Callable<Integer> {
         Process p = pb.start();
         Files.writeString(home.resolve("daemon.pid"), Long.toString(p.pid()));
         return p;
+    }
+
+    /**
+     * What puts a daemon's SIGHUP back to its default when this process ignores it ({@code
+     * ignored}): under nohup, SIG_IGN survives the exec, the daemon's JVM keeps it ignored, and
+     * {@code sush rack peers} (kill -HUP) would never reload it. GNU env's {@code
+     * --default-signal} (coreutils 8.32 and later) does it; where env lacks it, nothing, and the
+     * daemon says in its log that SIGHUP is ignored.
+     */
+    static List<String> hangupRestored(boolean ignored) {
+        return ignored && EnvDefaultSignal.AVAILABLE ? List.of("env", "--default-signal=HUP") : List.of();
+    }
+
+    /** Whether this machine's env takes {@code --default-signal}, asked once. */
+    private static final class EnvDefaultSignal {
+        static final boolean AVAILABLE = probe();
+
+        private static boolean probe() {
+            try {
+                Process p = new ProcessBuilder("env", "--default-signal=HUP", "true")
+                        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+                return p.waitFor(5, java.util.concurrent.TimeUnit.SECONDS) && p.exitValue() == 0;
+            } catch (IOException e) {
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
     }
 
     static boolean awaitApi(String api, Duration within) {

@@ -5,8 +5,13 @@ public final class DaemonCommandAccess {
     private DaemonCommandAccess() {
     }
 
-    /** Whether SIGHUP is ignored in this process (and so in every daemon it starts). */
+    /** Whether SIGHUP is ignored in this process. */
     public static boolean hangupIgnored() {
         return DaemonCommand.hangupIgnoredAtStart();
+    }
+
+    /** Whether the daemons this process starts keep SIGHUP ignored: it is, and env cannot restore it. */
+    public static boolean daemonsInheritIgnoredHangup() {
+        return hangupIgnored() && RackCommand.hangupRestored(true).isEmpty();
     }
 }
