@@ -65,9 +65,15 @@ class RelayTest {
                     trusting);
             String boardA = rack.sleds().get(0).baseboard();
             String boardB = rack.sleds().get(1).baseboard();
+            Client b = new Client("https://127.0.0.1:" + ports.get(1), new sush.ops.auth.Credentials(
+                    () -> sush.ops.auth.OperatorSigner.fromFile(dir.resolve(RackCommand.OPERATOR_KEY)), Optional.empty()),
+                    trusting);
             // A login gossips: A must be in a universe first (right after the start it answers
-            // 503 not-ready; a full run once got there first).
-            for (int i = 0; i < 300 && a.probe("/ready").status() != 200; i++) {
+            // 503 not-ready; a full run once got there first). Both sleds ready is not enough: at
+            // a cold boot each may form a universe of its own, and the one that loses the contest
+            // bootstraps again (a CI run's login met A so, "NO_IDENTITY: bootstrapping"); so both
+            // ready in one universe.
+            for (int i = 0; i < 300 && !oneUniverse(a.probe("/ready"), b.probe("/ready")); i++) {
                 Thread.sleep(50);
             }
             // A knows B's API once B's announcement reached it.
@@ -153,5 +159,11 @@ class RelayTest {
             b.append(i).append('\n');
         }
         return b.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Both sleds ready, in the same universe: no universe contest is left to lose. */
+    private static boolean oneUniverse(Client.Probe a, Client.Probe b) {
+        return a.status() == 200 && b.status() == 200 && a.body().path("universe").isString()
+                && a.body().path("universe").asString().equals(b.body().path("universe").asString());
     }
 }
