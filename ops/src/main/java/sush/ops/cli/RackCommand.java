@@ -60,15 +60,44 @@ public final class RackCommand implements Callable<Integer> {
                 Optional.empty()));
     }
 
-    /** A base port such that base+i and base+100+i (i < sleds) are free on loopback now. */
+    /**
+     * A base port such that base+i and base+100+i (i < sleds) are free on loopback now, and all of
+     * them below the kernel's ephemeral range where it leaves room: a port that is free now but
+     * in that range may be handed to another process's outgoing connection before the daemon
+     * binds it.
+     */
     public static int freePorts(int sleds) throws IOException {
+        int[] span = baseSpan(sleds, ephemeralLow());
         for (int attempt = 0; attempt < 100; attempt++) {
-            int base = 20_000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(20_000);
+            int base = span[0] + java.util.concurrent.ThreadLocalRandom.current().nextInt(span[1] - span[0]);
             if (portsFree(base, sleds)) {
                 return base;
             }
         }
         throw new IOException("no free loopback ports for a rack of " + sleds);
+    }
+
+    /** Lowest base tried by {@link #freePorts}: above the well-known and registered services most hosts run. */
+    static final int LOWEST_BASE = 10_000;
+
+    /**
+     * The bases {@link #freePorts} draws from, {@code [from, to)}: every port a rack of {@code
+     * sleds} takes (base+i, base+100+i) below {@code ephemeralLow}; where that leaves no room (an
+     * unusually wide ephemeral range), 20000-40000 as before.
+     */
+    static int[] baseSpan(int sleds, int ephemeralLow) {
+        int to = ephemeralLow - 100 - sleds;
+        return to - LOWEST_BASE >= 1_000 ? new int[] {LOWEST_BASE, to} : new int[] {20_000, 40_000};
+    }
+
+    /** The first port of the kernel's ephemeral range (Linux), or its default where it cannot be read. */
+    static int ephemeralLow() {
+        try {
+            String range = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/sys/net/ipv4/ip_local_port_range"));
+            return Integer.parseInt(range.trim().split("\\s+")[0]);
+        } catch (IOException | RuntimeException e) {
+            return 32_768;
+        }
     }
 
     /** Whether base+i and base+100+i (i < sleds) are free on loopback now. */

@@ -50,6 +50,24 @@ class RackToolingTest {
     }
 
     @Test
+    void freePortsAreBelowTheEphemeralRangeWhereItLeavesRoom() throws Exception {
+        // Linux's default range starts at 32768: every port of a 32-sled rack stays below it.
+        int[] span = RackCommand.baseSpan(32, 32_768);
+        assertEquals(RackCommand.LOWEST_BASE, span[0]);
+        assertTrue(span[1] - 1 + 100 + 31 < 32_768, "the highest port of the highest base is below the range");
+        // A range starting low leaves no room: the old span.
+        assertEquals(20_000, RackCommand.baseSpan(4, 10_500)[0]);
+        // On this machine, a rack of 4 drawn from it.
+        int low = RackCommand.ephemeralLow();
+        int base = RackCommand.freePorts(4);
+        int[] here = RackCommand.baseSpan(4, low);
+        assertTrue(base >= here[0] && base < here[1], base + " drawn from " + here[0] + ".." + here[1]);
+        if (here[0] == RackCommand.LOWEST_BASE) {
+            assertTrue(base + 100 + 3 < low, "every port below the ephemeral range (" + low + ")");
+        }
+    }
+
+    @Test
     void rackUpTakesFreePortsWhenTheUsualOnesAreTaken() throws Exception {
         // Hold the usual API port of sled 0 (or, if something holds it already, rely on that).
         ServerSocket held = null;
