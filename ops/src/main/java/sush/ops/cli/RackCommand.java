@@ -241,7 +241,11 @@ public final class RackCommand implements Callable<Integer> {
             try {
                 Process p = new ProcessBuilder("env", "--default-signal=HUP", "true")
                         .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-                return p.waitFor(5, java.util.concurrent.TimeUnit.SECONDS) && p.exitValue() == 0;
+                if (!p.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                    return false;
+                }
+                return p.exitValue() == 0;
             } catch (IOException e) {
                 return false;
             } catch (InterruptedException e) {
