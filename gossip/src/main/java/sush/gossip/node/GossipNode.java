@@ -5,7 +5,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -264,7 +263,7 @@ public final class GossipNode implements MuxHandler {
                 }
             }
         }
-        Push push = new Push(r.network(), name, Targets.of(Arrays.copyOf(hashes, count)), sent.base(), sent.version(),
+        Push push = new Push(r.network(), name, Targets.of(hashes, count), sent.base(), sent.version(),
                 List.of(new Message(sent.version(), payload)));
         byte[] frame = push.encode();
         targets.forEach(m -> m.push(frame));

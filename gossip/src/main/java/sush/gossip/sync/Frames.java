@@ -175,7 +175,12 @@ final class Frames {
     }
 
     static Version readVersion(WireReader r) throws MalformedException {
-        return Version.fromBytes(r.readLengthPrefixed(MAX_VERSION_BYTES, "version"));
+        return Version.fromBytes(readVersionBytes(r));
+    }
+
+    /** A version's encoding, length-prefixed, not yet decoded (a push compares two before decoding). */
+    static byte[] readVersionBytes(WireReader r) throws MalformedException {
+        return r.readLengthPrefixed(MAX_VERSION_BYTES, "version");
     }
 
     /**

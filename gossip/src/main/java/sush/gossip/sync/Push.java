@@ -67,7 +67,7 @@ public record Push(NetworkId network, byte[] sender, Targets targets, Version ba
                 hashes[i] = r.readInt();
             }
             Version base = Frames.readVersion(r);
-            byte[] frontierBytes = r.readLengthPrefixed(Frames.MAX_VERSION_BYTES, "version");
+            byte[] frontierBytes = Frames.readVersionBytes(r);
             Version frontier = Version.fromBytes(frontierBytes);
             int count = r.readVarintAtMost(Replica.MAX_MESSAGES, "message count");
             List<Message> messages = new ArrayList<>(Math.min(count, 1024));
@@ -76,7 +76,7 @@ public record Push(NetworkId network, byte[] sender, Targets targets, Version ba
             Version covered = base;
             for (int i = 0; i < count; i++) {
                 // A push of one send carries its version twice (frontier and message): decoded once.
-                byte[] versionBytes = r.readLengthPrefixed(Frames.MAX_VERSION_BYTES, "version");
+                byte[] versionBytes = Frames.readVersionBytes(r);
                 Version v = Arrays.equals(versionBytes, frontierBytes) ? frontier : Version.fromBytes(versionBytes);
                 byte[] payload = r.readLengthPrefixed(Replica.MAX_PAYLOAD_BYTES, "payload");
                 if (v.leq(base) || (seen != null && !seen.add(v))) {

@@ -19,10 +19,23 @@ public final class Targets {
 
     /** The set of these hashes (repeats count once). */
     public static Targets of(int... hashes) {
-        if (hashes.length == 0) {
-            return NONE;
-        }
-        int[] a = hashes.clone();
+        return of(hashes, hashes.length);
+    }
+
+    /** The set of the first {@code count} of {@code hashes} (repeats count once). */
+    public static Targets of(int[] hashes, int count) {
+        return count == 0 ? NONE : sortedOnce(Arrays.copyOf(hashes, count));
+    }
+
+    /** This set with the first {@code count} of {@code more} added. */
+    public Targets with(int[] more, int count) {
+        int[] all = Arrays.copyOf(sorted, sorted.length + count);
+        System.arraycopy(more, 0, all, sorted.length, count);
+        return all.length == 0 ? NONE : sortedOnce(all);
+    }
+
+    /** Sorts {@code a} (owned: changed in place) and keeps each value once. */
+    private static Targets sortedOnce(int[] a) {
         Arrays.sort(a);
         int n = 1;
         for (int i = 1; i < a.length; i++) {
@@ -31,13 +44,6 @@ public final class Targets {
             }
         }
         return new Targets(n == a.length ? a : Arrays.copyOf(a, n));
-    }
-
-    /** This set with {@code more} added. */
-    public Targets with(int[] more, int count) {
-        int[] all = Arrays.copyOf(sorted, sorted.length + count);
-        System.arraycopy(more, 0, all, sorted.length, count);
-        return of(all);
     }
 
     public boolean contains(int hash) {
