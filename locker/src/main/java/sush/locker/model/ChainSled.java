@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
+import sush.locker.admission.HeadRules;
 import sush.projections.fold.ChainProjection;
 import sush.projections.fold.JobStatus;
 import sush.projections.fold.SledProjection;
@@ -16,12 +17,12 @@ import sush.projections.job.SignedJob;
 import sush.projections.message.Message;
 
 /**
- * One sled as the chain check sees it: the real {@link SledProjection} of each life, and the
- * sled runtime's head rules around it (SledRuntime: screen at the head, a sequential job waits
- * for the previous one, a stopped job that never started is passed as cancelled, a job with an
- * own status is never started again). Admission always admits: the chain alone must keep
- * at-most-once for a session the record names (rule 5). The worst case for gossip: this sled's
- * own reports never leave it, so a restart replays only the operator's messages.
+ * One sled as the chain check sees it: the real {@link SledProjection} of each life and the real
+ * {@link HeadRules} (the runtime's: screen at the head, a sequential job waits for the previous
+ * one, a stopped job that never started is passed as cancelled, a job with an own status or a
+ * commit of this life is never started again). Admission always admits: the chain alone must
+ * keep at-most-once for a session the record names (rule 5). The worst case for gossip: this
+ * sled's own reports never leave it, so a restart replays only the operator's messages.
  */
 final class ChainSled {
     static final int END = 100;
@@ -38,10 +39,9 @@ final class ChainSled {
     private int redelivered = -1;
     /** Every job this sled started, in any life: the ledger. */
     private final Set<JobId> ledger = new HashSet<>();
-    private final Set<JobId> startedThisLife = new HashSet<>();
     private final Set<JobId> running = new TreeSet<>(java.util.Comparator.comparing(JobId::toString));
-    private final Set<JobId> cancelled = new TreeSet<>(java.util.Comparator.comparing(JobId::toString));
-    private SignedJob waiting;
+    /** The runtime's head rules, with their memory of this life. */
+    private HeadRules head;
     /** The boundary record's committed job, its successor and whether its ending is recorded. */
     private JobId committed;
     private JobId successor;
@@ -59,13 +59,11 @@ final class ChainSled {
     private ChainSled(ChainSled o) {
         this.world = o.world;
         this.fold = o.fold.copy();
+        this.head = o.head.copy(this.fold);
         this.delivered = o.delivered.clone();
         this.redelivered = o.redelivered;
         this.ledger.addAll(o.ledger);
-        this.startedThisLife.addAll(o.startedThisLife);
         this.running.addAll(o.running);
-        this.cancelled.addAll(o.cancelled);
-        this.waiting = o.waiting;
         this.committed = o.committed;
         this.successor = o.successor;
         this.committedEnded = o.committedEnded;
@@ -95,10 +93,9 @@ final class ChainSled {
         if (committed != null) {
             fold.resume(new SledProjection.Resumption(ChainCheck.S, committed, successor));
         }
-        startedThisLife.clear();
+        head = new HeadRules(ChainCheck.ME);
+        head.enter(fold);
         running.clear();
-        cancelled.clear();
-        waiting = null;
         fold(ChainCheck.START);
     }
 
@@ -181,18 +178,16 @@ final class ChainSled {
     }
 
     private void deliver(Message m) {
+        fold(m);
         if (m instanceof Message.JobStop) {
             JobId job = ((Message.JobStop) m).job();
-            if (running.contains(job)) {
+            HeadRules.OnStop what = head.onStop((Message.JobStop) m);
+            if (what == HeadRules.OnStop.KILL) {
                 end(job, true);
-                return;
-            }
-            boolean behind = fold.chain().map(c -> c.precedesHead(job)).orElse(false);
-            if (!behind && !startedThisLife.contains(job) && ownStatus(job).isEmpty() && targetsMe(job)) {
-                cancelled.add(job);
+            } else if (what == HeadRules.OnStop.CANCEL && head.atHead(job)) {
+                pass(job, ChainProjection.Passed.NEVER_RAN);
             }
         }
-        fold(m);
     }
 
     private void fold(Message m) {
@@ -208,28 +203,23 @@ final class ChainSled {
         }
     }
 
+    private void pass(JobId job, ChainProjection.Passed how) {
+        head.passed(job);
+        handle(fold.passHead(job, how));
+    }
+
     private void atHead(SignedJob job) {
         JobId id = job.request().job();
-        if (cancelled.contains(id) || ownStatus(id).map(e -> e.status() == JobStatus.CANCELLED).orElse(false)) {
-            handle(fold.passHead(id, ChainProjection.Passed.NEVER_RAN));
-        } else if (startedThisLife.contains(id) || ownStatus(id).isPresent()) {
-            handle(fold.passHead(id, ChainProjection.Passed.MAY_HAVE_RUN));
-        } else if (!fold.mayStart(job)) {
-            waiting = job;
-        } else {
-            start(job);
+        switch (head.atHead(job)) {
+            case CANCELLED -> pass(id, ChainProjection.Passed.NEVER_RAN);
+            case ALREADY_HANDLED -> pass(id, ChainProjection.Passed.MAY_HAVE_RUN);
+            case WAIT -> { }
+            case SCREEN -> start(job);
         }
     }
 
     private void retryWaiting() {
-        if (waiting != null && !fold.chain().map(c -> c.head().equals(waiting.request().job())).orElse(false)) {
-            waiting = null; // a burn moved the head off it: screened only while it is still at the head
-        }
-        if (waiting != null && fold.mayStart(waiting)) {
-            SignedJob j = waiting;
-            waiting = null;
-            atHead(j);
-        }
+        head.retry().ifPresent(this::atHead);
     }
 
     private void start(SignedJob job) {
@@ -238,17 +228,19 @@ final class ChainSled {
             violation = world.position(id) + " started twice on this sled";
             return;
         }
-        startedThisLife.add(id);
+        head.committed(id);
+        head.launched(id);
         committed = id;
         successor = job.request().successor();
         committedEnded = false;
         running.add(id);
-        handle(fold.passHead(id, ChainProjection.Passed.RAN));
+        pass(id, ChainProjection.Passed.RAN);
         fold(new Message.JobStarted(ChainCheck.ME.baseboard(), id));
     }
 
     private void end(JobId job, boolean killed) {
         running.remove(job);
+        head.ended(job);
         if (job.equals(committed)) {
             committedEnded = true;
         }
@@ -278,10 +270,6 @@ final class ChainSled {
 
     private Optional<StatusProjection.Entry> ownStatus(JobId job) {
         return fold.statuses().status(job, ChainCheck.ME.baseboard()).filter(e -> e.status() != JobStatus.QUEUED);
-    }
-
-    private boolean targetsMe(JobId job) {
-        return world.jobs().stream().anyMatch(j -> j.request().job().equals(job) && j.request().target().equals("0"));
     }
 
     private int jobIndex(JobId job) {
@@ -315,8 +303,7 @@ final class ChainSled {
         for (SignedJob j : world.jobs()) {
             own.append(ownStatus(j.request().job()).map(e -> e.status().name()).orElse("-")).append(',');
         }
-        return crashed + "|" + deliveredSet() + "|" + startedSet() + "|" + startedThisLife + running + cancelled
-                + "|" + (waiting == null ? "-" : waiting.request().job()) + "|" + committed + committedEnded + "|"
-                + fold.chainKey() + "|" + own;
+        return crashed + "|" + deliveredSet() + "|" + startedSet() + "|" + running + "|" + head.key() + "|" + committed
+                + committedEnded + "|" + fold.chainKey() + "|" + own;
     }
 }

@@ -20,6 +20,7 @@ import sush.gossip.set.Replica;
 import sush.locker.admission.Admission;
 import sush.locker.admission.Commit;
 import sush.locker.admission.FloorCause;
+import sush.locker.admission.HeadRules;
 import sush.locker.admission.Verdict;
 import sush.locker.record.BoundaryRecord;
 import sush.locker.record.Committed;
@@ -110,26 +111,20 @@ public final class SledRuntime {
     private boolean drained;
     private Disposable deliveries;
     private final List<Deferred> deferredReports = new ArrayList<>();
-    private Optional<SignedJob> waiting = Optional.empty();
 
     // This life.
     private final Map<JobId, Launcher.Running> running = new HashMap<>();
     private final Map<JobId, Message> endingsThisLife = new HashMap<>();
-    private final Set<JobId> launchedThisLife = new HashSet<>();
-    /** Jobs this life committed (reserved a record for), launched or not yet. */
-    private final Set<JobId> committedThisLife = new HashSet<>();
+    /** The head rules and their memory of this life's commits and launches (shared with the chain check). */
+    private final HeadRules head;
     /** Jobs this entry reported (or deferred) a skip for: one report per job per entry. */
     private final Set<JobId> skipReported = new HashSet<>();
     /** The gossip set fill threshold this entry reported (0, 80 or 100). */
     private int fillReported;
     /** Requests this entry judged while walking back from a later one behind the head. */
     private final Set<JobId> walkedBack = new HashSet<>();
-    /** Jobs this entry passed at its head: screened already, never reported as behind it. */
-    private final Set<JobId> passedThisEntry = new HashSet<>();
     /** Committed jobs adjudicated, each with the universe it was announced in. */
     private final Set<Adjudication> adjudicated = new HashSet<>();
-    /** Jobs this entry cancelled (stopped before they started): passed without running at the head. */
-    private final Set<JobId> cancelled = new HashSet<>();
     /** The chain overflow already reported in this entry (its bounds are explicit, never a silent gap). */
     private long overflowReported;
     /**
@@ -184,6 +179,7 @@ public final class SledRuntime {
         this.loop = loop;
         this.writer = new BoundaryWriter(locker, writer);
         this.me = cfg.me().baseboard();
+        this.head = new HeadRules(cfg.me());
     }
 
     /** Follows the gossip node's entries from now on. */
@@ -356,15 +352,13 @@ public final class SledRuntime {
         plan.floor().ifPresent(this::raiseEntryFloor);
         birth = replica.frontier();
         fold = new SledProjection(cfg.me(), cfg.trust(), ordering);
+        head.enter(fold);
         reuseReported.clear();
         deferredReports.clear();
-        passedThisEntry.clear();
         walkedBack.clear();
         fillReported = 0;
         skipReported.clear();
-        cancelled.clear();
         overflowReported = 0;
-        waiting = Optional.empty();
         resume();
         if (signed != null) {
             enterSigned(e);
@@ -492,7 +486,7 @@ public final class SledRuntime {
                 .ifPresent(r -> emit(new SledEvent.StatusChanged(r.job(), r.baseboard(), r.entry().status(),
                         r.entry().message())));
         request.ifPresent(this::behindHead);
-        m.filter(x -> x instanceof Message.JobStop).ifPresent(x -> cancel((Message.JobStop) x));
+        m.filter(x -> x instanceof Message.JobStop).ifPresent(x -> onStop((Message.JobStop) x));
         m.filter(x -> x instanceof Message.JobSkip).map(x -> (Message.JobSkip) x)
                 .ifPresent(b -> walkBack(b.session(), b.position()));
         if (!drained && d.checkpoint() >= replayUntil) {
@@ -593,11 +587,6 @@ public final class SledRuntime {
     private Optional<SignedJob> peek(Message m) {
         if (m instanceof Message.JobStart) {
             return Optional.of(((Message.JobStart) m).job());
-        } else if (m instanceof Message.JobStop) {
-            Launcher.Running r = running.get(((Message.JobStop) m).job());
-            if (r != null && fold.mayStop((Message.JobStop) m)) {
-                r.stop();
-            }
         } else if (m instanceof Message.OperatorLogin || m instanceof Message.OperatorRevoked) {
             emit(new SledEvent.Operator(m));
         }
@@ -605,28 +594,26 @@ public final class SledRuntime {
     }
 
     /**
-     * Section 2: a stop of a targeted job of the active session that this sled has not started
-     * (ahead of the head, or waiting at it) gives it {@code Cancelled} here; at the head it is then
-     * passed without running, so later jobs still run. A replayed stop's {@code Cancelled} is
-     * reported after replay, and only if the job still has no status of this sled's then: an
-     * earlier life already reported it.
+     * Section 2: a starter's stop. A running job is killed; a targeted job of the active session
+     * that this sled has not started gets {@code Cancelled} here and, at the head, is passed
+     * without running, so later jobs still run. A replayed stop's {@code Cancelled} is reported
+     * after replay, and only if the job still has no status of this sled's then: an earlier life
+     * already reported it.
      */
-    private void cancel(Message.JobStop stop) {
+    private void onStop(Message.JobStop stop) {
         JobId id = stop.job();
-        Optional<SignedJob> job = fold.chain().flatMap(c -> c.known(id));
-        if (job.isEmpty() || !fold.mayStop(stop) || !targetsMe(job.get()) || fold.chain().get().precedesHead(id) || ownStatus(id).isPresent()
-                || committedThisLife.contains(id) || running.containsKey(id)) {
-            return;
-        }
-        cancelled.add(id);
-        if (drained) {
-            send(new Message.JobCancelled(me, id));
-        } else {
-            deferredReports.add(new Deferred(id, new Message.JobCancelled(me, id)));
-        }
-        if (fold.chain().get().isHead(id)) {
-            waiting = waiting.filter(w -> !w.request().job().equals(id));
-            pass(id, ChainProjection.Passed.NEVER_RAN);
+        HeadRules.OnStop what = head.onStop(stop);
+        if (what == HeadRules.OnStop.KILL) {
+            running.get(id).stop();
+        } else if (what == HeadRules.OnStop.CANCEL) {
+            if (drained) {
+                send(new Message.JobCancelled(me, id));
+            } else {
+                deferredReports.add(new Deferred(id, new Message.JobCancelled(me, id)));
+            }
+            if (head.atHead(id)) {
+                pass(id, ChainProjection.Passed.NEVER_RAN);
+            }
         }
     }
 
@@ -663,14 +650,11 @@ public final class SledRuntime {
 
     private void behindHeadOne(SignedJob job) {
         JobId id = job.request().job();
-        Optional<SessionProjection.Session> active = fold.activeSession()
-                .filter(s -> s.id().equals(job.request().session()));
-        if (active.isEmpty() || fold.chain().isEmpty() || !fold.chain().get().precedesHead(id) || !targetsMe(job)
-                || ownStatus(id).isPresent() || committedThisLife.contains(id) || passedThisEntry.contains(id)) {
+        if (!head.behindHead(job)) {
             // This life's own commits report their real statuses (they may still be in flight).
             return;
         }
-        Verdict v = decide(active.get(), id, Admission.Position.BEHIND_HEAD);
+        Verdict v = decide(fold.activeSession().orElseThrow(), id, Admission.Position.BEHIND_HEAD);
         if (v instanceof Verdict.Skip) {
             skip(id, ((Verdict.Skip) v).reason());
         } else if (v instanceof Verdict.Refuse && skipReported.add(id)) {
@@ -686,12 +670,12 @@ public final class SledRuntime {
                 atHead(((SledProjection.Outcome.AtHead) o).job());
             } else if (o instanceof SledProjection.Outcome.SessionEnded) {
                 SledProjection.Outcome.SessionEnded e = (SledProjection.Outcome.SessionEnded) o;
-                waiting = waiting.filter(j -> !j.request().session().equals(e.session()));
+                head.unwaitSession(e.session());
                 e.queued().forEach(j -> skip(j.request().job(), Message.SkipReason.SESSION_ENDED));
             } else if (o instanceof SledProjection.Outcome.Burnt) {
                 JobId id = ((SledProjection.Outcome.Burnt) o).job().request().job();
-                waiting = waiting.filter(j -> !j.request().job().equals(id));
-                if (!committedThisLife.contains(id)) {
+                head.unwait(id);
+                if (!head.committedThisLife(id)) {
                     skip(id, Message.SkipReason.ALREADY_HANDLED); // section 6: it precedes the head now
                 }
             } else if (o instanceof SledProjection.Outcome.ConcurrentSessions) {
@@ -724,48 +708,31 @@ public final class SledRuntime {
 
     private void atHead(SignedJob job) {
         JobId id = job.request().job();
-        Optional<JobStatus> own = ownStatus(id).map(StatusProjection.Entry::status);
-        if (cancelled.contains(id) || own.filter(s -> s == JobStatus.CANCELLED).isPresent()) {
-            // Stopped before it started: passed without running, later jobs still run.
-            pass(id, ChainProjection.Passed.NEVER_RAN);
-            return;
+        switch (head.atHead(job)) {
+            case CANCELLED -> pass(id, ChainProjection.Passed.NEVER_RAN); // stopped before it started
+            case ALREADY_HANDLED -> {
+                // Defence in depth (section 2): this sled has its own status for the job, or
+                // committed it in this life: it ran or may have run here. Never admitted.
+                journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.VERDICT, id.codephrase(),
+                        "AlreadyHandled: own status " + ownStatus(id).map(e -> e.status().name())
+                                .orElse("(this life's commit)")));
+                skip(id, Message.SkipReason.ALREADY_HANDLED);
+                pass(id, ChainProjection.Passed.MAY_HAVE_RUN);
+            }
+            case WAIT -> { } // sequential: it waits until the previous job this sled ran has ended here
+            case SCREEN -> screen(job);
         }
-        if (own.isPresent() || committedThisLife.contains(id) || launchedThisLife.contains(id)) {
-            // Defence in depth (section 2): this sled has its own status for the job: it ran or
-            // may have run here, whatever the chain says. Never admitted.
-            journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.VERDICT, id.codephrase(),
-                    "AlreadyHandled: own status " + own.map(Enum::name).orElse("(this life's commit)")));
-            skip(id, Message.SkipReason.ALREADY_HANDLED);
-            pass(id, ChainProjection.Passed.MAY_HAVE_RUN);
-            return;
-        }
-        if (!fold.mayStart(job)) {
-            // Sequential: it waits until the previous job this sled ran has ended here.
-            waiting = Optional.of(job);
-            return;
-        }
-        screen(job);
     }
 
     private void retryWaiting() {
-        if (waiting.isPresent() && fold != null && !atTheHead(waiting.get())) {
-            // A burn moved the head off the waiting job: it is screened only while at the head.
-            waiting = Optional.empty();
+        if (fold != null) {
+            head.retry().ifPresent(this::atHead);
         }
-        if (waiting.isPresent() && fold != null && fold.mayStart(waiting.get())) {
-            SignedJob j = waiting.get();
-            waiting = Optional.empty();
-            atHead(j);
-        }
-    }
-
-    private boolean atTheHead(SignedJob job) {
-        return fold.chain().map(c -> c.isHead(job.request().job())).orElse(false);
     }
 
     private void screen(SignedJob job) {
         JobId id = job.request().job();
-        if (!atTheHead(job)) {
+        if (!head.atHead(id)) {
             return; // the head moved (a burn) since the job was offered
         }
         Optional<SessionProjection.Session> active = fold.activeSession()
@@ -841,7 +808,7 @@ public final class SledRuntime {
     }
 
     private void pass(JobId job, ChainProjection.Passed how) {
-        passedThisEntry.add(job);
+        head.passed(job);
         journal(new JournalRecord.Passed(job, how));
         handle(fold.passHead(job, how));
     }
@@ -872,7 +839,7 @@ public final class SledRuntime {
             return;
         }
         committedAboveFloor = floor.isPresent();
-        committedThisLife.add(id);
+        head.committed(id);
         pendingLaunches++;
         journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.COMMIT, id.codephrase(), "reserved"));
         // Records reach the writer in the order they were reserved: this store is submitted
@@ -909,7 +876,7 @@ public final class SledRuntime {
         Launcher.Running r = launcher.launch(new LaunchRequest(job.request().session(), id, job.request().command(),
                 job.request().target(), cfg.limits().forJob(job.request().limits()), job.request().mode()));
         running.put(id, r);
-        launchedThisLife.add(id);
+        head.launched(id);
         journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.LAUNCH, id.codephrase(), ""));
         emit(new SledEvent.Launched(id));
         Long startedAt = null;
@@ -925,6 +892,7 @@ public final class SledRuntime {
 
     private void onEnded(JobId job, Ending e) {
         running.remove(job);
+        head.ended(job);
         Message report = Endings.message(me, job, e, shuttingDown);
         long[] started = startTimes.remove(job);
         if (started != null) {
@@ -989,7 +957,7 @@ public final class SledRuntime {
         for (JobId z : fold.zombies(birth)) {
             if (adjudicatedFromRecord(z)) {
                 continue;
-            } else if (launchedThisLife.contains(z)) {
+            } else if (head.launchedThisLife(z)) {
                 // A survivor of a migration: still running reports later; ended re-announces.
                 Message ending = endingsThisLife.get(z);
                 if (ending != null) {
@@ -1011,7 +979,7 @@ public final class SledRuntime {
         if (c.isEmpty() || !adjudicated.add(new Adjudication(c.get().job(), network))) {
             return;
         }
-        if (launchedThisLife.contains(c.get().job())) {
+        if (head.launchedThisLife(c.get().job())) {
             // Launched in this life and ended in a universe the sled has since left: its fate is
             // told here too (a session that survives the migration, as a signed one does, has a
             // sequential job waiting for it). One still running reports its ending when it ends.
@@ -1040,7 +1008,7 @@ public final class SledRuntime {
     private boolean adjudicatedFromRecord(JobId job) {
         return recordedCommit()
                 .filter(c -> c.job().equals(job) && c.outcome().isEnded() && c.outcome().status() != JobStatus.INTERRUPTED)
-                .isPresent() && !launchedThisLife.contains(job);
+                .isPresent() && !head.launchedThisLife(job);
     }
 
     /** The committed job of this entry's record and its recorded outcome, of either ordering. */
