@@ -131,6 +131,11 @@ public final class ChainCheck {
                     : p.codephrase();
         }
 
+        /** Whether the script stops {@code job}. */
+        boolean stopped(JobId job) {
+            return messages.stream().anyMatch(m -> m instanceof Message.JobStop && ((Message.JobStop) m).job().equals(job));
+        }
+
         /** Whether {@code a} is {@code b} or one of its ancestors in the chain's tree. */
         boolean atOrBefore(JobId a, JobId b) {
             JobId at = b;

@@ -28,9 +28,20 @@ final class ChainSled {
     static final int END = 100;
     /** {@code REDELIVER + i}: message i, already delivered, is delivered once more. */
     static final int REDELIVER = 200;
+    /**
+     * {@code LAUNCH + i}: job i, committed, is launched. The commit and the launch are apart (the
+     * boundary write takes its fsyncs between them) only for a job the world stops: that is the
+     * window a stop can fall into; every other job launches at its commit.
+     */
+    static final int LAUNCH = 300;
     static final int CRASH = 999;
     /** The crash whose restart replays the history in reverse send order (also a causal order: all are concurrent). */
     static final int CRASH_REVERSED = 998;
+    /**
+     * The crash of a whole-rack cold boot: the restart keeps only the boundary record; every
+     * message is lost and may arrive again (the client re-sends what it kept).
+     */
+    static final int CRASH_COLD = 997;
 
     private final ChainCheck.World world;
     private SledProjection fold;
@@ -40,12 +51,18 @@ final class ChainSled {
     /** Every job this sled started, in any life: the ledger. */
     private final Set<JobId> ledger = new HashSet<>();
     private final Set<JobId> running = new TreeSet<>(java.util.Comparator.comparing(JobId::toString));
+    /** Jobs committed in this life and not launched yet (the boundary write in flight). */
+    private final Set<JobId> committing = new TreeSet<>(java.util.Comparator.comparing(JobId::toString));
+    /** Jobs whose starter's stop this life has delivered: none of them may be launched after it. */
+    private final Set<JobId> stopSeen = new TreeSet<>(java.util.Comparator.comparing(JobId::toString));
     /** The runtime's head rules, with their memory of this life. */
     private HeadRules head;
     /** The boundary record's committed job, its successor and whether its ending is recorded. */
     private JobId committed;
     private JobId successor;
     private boolean committedEnded;
+    /** The record's outcome for the committed job says it was cancelled before its launch. */
+    private boolean committedCancelled;
     boolean crashed;
     String violation;
 
@@ -64,6 +81,9 @@ final class ChainSled {
         this.redelivered = o.redelivered;
         this.ledger.addAll(o.ledger);
         this.running.addAll(o.running);
+        this.committing.addAll(o.committing);
+        this.stopSeen.addAll(o.stopSeen);
+        this.committedCancelled = o.committedCancelled;
         this.committed = o.committed;
         this.successor = o.successor;
         this.committedEnded = o.committedEnded;
@@ -96,6 +116,8 @@ final class ChainSled {
         head = new HeadRules(ChainCheck.ME);
         head.enter(fold);
         running.clear();
+        committing.clear();
+        stopSeen.clear();
         fold(ChainCheck.START);
     }
 
@@ -112,9 +134,13 @@ final class ChainSled {
         for (JobId j : running) {
             out.add(END + jobIndex(j));
         }
+        for (JobId j : committing) {
+            out.add(LAUNCH + jobIndex(j));
+        }
         if (crashAllowed && !crashed) {
             out.add(CRASH);
             out.add(CRASH_REVERSED);
+            out.add(CRASH_COLD);
         }
         return out;
     }
@@ -124,8 +150,12 @@ final class ChainSled {
             return;
         }
         try {
-            if (action == CRASH || action == CRASH_REVERSED) {
+            if (action == CRASH_COLD) {
+                coldBoot();
+            } else if (action == CRASH || action == CRASH_REVERSED) {
                 crash(action == CRASH_REVERSED);
+            } else if (action >= LAUNCH) {
+                launch(world.jobs().get(action - LAUNCH).request().job());
             } else if (action >= REDELIVER) {
                 redelivered = action - REDELIVER;
                 deliver(world.messages().get(redelivered));
@@ -142,9 +172,14 @@ final class ChainSled {
     }
 
     String describe(int action) {
-        if (action == CRASH || action == CRASH_REVERSED) {
+        if (action == CRASH_COLD) {
+            return "whole-rack cold boot: resume after " + (committed == null ? "nothing" : world.position(committed))
+                    + ", every message lost (each may arrive again)";
+        } else if (action == CRASH || action == CRASH_REVERSED) {
             return "crash and restart: resume after " + (committed == null ? "nothing" : world.position(committed))
                     + ", replay what was delivered" + (action == CRASH ? "" : " in reverse order");
+        } else if (action >= LAUNCH) {
+            return "job " + (action - LAUNCH) + " is launched (its commit landed)";
         } else if (action >= REDELIVER) {
             return "deliver m" + (action - REDELIVER) + " again (" + world.label(world.messages().get(action - REDELIVER))
                     + ")";
@@ -152,6 +187,15 @@ final class ChainSled {
             return "job " + (action - END) + " ends";
         }
         return "deliver m" + action + " (" + world.label(world.messages().get(action)) + ")";
+    }
+
+    /** A cold boot: a new life with nothing replayed; every message may be delivered again. */
+    private void coldBoot() {
+        crashed = true;
+        newLife();
+        java.util.Arrays.fill(delivered, false);
+        redelivered = -1;
+        adjudicate();
     }
 
     private void crash(boolean reversed) {
@@ -170,9 +214,14 @@ final class ChainSled {
         if (!reversed && redelivered >= 0) {
             deliver(world.messages().get(redelivered));
         }
-        // Adjudication (section 7): the record's committed job gets its ending from the record.
+        adjudicate();
+    }
+
+    /** Adjudication (section 7): the record's committed job gets its ending from the record. */
+    private void adjudicate() {
         if (committed != null && ownStatus(committed).isEmpty()) {
-            fold(committedEnded ? stopped(committed) : new Message.JobErrored(ChainCheck.ME.baseboard(), committed,
+            fold(committedCancelled ? new Message.JobCancelled(ChainCheck.ME.baseboard(), committed)
+                    : committedEnded ? stopped(committed) : new Message.JobErrored(ChainCheck.ME.baseboard(), committed,
                     Message.JobError.INTERRUPTED, "running when an earlier life ended", 0));
         }
     }
@@ -181,11 +230,15 @@ final class ChainSled {
         fold(m);
         if (m instanceof Message.JobStop) {
             JobId job = ((Message.JobStop) m).job();
+            stopSeen.add(job);
             HeadRules.OnStop what = head.onStop((Message.JobStop) m);
             if (what == HeadRules.OnStop.KILL) {
                 end(job, true);
-            } else if (what == HeadRules.OnStop.CANCEL && head.atHead(job)) {
-                pass(job, ChainProjection.Passed.NEVER_RAN);
+            } else if (what == HeadRules.OnStop.CANCEL) {
+                fold(new Message.JobCancelled(ChainCheck.ME.baseboard(), job));
+                if (head.atHead(job)) {
+                    pass(job, ChainProjection.Passed.NEVER_RAN);
+                }
             }
         }
     }
@@ -222,19 +275,34 @@ final class ChainSled {
         head.retry().ifPresent(this::atHead);
     }
 
+    /** Admission admits: the job is committed (its record written before the spawn) and the head moves past it. */
     private void start(SignedJob job) {
         JobId id = job.request().job();
+        head.committed(id);
+        committed = id;
+        successor = job.request().successor();
+        committedEnded = false;
+        committedCancelled = false;
+        committing.add(id);
+        pass(id, ChainProjection.Passed.RAN);
+        if (!world.stopped(id) && committing.contains(id)) {
+            launch(id);
+        }
+    }
+
+    /** The commit landed: the job is launched, unless a stop kept for it says otherwise. */
+    private void launch(JobId id) {
+        committing.remove(id);
+        if (stopSeen.contains(id)) {
+            violation = world.position(id) + " was launched after the starter's stop of it reached this sled";
+            return;
+        }
         if (!ledger.add(id)) {
             violation = world.position(id) + " started twice on this sled";
             return;
         }
-        head.committed(id);
         head.launched(id);
-        committed = id;
-        successor = job.request().successor();
-        committedEnded = false;
         running.add(id);
-        pass(id, ChainProjection.Passed.RAN);
         fold(new Message.JobStarted(ChainCheck.ME.baseboard(), id));
     }
 
@@ -253,9 +321,21 @@ final class ChainSled {
         return new Message.JobStopped(ChainCheck.ME.baseboard(), job, 0, null, 0, none, 0, none);
     }
 
-    /** The head never stands at or before a position this sled started, in any life. */
+    /**
+     * The head never stands at or before a position this sled started, in any life; and this
+     * sled never says it cancelled (never ran) a job it launched in any life.
+     */
     private void check() {
-        if (violation != null || fold.chain().isEmpty()) {
+        if (violation != null) {
+            return;
+        }
+        for (JobId started : ledger) {
+            if (ownStatus(started).filter(e -> e.status() == JobStatus.CANCELLED).isPresent()) {
+                violation = world.position(started) + " is reported cancelled (never ran) by this sled, which launched it";
+                return;
+            }
+        }
+        if (fold.chain().isEmpty()) {
             return;
         }
         JobId head = fold.chain().get().head();
@@ -303,7 +383,7 @@ final class ChainSled {
         for (SignedJob j : world.jobs()) {
             own.append(ownStatus(j.request().job()).map(e -> e.status().name()).orElse("-")).append(',');
         }
-        return crashed + "|" + deliveredSet() + "|" + startedSet() + "|" + running + "|" + head.key() + "|" + committed
-                + committedEnded + "|" + fold.chainKey() + "|" + own;
+        return crashed + "|" + deliveredSet() + "|" + startedSet() + "|" + running + committing + stopSeen + "|"
+                + head.key() + "|" + committed + committedEnded + committedCancelled + "|" + fold.chainKey() + "|" + own;
     }
 }
