@@ -16,7 +16,7 @@ public final class Schedules {
         List<Step> out = new ArrayList<>();
         out.add(new Step.StartSession(r.nextInt(sleds)));
         while (out.size() < steps) {
-            int roll = r.nextInt(100);
+            int roll = r.nextInt(112);
             int sled = r.nextInt(sleds);
             if (roll < 22) {
                 out.add(new Step.Advance(100 + r.nextInt(3_000)));
@@ -65,8 +65,25 @@ public final class Schedules {
                 out.add(new Step.CrashOnWrite(sled));
             } else if (roll < 98) {
                 out.add(new Step.CrashAfterCommit(sled));
-            } else {
+            } else if (roll < 100) {
                 out.add(new Step.Advance(100 + r.nextInt(3_000)));
+            } else if (roll < 104) {
+                // Issue 34: the operator stops a job at once (the wrong command): the stop may land
+                // while it waits at the head, while its commit is on a (slow) disk, or as it runs.
+                out.add(new Step.Submit(sled, target(r, sleds), r.nextInt(4) == 0));
+                out.add(new Step.Advance(1 + r.nextInt(400)));
+                out.add(new Step.StopNewest(r.nextInt(sleds)));
+            } else if (roll < 107) {
+                // Issue 34: a whole-rack cold boot after a job that only one sled runs.
+                out.add(new Step.Submit(sled, r.nextBoolean() ? Integer.toString(r.nextInt(sleds))
+                        : String.format("913-0000019:SIM%04d", r.nextInt(sleds)), false));
+                out.add(new Step.Advance(1_000 + r.nextInt(2_000)));
+                out.add(new Step.EndJobs());
+                out.add(new Step.ColdBoot());
+            } else if (roll < 109) {
+                out.add(new Step.SlowDisk(sled, 100 + r.nextInt(700)));
+            } else {
+                out.add(new Step.StopNewest(sled));
             }
         }
         return out;

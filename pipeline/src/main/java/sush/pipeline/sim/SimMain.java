@@ -27,6 +27,11 @@ import sush.projections.job.TrustStore;
 public final class SimMain {
     /** Steps of a random schedule. */
     public static final int STEPS = 40;
+    /**
+     * The simulated operator's client: the CLI's (kept chain), or, to see the checkers catch it,
+     * the CLI's placement and resume of before issue 34 ({@code --client sled-next-job}).
+     */
+    private static Simulation.Client client = Simulation.Client.KEPT_CHAIN;
 
     private SimMain() {
     }
@@ -46,8 +51,10 @@ public final class SimMain {
                 case "--quick" -> quick = true;
                 case "--compare" -> compare = true;
                 case "--ordering" -> ordering = Ordering.parse(args[++i]);
+                case "--client" -> client = Simulation.Client.valueOf(args[++i].toUpperCase(Locale.ROOT).replace('-', '_'));
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + " (use --seeds N, --sleds K, --seed S, --quick, --ordering signed|causal, --compare)");
+                        + " (use --seeds N, --sleds K, --seed S, --quick, --ordering signed|causal, --compare, "
+                        + "--client kept-chain|sled-next-job)");
             }
         }
         SignerKey key = SignerKey.generate(SignatureAlgorithm.ED25519, new SecureRandom());
@@ -105,7 +112,7 @@ public final class SimMain {
         Map<String, Long> totals = new TreeMap<>();
         long t0 = System.nanoTime();
         for (long seed = 1; seed <= seeds; seed++) {
-            Simulation sim = new Simulation(seed, sleds, key, trust, ordering);
+            Simulation sim = new Simulation(seed, sleds, key, trust, ordering).client(client);
             Simulation.Result r = (replays ? sim.signerClockGoesBack() : sim).run(schedule(seed, sleds, replays));
             targeted += r.targeted();
             refused += r.refused();
@@ -141,8 +148,8 @@ public final class SimMain {
         List<Step> steps = schedule(seed, sleds, ordering == Ordering.SIGNED);
         boolean signed = ordering == Ordering.SIGNED;
         java.util.function.Supplier<Simulation> sim = () -> signed
-                ? new Simulation(seed, sleds, key, trust, ordering).signerClockGoesBack()
-                : new Simulation(seed, sleds, key, trust, ordering);
+                ? new Simulation(seed, sleds, key, trust, ordering).client(client).signerClockGoesBack()
+                : new Simulation(seed, sleds, key, trust, ordering).client(client);
         Simulation.Result r = sim.get().run(steps);
         r.trace().forEach(System.out::println);
         System.out.println(r.summary());

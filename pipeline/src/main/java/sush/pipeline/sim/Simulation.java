@@ -29,11 +29,13 @@ import sush.pipeline.sled.Gossip;
 import sush.pipeline.sled.SledConfig;
 import sush.pipeline.sled.SledEvent;
 import sush.pipeline.sled.SledRuntime;
+import sush.projections.fold.FoldBounds;
 import sush.projections.fold.Ordering;
 import sush.projections.fold.StatusProjection;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
 import sush.projections.id.SessionIds;
+import sush.projections.job.ClientChain;
 import sush.projections.job.JobRequest;
 import sush.projections.job.SignedJob;
 import sush.projections.job.SignerKey;
@@ -64,6 +66,13 @@ public final class Simulation {
     /** Gossip timers for the simulation: quicker than the daemon's so runs converge in few steps. */
     static final GossipConfig GOSSIP = GossipConfig.defaults("sim").withPeriodicSync(Duration.ofSeconds(2),
             Duration.ofSeconds(20));
+
+    /**
+     * The fold's memories scaled down (issue 34): every eviction happens in short schedules, and
+     * what an operator relies on (a running job's starter, the active grant, a kept stop) must
+     * survive them. The daemon runs {@link FoldBounds#DEFAULTS}.
+     */
+    static final FoldBounds BOUNDS = new FoldBounds(4, 2, 12, 16, 2, 4);
 
     /** What one run found and did. */
     public record Result(long seed, int sleds, int steps, long launches, Map<String, Long> skips, long floors,
@@ -127,6 +136,8 @@ public final class Simulation {
         LedgerLauncher launcher;
         boolean up;
         boolean dying;
+        /** How long a boundary write takes on this sled's M.2s (a slow disk: the SlowDisk fault). */
+        long writeMillis = SlowWriter.LATENCY_MILLIS;
         /** Dies right after its next launch (a commit on both slots, the job started). */
         boolean crashAfterLaunch;
 
@@ -142,14 +153,15 @@ public final class Simulation {
         }
     }
 
-    /** The operator's side: the current session and the jobs it signed, as a client keeps them. */
+    /**
+     * The operator's side: the current session, and every session's chain kept by the client code
+     * the CLI uses ({@link ClientChain}): where the next job goes, and what {@code session resume}
+     * re-submits.
+     */
     private static final class Operator {
         SessionId session;
         Message.SessionStart start;
         String starter = "operator";
-        final List<SignedJob> jobs = new ArrayList<>();
-        final List<Message.JobSkip> burns = new ArrayList<>();
-        JobId next;
         int sessions;
         int commands;
         /**
@@ -160,20 +172,46 @@ public final class Simulation {
         boolean strayBurns;
         /** Stray burns were sent in some session of the run (the operator may have moved on since). */
         boolean strayBurnsEver;
-        /** Where each session's chain continues, as the client keeps it (jobs and burns sent). */
-        final Map<SessionId, JobId> nextOf = new HashMap<>();
+        /** Every session's chain, as the client keeps it. */
+        final Map<SessionId, ClientChain> chains = new HashMap<>();
+        /** Every request signed in each session, in the order signed (what Resend and StopJob pick from). */
+        final Map<SessionId, List<SignedJob>> signed = new HashMap<>();
         /** Sessions the operator stopped. */
         final Set<SessionId> stopped = new HashSet<>();
+        /** Jobs the operator stopped: they never end by themselves (EndJobs leaves them running). */
+        final Set<JobId> stoppedJobs = new HashSet<>();
         /** Every session the operator started, in order. */
         final List<SessionId> all = new ArrayList<>();
-        /** Signed ordering: the current session's grant, the first one, and every grant issued in order. */
+        /** Signed ordering: the current session's grant, the first one, and every grant issued by session. */
         sush.projections.job.SignedGrant grant;
         sush.projections.job.SignedGrant firstGrant;
-        final List<sush.projections.job.SignedGrant> grants = new ArrayList<>();
-        /** The first session of the run: its start and the jobs signed for it (what ReplayStart replays). */
+        final Map<SessionId, sush.projections.job.SignedGrant> grants = new LinkedHashMap<>();
+        /** The first session of the run: its start (what ReplayStart replays under the causal ordering). */
         Message.SessionStart firstStart;
-        final List<SignedJob> firstJobs = new ArrayList<>();
+
+        List<SignedJob> jobs() {
+            return session == null ? List.of() : signed.getOrDefault(session, List.of());
+        }
     }
+
+    /**
+     * How the simulated operator's client places jobs and resumes sessions: with the kept chain
+     * (the CLI's code since issue 34), or as the CLI did before it, deliberately kept here so that
+     * the checkers are seen to catch it: a job at the {@code next_job} the asked sled names, and
+     * {@code session resume} re-submitting the grant alone.
+     */
+    public enum Client {
+        KEPT_CHAIN,
+        SLED_NEXT_JOB
+    }
+
+    private Client client = Client.KEPT_CHAIN;
+    /** Violations the operator's side sees: a position given to two requests. */
+    private final List<String> clientViolations = new ArrayList<>();
+    /** Every request signed, by position: a position names one request. */
+    private final Map<JobId, SignedJob> signedAt = new HashMap<>();
+    /** (sled, job) pairs a sled reserved a boundary record for, in any life: what may end Interrupted. */
+    private final Set<String> reserved = new HashSet<>();
 
     /** The previous step was a burn: a crash now is a post-burn crash. */
     private boolean afterBurn;
@@ -199,6 +237,12 @@ public final class Simulation {
         return this;
     }
 
+    /** The operator's client places jobs and resumes sessions as {@code c} says (the CLI's own is the default). */
+    public Simulation client(Client c) {
+        this.client = c;
+        return this;
+    }
+
     /** Runs the schedule, then a calm tail, then the checkers. */
     public Result run(List<Step> schedule) {
         for (SimSled s : sleds) {
@@ -218,6 +262,9 @@ public final class Simulation {
         calm();
         checkSafety(violations);
         checkLiveness(violations);
+        checkStopsHonoured(violations);
+        checkStatusTruth(violations);
+        violations.addAll(clientViolations);
         countLost();
         for (SimSled s : sleds) {
             if (s.up) {
@@ -273,8 +320,8 @@ public final class Simulation {
         } catch (LockerException e) {
             throw new IllegalStateException("the simulator's slots are never locked twice", e);
         }
-        s.runtime = new SledRuntime(new SledConfig(s.sled, trust, "sim", Limits.DEFAULT), Gossip.of(s.node), s.locker,
-                s.launcher, Optional.empty(), time, new SlowWriter(time));
+        s.runtime = new SledRuntime(new SledConfig(s.sled, trust, "sim", Limits.DEFAULT).withBounds(BOUNDS),
+                Gossip.of(s.node), s.locker, s.launcher, Optional.empty(), time, new SlowWriter(time, () -> s.writeMillis));
         s.runtime.events().subscribe(e -> observe(s, e));
         s.runtime.start();
         s.node.start().subscribe();
@@ -319,6 +366,13 @@ public final class Simulation {
     }
 
     private void observe(SimSled s, SledEvent e) {
+        if (e instanceof SledEvent.Reserved) {
+            reserved.add(s.sled.baseboard() + "/" + ((SledEvent.Reserved) e).job().codephrase());
+        } else if (e instanceof SledEvent.StopKept) {
+            faults.add("stop-in-commit-window");
+        } else if (e instanceof SledEvent.Evicted) {
+            faults.add("evicted-" + ((SledEvent.Evicted) e).memory());
+        }
         if (e instanceof SledEvent.Launched && s.crashAfterLaunch) {
             s.crashAfterLaunch = false;
             s.dying = true;
@@ -363,13 +417,19 @@ public final class Simulation {
                 faults.add("restart");
                 boot(s);
             }
+        } else if (step instanceof Step.SlowDisk) {
+            Step.SlowDisk d = (Step.SlowDisk) step;
+            faults.add("slow-disk");
+            sleds.get(d.sled()).writeMillis = d.millis();
         } else if (step instanceof Step.ColdBoot) {
             faults.add("cold-boot");
+            noteTargetedBeforeColdBoot();
             sleds.forEach(this::crash);
             sleds.forEach(this::boot);
             resumeAfterColdBoot(0);
         } else if (step instanceof Step.SplitBrainColdBoot) {
             faults.add("split-brain-cold-boot");
+            noteTargetedBeforeColdBoot();
             sleds.forEach(this::crash);
             partition(((Step.SplitBrainColdBoot) step).groups());
             sleds.forEach(this::boot);
@@ -420,9 +480,18 @@ public final class Simulation {
             }
         } else {
             operate(step);
-            rememberNext();
         }
         time.advanceTime();
+    }
+
+    /** A cold boot after a job of the current session that some sleds do not run (issue 34, item 3). */
+    private void noteTargetedBeforeColdBoot() {
+        for (SignedJob j : operator.jobs()) {
+            if (sleds.stream().anyMatch(s -> !targets(j, s.sled))) {
+                faults.add("cold-boot-after-targeted-job");
+                return;
+            }
+        }
     }
 
     /** Exactly these groups: earlier cuts heal first. */
@@ -454,7 +523,8 @@ public final class Simulation {
         for (SimSled s : sleds) {
             if (s.up) {
                 for (LedgerLauncher.Launch l : List.copyOf(ledger)) {
-                    if (l.sled().equals(s.sled.baseboard())) {
+                    // A job its starter stopped never ends by itself: only the stop ends it.
+                    if (l.sled().equals(s.sled.baseboard()) && !operator.stoppedJobs.contains(l.job())) {
                         s.launcher.end(l.job(), 0);
                     }
                 }
@@ -497,12 +567,39 @@ public final class Simulation {
         return epoch;
     }
 
-    /** Signed ordering: after a whole-rack cold boot the operator re-submits the current grant through {@code via}. */
+    /**
+     * Signed ordering: after a whole-rack cold boot the operator runs {@code session resume}
+     * through {@code via}: the client re-submits the current grant and its kept chain.
+     */
     private void resumeAfterColdBoot(int via) {
         if (ordering == Ordering.SIGNED && operator.grant != null) {
             advance(1_000);
             faults.add("session-resume");
-            send(sleds.get(via), new Message.SessionGrant(operator.grant));
+            resume(sleds.get(via), operator.session);
+        }
+    }
+
+    /**
+     * {@code session resume} of {@code session} through {@code via}, as the client does it: its
+     * grant (signed ordering), then every request, burn and stop it kept, in order. The client
+     * of before issue 34 re-submitted the grant alone.
+     */
+    private void resume(SimSled via, SessionId session) {
+        sush.projections.job.SignedGrant g = operator.grants.get(session);
+        if (g != null) {
+            send(via, new Message.SessionGrant(g));
+        }
+        if (client == Client.SLED_NEXT_JOB || !operator.chains.containsKey(session)) {
+            return;
+        }
+        for (ClientChain.Entry e : operator.chains.get(session).entries()) {
+            if (e instanceof ClientChain.Entry.Request) {
+                send(via, new Message.JobStart(((ClientChain.Entry.Request) e).job()));
+            } else if (e instanceof ClientChain.Entry.Burn) {
+                send(via, new Message.JobSkip(session, ((ClientChain.Entry.Burn) e).position(), operator.starter));
+            } else {
+                send(via, new Message.JobStop(((ClientChain.Entry.Stop) e).job(), operator.starter));
+            }
         }
     }
 
@@ -525,7 +622,7 @@ public final class Simulation {
                     operator.firstGrant = g;
                 }
                 operator.grant = g;
-                operator.grants.add(g);
+                operator.grants.put(id, g);
                 operator.start = null;
                 begin(id);
             }
@@ -549,25 +646,13 @@ public final class Simulation {
             trace.add("  (no session yet: nothing to do)");
         } else if (step instanceof Step.Submit) {
             Step.Submit s = (Step.Submit) step;
-            JobRequest r = new JobRequest(operator.session, operator.next, "job-" + operator.commands++, s.target(),
-                    s.concurrent());
-            SignedJob job = key.sign(r);
-            if (send(sleds.get(s.via()), new Message.JobStart(job))) {
-                // The session's place among those the operator started (a replayed one keeps its own).
-                positions.put(r.job(), new int[] {operator.all.indexOf(operator.session) + 1, operator.jobs.size()});
-                operator.jobs.add(job);
-                if (ordering == Ordering.SIGNED ? operator.grant == operator.firstGrant
-                        : operator.start == operator.firstStart) {
-                    operator.firstJobs.add(job);
-                }
-                allJobs.add(job);
-                operator.next = r.successor();
-            }
+            submit(sleds.get(s.via()), s.target(), s.concurrent());
         } else if (step instanceof Step.Resend) {
             Step.Resend r = (Step.Resend) step;
-            if (!operator.jobs.isEmpty()) {
+            List<SignedJob> jobs = operator.jobs();
+            if (!jobs.isEmpty()) {
                 faults.add("resend");
-                send(sleds.get(r.via()), new Message.JobStart(operator.jobs.get(r.index() % operator.jobs.size())));
+                send(sleds.get(r.via()), new Message.JobStart(jobs.get(r.index() % jobs.size())));
             }
         } else if (step instanceof Step.StopSession) {
             faults.add("session-stop");
@@ -586,16 +671,14 @@ public final class Simulation {
                 nextReuse = true;
             }
         } else if (step instanceof Step.ReplayStart && ordering == Ordering.SIGNED) {
-            // Ordinary in the signed ordering: the first grant again, with its place in the order.
+            // Ordinary in the signed ordering: the first grant again, with its place in the order;
+            // the client goes back to that session's kept chain.
             faults.add("replayed-grant");
             if (operator.firstGrant != null) {
                 send(sleds.get(((Step.ReplayStart) step).via()), new Message.SessionGrant(operator.firstGrant));
                 operator.grant = operator.firstGrant;
                 operator.session = operator.firstGrant.grant().session();
-                operator.jobs.clear();
-                operator.jobs.addAll(operator.firstJobs);
-                operator.next = operator.nextOf.getOrDefault(operator.session,
-                        sush.projections.id.Chain.first(operator.session));
+                operator.strayBurns = false;
             }
         } else if (step instanceof Step.ReplayStart) {
             faults.add("replayed-start (forbidden)");
@@ -604,33 +687,27 @@ public final class Simulation {
                 send(sleds.get(((Step.ReplayStart) step).via()), operator.firstStart);
                 operator.session = operator.firstStart.session();
                 operator.start = operator.firstStart;
-                operator.jobs.clear();
-                operator.jobs.addAll(operator.firstJobs);
+                operator.strayBurns = false;
             }
         } else if (step instanceof Step.Skip) {
             faults.add("burn");
-            Message.JobSkip burn = new Message.JobSkip(operator.session, operator.next, operator.starter);
-            if (send(sleds.get(((Step.Skip) step).via()), burn)) {
-                operator.burns.add(burn);
-                allBurns.add(burn);
-                operator.next = sush.projections.id.Chain.afterBurn(operator.next);
+            SimSled via = sleds.get(((Step.Skip) step).via());
+            Optional<JobId> next = placement(via);
+            if (next.isPresent()) {
+                burn(via, next.get());
             }
         } else if (step instanceof Step.Burn) {
             // Any position: the first, or a signed job's (maybe behind some heads, maybe running).
             Step.Burn b = (Step.Burn) step;
-            int pick = b.pick() % (operator.jobs.size() + 1);
+            List<SignedJob> jobs = operator.jobs();
+            int pick = b.pick() % (jobs.size() + 1);
             JobId position = pick == 0 ? sush.projections.id.Chain.first(operator.session)
-                    : operator.jobs.get(pick - 1).request().job();
-            Message.JobSkip burn = new Message.JobSkip(operator.session, position, operator.starter);
+                    : jobs.get(pick - 1).request().job();
             faults.add("burn-any");
-            if (send(sleds.get(b.via()), burn)) {
-                operator.burns.add(burn);
-                allBurns.add(burn);
-                operator.strayBurns |= !position.equals(operator.next);
+            JobId tip = operator.chains.get(operator.session).tip();
+            if (burn(sleds.get(b.via()), position)) {
+                operator.strayBurns |= !position.equals(tip);
                 operator.strayBurnsEver |= operator.strayBurns;
-                if (position.equals(operator.next)) {
-                    operator.next = sush.projections.id.Chain.afterBurn(operator.next);
-                }
             }
         } else if (step instanceof Step.ResendBurn) {
             Step.ResendBurn r = (Step.ResendBurn) step;
@@ -643,11 +720,106 @@ public final class Simulation {
             }
         } else if (step instanceof Step.StopJob) {
             Step.StopJob st = (Step.StopJob) step;
-            if (!operator.jobs.isEmpty()) {
+            List<SignedJob> jobs = operator.jobs();
+            if (!jobs.isEmpty()) {
                 faults.add("job-stop");
-                JobId job = operator.jobs.get(st.index() % operator.jobs.size()).request().job();
-                send(sleds.get(st.via()), new Message.JobStop(job, operator.starter));
+                stop(sleds.get(st.via()), jobs.get(st.index() % jobs.size()).request().job());
             }
+        } else if (step instanceof Step.StopNewest) {
+            List<SignedJob> jobs = operator.jobs();
+            if (!jobs.isEmpty()) {
+                faults.add("job-stop-newest");
+                stop(sleds.get(((Step.StopNewest) step).via()), jobs.get(jobs.size() - 1).request().job());
+            }
+        }
+    }
+
+    /**
+     * Where the client places the session's next job (or burn of the next position), asked
+     * through {@code via}: the kept chain's tip once extended by what that sled holds after it;
+     * before issue 34, the {@code next_job} the sled names. Empty when the client cannot tell
+     * (the sled is down, holds another session, or the chain forked).
+     */
+    private Optional<JobId> placement(SimSled via) {
+        if (!via.up) {
+            trace.add("  " + via.name() + " is down: the request fails");
+            return Optional.empty();
+        }
+        SledRuntime.View v = liveView(via);
+        Optional<sush.projections.fold.ChainProjection> chain = v == null ? Optional.empty()
+                : v.fold().activeSession().filter(a -> a.id().equals(operator.session)).flatMap(a -> v.fold().chain());
+        if (client == Client.SLED_NEXT_JOB) {
+            if (chain.isEmpty()) {
+                trace.add("  " + via.name() + " has no such active session: the client cannot place the job");
+            }
+            return chain.map(sush.projections.fold.ChainProjection::nextFree);
+        }
+        ClientChain kept = operator.chains.get(operator.session);
+        try {
+            if (chain.isPresent()) {
+                int added = kept.extend(List.of(ClientChain.Held.of(chain.get().heldRequests(),
+                        chain.get().heldBurns())));
+                if (added > 0) {
+                    trace.add("  the client's chain extended by " + added + " from " + via.name());
+                }
+            }
+        } catch (ClientChain.Fork f) {
+            trace.add("  " + f.getMessage());
+            return Optional.empty();
+        }
+        return Optional.of(kept.tip());
+    }
+
+    /** Signs the session's next job for {@code target} and submits it through {@code via}. */
+    private void submit(SimSled via, String target, boolean concurrent) {
+        Optional<JobId> at = placement(via);
+        if (at.isEmpty()) {
+            return;
+        }
+        JobRequest r = new JobRequest(operator.session, at.get(), "job-" + operator.commands++, target, concurrent);
+        SignedJob job = key.sign(r);
+        ClientChain kept = operator.chains.get(operator.session);
+        if (client == Client.KEPT_CHAIN) {
+            kept.keep(job); // kept before it leaves: an answer lost on the way may hide a request gossiped
+        }
+        if (send(via, new Message.JobStart(job))) {
+            // A request that left names its position for good (one refused at once never left).
+            SignedJob before = signedAt.putIfAbsent(r.job(), job);
+            if (before != null && !java.util.Arrays.equals(before.request().digest(), r.digest())) {
+                clientViolations.add("a position names two requests: " + r.job().codephrase() + " holds "
+                        + before.request().command() + " and " + r.command());
+            }
+            List<SignedJob> jobs = operator.signed.computeIfAbsent(operator.session, k -> new ArrayList<>());
+            // The session's place among those the operator started (a replayed one keeps its own).
+            positions.putIfAbsent(r.job(), new int[] {operator.all.indexOf(operator.session) + 1, jobs.size()});
+            jobs.add(job);
+            allJobs.add(job);
+        } else if (client == Client.KEPT_CHAIN) {
+            kept.forgetLast(); // refused: it never left
+        }
+    }
+
+    /** Burns {@code position} of the current session through {@code via}; the client keeps the burn. */
+    private boolean burn(SimSled via, JobId position) {
+        Message.JobSkip burn = new Message.JobSkip(operator.session, position, operator.starter);
+        ClientChain kept = operator.chains.get(operator.session);
+        kept.keepBurn(position);
+        if (send(via, burn)) {
+            allBurns.add(burn);
+            return true;
+        }
+        kept.forgetLast();
+        return false;
+    }
+
+    /** The starter stops {@code job} through {@code via}; the client keeps the stop, and the job never ends by itself. */
+    private void stop(SimSled via, JobId job) {
+        ClientChain kept = operator.chains.get(operator.session);
+        kept.keepStop(job);
+        if (send(via, new Message.JobStop(job, operator.starter))) {
+            operator.stoppedJobs.add(job);
+        } else {
+            kept.forgetLast();
         }
     }
 
@@ -655,17 +827,8 @@ public final class Simulation {
     private void begin(SessionId id) {
         operator.session = id;
         operator.all.add(id);
-        operator.jobs.clear();
-        operator.burns.clear();
+        operator.chains.putIfAbsent(id, new ClientChain(id));
         operator.strayBurns = false;
-        operator.next = sush.projections.id.Chain.first(id);
-    }
-
-    /** The client remembers where the current session's chain continues. */
-    private void rememberNext() {
-        if (operator.session != null && operator.next != null) {
-            operator.nextOf.put(operator.session, operator.next);
-        }
     }
 
     /** Sends through a sled as its API would; false (the client sees an error) if it cannot. */
@@ -685,28 +848,27 @@ public final class Simulation {
 
     // ---- The calm tail and the checkers ---------------------------------------------------
 
-    /** Faults stop: the network heals, the operator re-sends what it has, jobs end. */
+    /**
+     * Faults stop: the network heals; the operator's client does what an operator does when jobs
+     * stay queued (it resumes every session it keeps: grant, requests, burns and stops, in
+     * order); jobs end (never one its starter stopped); then the operator asks for one more job
+     * for every sled through a few sleds in turn, which every live sled must run.
+     */
     private void calm() {
-        trace.add("calm: heal, re-send every signed job and burn, end jobs");
+        trace.add("calm: heal, resume every kept session, end jobs, one more job through each of a few sleds");
         network.healAll();
         advance(10_000);
         Optional<SimSled> via = sleds.stream().filter(s -> s.up).findFirst();
         if (via.isPresent() && operator.session != null) {
-            // What a client does when its jobs stay queued: send its signed requests again. (Never
-            // the session start: an id is accepted once, in one universe; a replayed start would
-            // give an old session a new start version.)
-            // Every session's: a session the operator moved on from may still be active where
-            // the newer start was lost with a losing universe, with a hole where a job was lost.
-            // Signed: grants are safe to re-send, every one of them (their places in the order hold).
-            for (sush.projections.job.SignedGrant g : operator.grants) {
-                send(via.get(), new Message.SessionGrant(g));
+            // Every session's: one the operator moved on from may still be active where the newer
+            // start was lost with a losing universe, with a hole where a job was lost. The
+            // current session last, so that its grant is the newest one re-submitted.
+            for (SessionId s : operator.all) {
+                if (!s.equals(operator.session)) {
+                    resume(via.get(), s);
+                }
             }
-            for (SignedJob j : allJobs) {
-                send(via.get(), new Message.JobStart(j));
-            }
-            for (Message.JobSkip b : allBurns) {
-                send(via.get(), b);
-            }
+            resume(via.get(), operator.session);
         }
         for (int round = 0; round < 8; round++) {
             advance(5_000);
@@ -714,6 +876,20 @@ public final class Simulation {
         }
         // A sled armed to crash on its next write may have gone down in the rounds above: the
         // operator's client then talks to a sled that is still up.
+        via = sleds.stream().filter(s -> s.up).findFirst();
+        if (via.isPresent() && operator.session != null && !operator.stopped.contains(operator.session)
+                && !operator.strayBurns) {
+            List<SimSled> up = sleds.stream().filter(s -> s.up).limit(3).toList();
+            for (SimSled through : up) {
+                submit(through, "*", false);
+                advance(2_000);
+                endJobs();
+            }
+            for (int round = 0; round < 4; round++) {
+                advance(5_000);
+                endJobs();
+            }
+        }
         via = sleds.stream().filter(s -> s.up).findFirst();
         if (via.isPresent() && operator.session != null && (operator.strayBurns || operator.strayBurnsEver)) {
             // Sleds on different branches: what an operator does then is end the sessions, and
@@ -786,6 +962,79 @@ public final class Simulation {
                             .orElse("none") : "") + ")");
                 }
             }
+        }
+    }
+
+    /**
+     * Stop honoured (issue 34): a job its starter stopped never ends by itself here, so one still
+     * running on a live sled after the calm tail is a stop that was lost (or refused).
+     */
+    private void checkStopsHonoured(List<String> violations) {
+        for (SimSled s : sleds) {
+            if (!s.up) {
+                continue;
+            }
+            for (JobId j : operator.stoppedJobs) {
+                if (s.launcher.isRunning(j)) {
+                    int[] pos = positions.get(j);
+                    violations.add("stop not honoured: " + s.name() + " still runs job " + (pos == null ? j.codephrase()
+                            : pos[1] + " of session " + pos[0]) + ", which its starter stopped");
+                }
+            }
+        }
+    }
+
+    /**
+     * Status truth (issue 34): what any live sled holds of every sled's statuses agrees with the
+     * ledger. A start or an ending of a run (Started, Stopped, an error that only a run has) only
+     * from a sled that launched the job in some life; Cancelled (never ran) only from one that
+     * never did; Interrupted (may have run) only from one that committed it.
+     */
+    private void checkStatusTruth(List<String> violations) {
+        Set<String> launched = new HashSet<>();
+        for (LedgerLauncher.Launch l : List.copyOf(ledger)) {
+            launched.add(l.sled() + "/" + l.job().codephrase());
+        }
+        Set<String> found = new TreeSet<>();
+        for (SimSled viewer : sleds) {
+            SledRuntime.View v = liveView(viewer);
+            if (v == null) {
+                continue;
+            }
+            for (SignedJob j : allJobs) {
+                JobId id = j.request().job();
+                v.fold().statuses().statuses(id).forEach((board, entry) -> {
+                    String key = board + "/" + id.codephrase();
+                    String lie = lie(entry, launched.contains(key), reserved.contains(key));
+                    if (lie != null) {
+                        int[] pos = positions.get(id);
+                        found.add("status truth: " + board + " reports job " + (pos == null ? id.codephrase()
+                                : pos[1] + " of session " + pos[0]) + " " + lie);
+                    }
+                });
+            }
+        }
+        violations.addAll(found);
+    }
+
+    /** Why a reporter's status of a job is untrue, given whether it launched and whether it committed the job; null if true. */
+    private static String lie(StatusProjection.Entry e, boolean launched, boolean committed) {
+        switch (e.status()) {
+            case STARTED:
+            case STOPPED:
+                return launched ? null : e.status().name().toLowerCase(java.util.Locale.ROOT) + ", yet never launched it";
+            case ERROR: {
+                Message.JobError kind = ((Message.JobErrored) e.message()).kind();
+                boolean ran = kind == Message.JobError.KILLED || kind == Message.JobError.OUTPUT_LIMIT
+                        || kind == Message.JobError.LIMIT;
+                return !ran || launched ? null : "killed (" + kind + "), yet never launched it";
+            }
+            case CANCELLED:
+                return launched ? "cancelled (never ran), yet launched it" : null;
+            case INTERRUPTED:
+                return committed ? null : "interrupted, yet never committed it";
+            default:
+                return null;
         }
     }
 

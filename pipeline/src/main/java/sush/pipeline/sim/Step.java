@@ -73,7 +73,18 @@ public sealed interface Step {
     record CrashAfterCommit(int sled) implements Step {
     }
 
-    /** Every running job on every live sled exits 0. */
+    /** An operator stops the newest job of the current session through {@code via} (often just after its submit). */
+    record StopNewest(int via) implements Step {
+    }
+
+    /**
+     * The sled's M.2s become slow: every boundary write takes {@code millis} from now on (until
+     * another SlowDisk), so a stop can fall between a job's commit and its launch.
+     */
+    record SlowDisk(int sled, long millis) implements Step {
+    }
+
+    /** Every running job on every live sled exits 0 (a job its starter stopped never ends by itself). */
     record EndJobs() implements Step {
     }
 

@@ -12,14 +12,27 @@ import sush.projections.targets.Sled;
  * given, is the URL of the sled's API, announced so that any sled can fetch this one's job output.
  */
 public record SledConfig(Sled me, TrustStore trust, String software, Limits limits,
-        java.util.Optional<SledClock> clock, java.util.Optional<String> api) {
+        java.util.Optional<SledClock> clock, java.util.Optional<String> api,
+        sush.projections.fold.FoldBounds bounds) {
     public SledConfig {
+        Objects.requireNonNull(bounds, "bounds");
         Objects.requireNonNull(me, "me");
         Objects.requireNonNull(trust, "trust");
         Objects.requireNonNull(software, "software");
         Objects.requireNonNull(limits, "limits");
         Objects.requireNonNull(clock, "clock");
         Objects.requireNonNull(api, "api");
+    }
+
+    /** A sled whose memories have the daemon's bounds. */
+    public SledConfig(Sled me, TrustStore trust, String software, Limits limits,
+            java.util.Optional<SledClock> clock, java.util.Optional<String> api) {
+        this(me, trust, software, limits, clock, api, sush.projections.fold.FoldBounds.DEFAULTS);
+    }
+
+    /** The same sled with its memories bounded by {@code b} (the simulator scales them down). */
+    public SledConfig withBounds(sush.projections.fold.FoldBounds b) {
+        return new SledConfig(me, trust, software, limits, clock, api, b);
     }
 
     /** A sled that announces no API. */

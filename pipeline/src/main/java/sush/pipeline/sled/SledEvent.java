@@ -40,6 +40,24 @@ public sealed interface SledEvent {
     record Screened(JobId job, Verdict verdict) implements SledEvent {
     }
 
+    /** A boundary record committing the job was handed to the writer: from now on it may run. */
+    record Reserved(JobId job) implements SledEvent {
+    }
+
+    /**
+     * A starter's stop of a job committed and not launched yet: kept, and applied at the launch
+     * (the job is not spawned and ends {@code Cancelled}).
+     */
+    record StopKept(JobId job) implements SledEvent {
+    }
+
+    /**
+     * One of the fold's bounded memories forgot something ({@code memory} names it, {@code count}
+     * is how much so far in this entry): the bounds are explicit, never a silent gap.
+     */
+    record Evicted(String memory, long count) implements SledEvent {
+    }
+
     /**
      * The boundary record committing the job is on every slot: record {@code seq} of this life's
      * locker, stored in {@code micros} microseconds (every slot's write, fsync, rename and

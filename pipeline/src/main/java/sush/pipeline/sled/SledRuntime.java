@@ -351,7 +351,7 @@ public final class SledRuntime {
         committedAboveFloor = false;
         plan.floor().ifPresent(this::raiseEntryFloor);
         birth = replica.frontier();
-        fold = new SledProjection(cfg.me(), cfg.trust(), ordering);
+        fold = new SledProjection(cfg.me(), cfg.trust(), ordering, cfg.bounds());
         head.enter(fold);
         reuseReported.clear();
         deferredReports.clear();
@@ -359,6 +359,8 @@ public final class SledRuntime {
         fillReported = 0;
         skipReported.clear();
         overflowReported = 0;
+        evictionsReported.clear();
+        evictionsTotalReported = 0;
         resume();
         if (signed != null) {
             enterSigned(e);
@@ -495,6 +497,7 @@ public final class SledRuntime {
         }
         retryWaiting();
         reportOverflow();
+        reportEvictions();
         checkFill();
     }
 
@@ -528,6 +531,25 @@ public final class SledRuntime {
                     + " positions: " + overflow + " jobs, burns or walked positions not remembered (later jobs wait"
                     + " behind a hole; burns behind the head are ignored); start a new session"));
         }
+    }
+
+    /** What this entry's fold forgot, by memory, as last reported. */
+    private final Map<String, Long> evictionsReported = new HashMap<>();
+    private long evictionsTotalReported;
+
+    /** Each bounded memory of the fold that forgot something says so (an event, for metrics and logs). */
+    private void reportEvictions() {
+        long total = fold.evictionsTotal();
+        if (total == evictionsTotalReported) {
+            return;
+        }
+        evictionsTotalReported = total;
+        fold.evictions().forEach((memory, count) -> {
+            if (count > evictionsReported.getOrDefault(memory, 0L)) {
+                evictionsReported.put(memory, count);
+                emit(new SledEvent.Evicted(memory, count));
+            }
+        });
     }
 
     /** For a job request, the verdict the fold acts on (the ingress stage checked it already). */
@@ -840,6 +862,7 @@ public final class SledRuntime {
         }
         committedAboveFloor = floor.isPresent();
         head.committed(id);
+        emit(new SledEvent.Reserved(id));
         pendingLaunches++;
         journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.COMMIT, id.codephrase(), "reserved"));
         // Records reach the writer in the order they were reserved: this store is submitted

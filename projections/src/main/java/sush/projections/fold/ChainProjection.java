@@ -21,6 +21,8 @@ public final class ChainProjection {
     public static final int MAX_POSITIONS = 65_536;
 
     private final TargetsMe targetsMe;
+    /** This chain's bound on jobs, burns and walked positions ({@link #MAX_POSITIONS} unless scaled down). */
+    private final int maxPositions;
     private final Map<JobId, Known> jobs = new HashMap<>();
     private final Set<JobId> burns = new HashSet<>();
     /** Each known job's position by its successor: the chain walked backwards (bounded with {@link #jobs}). */
@@ -69,11 +71,13 @@ public final class ChainProjection {
      *                  and the committed job counts as the last one this sled started), else empty
      */
     public ChainProjection(Sled me, sush.projections.id.SessionId session, Optional<JobId[]> committed) {
-        this(new TargetsMe(me), session, committed);
+        this(new TargetsMe(me), session, committed, MAX_POSITIONS);
     }
 
-    ChainProjection(TargetsMe targetsMe, sush.projections.id.SessionId session, Optional<JobId[]> committed) {
+    ChainProjection(TargetsMe targetsMe, sush.projections.id.SessionId session, Optional<JobId[]> committed,
+            int maxPositions) {
         this.targetsMe = targetsMe;
+        this.maxPositions = maxPositions;
         this.first = Chain.first(session);
         this.head = committed.map(c -> c[1]).orElse(first);
         committed.ifPresent(c -> {
@@ -86,6 +90,7 @@ public final class ChainProjection {
     /** An independent copy with the same state (see {@link SledProjection#copy()}). */
     ChainProjection(ChainProjection o, TargetsMe targetsMe) {
         this.targetsMe = targetsMe;
+        this.maxPositions = o.maxPositions;
         this.jobs.putAll(o.jobs);
         this.bySuccessor.putAll(o.bySuccessor);
         this.behindBurns.addAll(o.behindBurns);
@@ -112,7 +117,7 @@ public final class ChainProjection {
             if (!ahead || java.util.Arrays.compareUnsigned(job.request().digest(), existing.job.request().digest()) >= 0) {
                 return;
             }
-        } else if (jobs.size() >= MAX_POSITIONS) {
+        } else if (jobs.size() >= maxPositions) {
             overflow++; // the sled reports it: a hole here holds the rest of the chain
             return;
         }
@@ -134,7 +139,7 @@ public final class ChainProjection {
         if (burns.contains(position)) {
             return;
         }
-        if (burns.size() >= MAX_POSITIONS) {
+        if (burns.size() >= maxPositions) {
             ignoredBurns++;
             overflow++;
             return;
@@ -151,7 +156,7 @@ public final class ChainProjection {
             walk();
         } else if (precedesHead(position)) {
             ignoredBurns++;
-            if (behindBurns.size() < MAX_POSITIONS) {
+            if (behindBurns.size() < maxPositions) {
                 behindBurns.add(position);
                 byAfterBurn.put(Chain.afterBurn(position), position);
             }
@@ -209,7 +214,7 @@ public final class ChainProjection {
 
     /** The head leaves {@code position} without this sled starting a job there. */
     private void leave(JobId position) {
-        if (walked.size() < MAX_POSITIONS) {
+        if (walked.size() < maxPositions) {
             walked.add(position);
         } else {
             overflow++; // not remembered: a later burn behind it is ignored (the safe direction)
@@ -232,6 +237,20 @@ public final class ChainProjection {
             }
         }
         return Optional.empty();
+    }
+
+    /** Every request this chain holds, at or behind the head or ahead of it (what a client extends its chain by). */
+    public java.util.List<SignedJob> heldRequests() {
+        java.util.List<SignedJob> out = new java.util.ArrayList<>(jobs.size());
+        jobs.values().forEach(k -> out.add(k.job));
+        return out;
+    }
+
+    /** Every burnt position this chain holds, ahead of the head or behind it. */
+    public Set<JobId> heldBurns() {
+        Set<JobId> out = new HashSet<>(burns);
+        out.addAll(behindBurns);
+        return out;
     }
 
     /** The signed job known at {@code position}, if any. */
@@ -389,7 +408,7 @@ public final class ChainProjection {
 
     /** Moves the head over burnt positions and over jobs that do not target this sled. */
     private void walk() {
-        for (int steps = 0; steps <= MAX_POSITIONS * 2; steps++) {
+        for (int steps = 0; steps <= maxPositions * 2; steps++) {
             Known k = jobs.get(head);
             if (burns.contains(head)) {
                 leave(head);
@@ -402,6 +421,6 @@ public final class ChainProjection {
                 return;
             }
         }
-        throw new IllegalStateException("chain walk over " + MAX_POSITIONS * 2 + " steps: a cycle");
+        throw new IllegalStateException("chain walk over " + maxPositions * 2 + " steps: a cycle");
     }
 }

@@ -31,8 +31,17 @@ public final class OrderedSessionProjection {
     /** Who sent stops of sessions this fold holds no grant of, by session, oldest first. */
     private final Map<SessionId, Set<String>> pendingStops = new LinkedHashMap<>();
     private long superseded;
+    private final int maxPendingStops;
+    /** Stops of sessions not granted here forgotten past {@link #maxPendingStops}. */
+    private long evictedStops;
 
     public OrderedSessionProjection() {
+        this(MAX_PENDING_STOPS);
+    }
+
+    /** With {@code maxPendingStops} in place of {@link #MAX_PENDING_STOPS} (a scaled-down fold). */
+    public OrderedSessionProjection(int maxPendingStops) {
+        this.maxPendingStops = maxPendingStops;
     }
 
     /** An independent copy with the same state. */
@@ -41,6 +50,8 @@ public final class OrderedSessionProjection {
         this.newestStopped = o.newestStopped;
         o.pendingStops.forEach((k, v) -> this.pendingStops.put(k, new LinkedHashSet<>(v)));
         this.superseded = o.superseded;
+        this.maxPendingStops = o.maxPendingStops;
+        this.evictedStops = o.evictedStops;
     }
 
     /**
@@ -73,8 +84,9 @@ public final class OrderedSessionProjection {
         if (names.size() < MAX_STOPPERS) {
             names.add(by);
         }
-        if (pendingStops.size() > MAX_PENDING_STOPS) {
+        if (pendingStops.size() > maxPendingStops) {
             pendingStops.remove(pendingStops.keySet().iterator().next());
+            evictedStops++;
         }
     }
 
@@ -91,6 +103,11 @@ public final class OrderedSessionProjection {
     /** Grants that arrived older than, or were replaced by, a newer one. */
     public long superseded() {
         return superseded;
+    }
+
+    /** Stops of sessions not granted here that the bound made this fold forget. */
+    public long evictedStops() {
+        return evictedStops;
     }
 
     /** Stops remembered for sessions not granted here (bounded by {@link #MAX_PENDING_STOPS}). */

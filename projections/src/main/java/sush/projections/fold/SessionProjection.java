@@ -39,7 +39,17 @@ public final class SessionProjection {
     private long forgedStarts;
     private long ignoredStops;
 
+    private final int maxSessions;
+    /** Sessions forgotten past {@link #maxSessions}. */
+    private long evicted;
+
     public SessionProjection() {
+        this(MAX_SESSIONS);
+    }
+
+    /** With {@code maxSessions} in place of {@link #MAX_SESSIONS} (a scaled-down fold). */
+    public SessionProjection(int maxSessions) {
+        this.maxSessions = maxSessions;
     }
 
     /** An independent copy with the same state (see {@link SledProjection#copy()}). */
@@ -51,6 +61,8 @@ public final class SessionProjection {
         this.seenIds.addAll(o.seenIds);
         this.forgedStarts = o.forgedStarts;
         this.ignoredStops = o.ignoredStops;
+        this.maxSessions = o.maxSessions;
+        this.evicted = o.evicted;
     }
 
     /** A session the fold has seen. */
@@ -138,6 +150,11 @@ public final class SessionProjection {
         return forgedStarts;
     }
 
+    /** Sessions the bound made this fold forget. */
+    public long evicted() {
+        return evicted;
+    }
+
     public long ignoredStops() {
         return ignoredStops;
     }
@@ -148,10 +165,11 @@ public final class SessionProjection {
         }
         known.put(s.id(), s);
         order.add(s.id());
-        if (order.size() > MAX_SESSIONS) {
+        if (order.size() > maxSessions) {
             SessionId oldest = order.remove(0);
             if (active == null || !active.id().equals(oldest)) {
                 known.remove(oldest);
+                evicted++;
             } else {
                 order.add(oldest);
             }

@@ -32,6 +32,8 @@ public final class SledProjection {
     private final sush.projections.job.Signatures trust;
     /** The rack's session ordering: which of the two session folds below is fed. */
     private final Ordering ordering;
+    /** The bounds of this fold's memories ({@link FoldBounds#DEFAULTS} on a sled). */
+    private final FoldBounds bounds;
     /** Sessions of the {@code causal} ordering (starts and stops in causal order). */
     private final SessionProjection sessions;
     /** Sessions of the {@code signed} ordering (grants by the signer's total order). */
@@ -75,6 +77,12 @@ public final class SledProjection {
     public static final int MAX_JOB_SESSIONS = 65_536;
     /** The session of every job request folded: who may stop the job (its session's starter). */
     private final LinkedHashMap<JobId, SessionId> jobSessions = new LinkedHashMap<>();
+    /** Requests whose session the bound made this fold forget. */
+    private long evictedJobSessions;
+    /** Grants the bound made this fold forget. */
+    private long evictedGrants;
+    /** Session endings the bound made this fold forget. */
+    private long evictedEndings;
     private long malformed;
     private long faults;
     private long unknown;
@@ -130,12 +138,18 @@ public final class SledProjection {
 
     /** A sled's fold in a rack of {@code ordering}. */
     public SledProjection(Sled me, sush.projections.job.Signatures trust, Ordering ordering) {
+        this(me, trust, ordering, FoldBounds.DEFAULTS);
+    }
+
+    /** A sled's fold in a rack of {@code ordering}, its memories bounded by {@code bounds}. */
+    public SledProjection(Sled me, sush.projections.job.Signatures trust, Ordering ordering, FoldBounds bounds) {
         this.me = me;
         this.targetsMe = new TargetsMe(me);
         this.trust = trust;
         this.ordering = java.util.Objects.requireNonNull(ordering, "ordering");
-        this.sessions = new SessionProjection();
-        this.grants = new OrderedSessionProjection();
+        this.bounds = java.util.Objects.requireNonNull(bounds, "bounds");
+        this.sessions = new SessionProjection(bounds.sessions());
+        this.grants = new OrderedSessionProjection(bounds.sessionStops());
         this.statuses = new StatusProjection();
     }
 
@@ -144,6 +158,7 @@ public final class SledProjection {
         this.targetsMe = new TargetsMe(o.me);
         this.trust = o.trust;
         this.ordering = o.ordering;
+        this.bounds = o.bounds;
         this.sessions = new SessionProjection(o.sessions);
         this.grants = new OrderedSessionProjection(o.grants);
         this.granted.putAll(o.granted);
@@ -163,6 +178,9 @@ public final class SledProjection {
         this.lastRan = o.lastRan;
         this.resumptions.putAll(o.resumptions);
         this.jobSessions.putAll(o.jobSessions);
+        this.evictedJobSessions = o.evictedJobSessions;
+        this.evictedGrants = o.evictedGrants;
+        this.evictedEndings = o.evictedEndings;
         this.malformed = o.malformed;
         this.faults = o.faults;
         this.unknown = o.unknown;
@@ -222,6 +240,30 @@ public final class SledProjection {
         }
     }
 
+    /**
+     * What the bounds made this fold forget so far, by memory: {@code job-sessions}, {@code grants},
+     * {@code sessions}, {@code session-endings}, {@code session-stops}, {@code early-messages} and the
+     * active session's {@code chain} (jobs, burns and walked positions not remembered). Named so
+     * that a sled can say which memory was full.
+     */
+    public Map<String, Long> evictions() {
+        Map<String, Long> out = new java.util.TreeMap<>();
+        out.put("job-sessions", evictedJobSessions);
+        out.put("grants", evictedGrants);
+        out.put("sessions", sessions.evicted());
+        out.put("session-endings", evictedEndings);
+        out.put("session-stops", grants.evictedStops());
+        out.put("early-messages", droppedEarly);
+        out.put("chain", chain == null ? 0 : chain.overflow());
+        return out;
+    }
+
+    /** The sum of {@link #evictions()}, cheap enough to ask after every message. */
+    public long evictionsTotal() {
+        return evictedJobSessions + evictedGrants + sessions.evicted() + evictedEndings + grants.evictedStops()
+                + droppedEarly + (chain == null ? 0 : chain.overflow());
+    }
+
     /** Messages that raised an unexpected error inside a fold (a bug, always zero in tests). */
     public long faults() {
         return faults;
@@ -272,8 +314,9 @@ public final class SledProjection {
         } else if (m instanceof Message.JobStart) {
             sush.projections.job.SignedJob job = ((Message.JobStart) m).job();
             if (jobSessions.putIfAbsent(job.request().job(), job.request().session()) == null
-                    && jobSessions.size() > MAX_JOB_SESSIONS) {
+                    && jobSessions.size() > bounds.jobSessions()) {
                 jobSessions.remove(jobSessions.keySet().iterator().next());
+                evictedJobSessions++;
             }
             onJobStart(job, m, out);
         } else if (m instanceof Message.JobSkip) {
@@ -345,8 +388,9 @@ public final class SledProjection {
         SessionId id = g.grant().session();
         if (!granted.containsKey(id)) {
             granted.put(id, g);
-            if (granted.size() > SessionProjection.MAX_SESSIONS) {
+            if (granted.size() > bounds.sessions()) {
                 granted.remove(granted.keySet().iterator().next());
+                evictedGrants++;
             }
         }
         Optional<SessionProjection.Session> before = activeSession();
@@ -450,7 +494,7 @@ public final class SledProjection {
      * be delivered first on some sleds, and dropping it there would make sleds disagree.
      */
     private void holdEarly(SessionId session, Message m) {
-        if (earlyCount >= MAX_EARLY_MESSAGES) {
+        if (earlyCount >= bounds.earlyMessages()) {
             SessionId oldest = early.keySet().iterator().next();
             earlyCount -= early.remove(oldest).size();
             droppedEarly++;
@@ -495,8 +539,9 @@ public final class SledProjection {
 
     private void endSession(SessionId session, SessionProjection.Ending why) {
         ended.put(session, why);
-        if (ended.size() > SessionProjection.MAX_SESSIONS) {
+        if (ended.size() > bounds.sessions()) {
             ended.remove(ended.keySet().iterator().next());
+            evictedEndings++;
         }
     }
 
@@ -532,7 +577,8 @@ public final class SledProjection {
         if (c instanceof SessionProjection.Change.Activated) {
             SessionProjection.Session s = ((SessionProjection.Change.Activated) c).session();
             Optional<Resumption> resumed = Optional.ofNullable(resumptions.get(s.id()));
-            chain = new ChainProjection(targetsMe, s.id(), resumed.map(r -> new JobId[] {r.committed(), r.successor()}));
+            chain = new ChainProjection(targetsMe, s.id(), resumed.map(r -> new JobId[] {r.committed(), r.successor()}),
+                    bounds.chainPositions());
             // The committed job may still run (a survivor): a sequential job waits for it too.
             lastRan = resumed.map(Resumption::committed).orElse(null);
             releaseEarly(s.id(), out);

@@ -1,0 +1,228 @@
+package sush.projections.job;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import sush.projections.id.Chain;
+import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
+
+/**
+ * A session's chain as its client keeps it (ordered-sessions.md section 9): every request it
+ * signed, every burn and every stop it sent in the session, in order. The client is the chain's
+ * author: it signs each next job at the position after the newest one it can prove (its kept
+ * chain, extended by the requests and burns sleds hold after its tip), never at a position a
+ * sled merely names; and {@code session resume} re-submits what it keeps, in order. Pure: the
+ * CLI keeps it in a file, the simulator in memory, and both call this code.
+ */
+public final class ClientChain {
+    /** Bound on the entries of one session's kept chain (a session's chain holds at most 65,536 positions). */
+    public static final int MAX_ENTRIES = 65_536;
+
+    /** One thing the client sent in the session. */
+    public sealed interface Entry {
+        /** A signed request at its position. */
+        record Request(SignedJob job) implements Entry {
+        }
+
+        /** A burn of a position (the starter's skip). */
+        record Burn(JobId position) implements Entry {
+        }
+
+        /** A stop of a job (the starter's stop): kept so that a cold boot cannot lose it. */
+        record Stop(JobId job) implements Entry {
+        }
+    }
+
+    /** Two requests at one position: the chain forked, and the client must not guess. */
+    public static final class Fork extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Fork(JobId position, Entry one, Entry other) {
+            super("the chain forked at " + position.codephrase() + ": " + describe(one) + " and " + describe(other)
+                    + " both claim it; no job is placed until the operator decides (start a new session, or burn it)");
+        }
+
+        private static String describe(Entry e) {
+            return e instanceof Entry.Request ? "request " + HexFormat.of().formatHex(((Entry.Request) e).job().request()
+                    .digest()) : "a burn";
+        }
+    }
+
+    private final SessionId session;
+    private final List<Entry> entries = new ArrayList<>();
+    private final Map<JobId, SignedJob> requests = new HashMap<>();
+    private final Set<JobId> burns = new HashSet<>();
+
+    public ClientChain(SessionId session) {
+        this.session = session;
+    }
+
+    /** A kept chain read back: every entry is checked as it would have been when kept. */
+    public static ClientChain of(SessionId session, List<Entry> entries) {
+        ClientChain c = new ClientChain(session);
+        for (Entry e : entries) {
+            c.add(e);
+        }
+        return c;
+    }
+
+    public SessionId session() {
+        return session;
+    }
+
+    /** Everything kept, in the order it was sent. */
+    public List<Entry> entries() {
+        return List.copyOf(entries);
+    }
+
+    /** The request kept at {@code position}, if any. */
+    public Optional<SignedJob> request(JobId position) {
+        return Optional.ofNullable(requests.get(position));
+    }
+
+    /**
+     * The next free position: from the session's first, over kept burns (a burn wins, as on a
+     * sled) and kept requests, to the first position the kept chain does not fill.
+     */
+    public JobId tip() {
+        return walk(requests, burns, Chain.first(session));
+    }
+
+    /** Keeps {@code job}, which must stand at the tip: a position names one request. */
+    public void keep(SignedJob job) {
+        JobRequest r = job.request();
+        if (!r.session().equals(session)) {
+            throw new IllegalArgumentException("request of session " + r.session().codephrase() + " kept in "
+                    + session.codephrase());
+        }
+        if (!r.job().equals(tip())) {
+            throw new IllegalArgumentException("request at " + r.job().codephrase() + ", not at the kept chain's tip "
+                    + tip().codephrase());
+        }
+        add(new Entry.Request(job));
+    }
+
+    /** Keeps a burn of {@code position}. */
+    public void keepBurn(JobId position) {
+        add(new Entry.Burn(position));
+    }
+
+    /** Keeps a stop of {@code job}. */
+    public void keepStop(JobId job) {
+        add(new Entry.Stop(job));
+    }
+
+    /** Drops what was kept at {@code position} by the last entry (the sled refused it: it never left). */
+    public void forgetLast() {
+        if (entries.isEmpty()) {
+            return;
+        }
+        Entry last = entries.remove(entries.size() - 1);
+        if (last instanceof Entry.Request) {
+            requests.remove(((Entry.Request) last).job().request().job());
+        } else if (last instanceof Entry.Burn && !entries.contains(last)) {
+            burns.remove(((Entry.Burn) last).position());
+        }
+    }
+
+    private void add(Entry e) {
+        if (entries.size() >= MAX_ENTRIES) {
+            throw new IllegalStateException("a kept chain holds at most " + MAX_ENTRIES + " entries: start a new session");
+        }
+        if (e instanceof Entry.Request) {
+            SignedJob j = ((Entry.Request) e).job();
+            if (!j.request().session().equals(session)) {
+                throw new IllegalArgumentException("request of another session in the chain of " + session.codephrase());
+            }
+            SignedJob old = requests.putIfAbsent(j.request().job(), j);
+            if (old != null && !Arrays.equals(old.request().digest(), j.request().digest())) {
+                throw new IllegalArgumentException("two requests kept at " + j.request().job().codephrase());
+            }
+        } else if (e instanceof Entry.Burn) {
+            burns.add(((Entry.Burn) e).position());
+        }
+        entries.add(e);
+    }
+
+    /**
+     * Keeps what sleds hold after the tip (requests another client of the session signed, burns
+     * it sent), asked of one sled or of all of them: the union of what they hold is followed from
+     * the tip, so the longest chain that extends the kept one is kept (a sled that lags holds a
+     * prefix of it). Two requests at one position, from two sleds or from a sled and the kept
+     * chain, are a fork: the client never guesses which one the rack runs. Returns how many
+     * entries were added.
+     */
+    public int extend(Collection<Held> sleds) throws Fork {
+        Map<JobId, SignedJob> union = new HashMap<>(requests);
+        Set<JobId> burnt = new HashSet<>(burns);
+        for (Held h : sleds) {
+            for (SignedJob theirs : h.requests().values()) {
+                if (!theirs.request().session().equals(session)) {
+                    continue;
+                }
+                SignedJob known = union.putIfAbsent(theirs.request().job(), theirs);
+                if (known != null && !Arrays.equals(known.request().digest(), theirs.request().digest())) {
+                    throw new Fork(theirs.request().job(), new Entry.Request(known), new Entry.Request(theirs));
+                }
+            }
+            burnt.addAll(h.burns());
+        }
+        int added = 0;
+        JobId at = tip();
+        Set<JobId> seen = new HashSet<>();
+        while (seen.add(at) && entries.size() < MAX_ENTRIES) {
+            if (burnt.contains(at)) {
+                add(new Entry.Burn(at));
+                at = Chain.afterBurn(at);
+            } else if (union.containsKey(at)) {
+                SignedJob j = union.get(at);
+                add(new Entry.Request(j));
+                at = j.request().successor();
+            } else {
+                break;
+            }
+            added++;
+        }
+        return added;
+    }
+
+    /** What one sled holds of the session's chain: requests by position, and burnt positions. */
+    public record Held(Map<JobId, SignedJob> requests, Set<JobId> burns) {
+        public Held {
+            requests = Map.copyOf(requests);
+            burns = Set.copyOf(burns);
+        }
+
+        /** From a list of requests and burns. */
+        public static Held of(Collection<SignedJob> requests, Collection<JobId> burns) {
+            Map<JobId, SignedJob> byPosition = new HashMap<>();
+            for (SignedJob j : requests) {
+                byPosition.putIfAbsent(j.request().job(), j);
+            }
+            return new Held(byPosition, new HashSet<>(burns));
+        }
+    }
+
+    private static JobId walk(Map<JobId, SignedJob> requests, Set<JobId> burns, JobId from) {
+        JobId at = from;
+        for (int steps = 0; steps <= requests.size() + burns.size(); steps++) {
+            if (burns.contains(at)) {
+                at = Chain.afterBurn(at);
+            } else if (requests.containsKey(at)) {
+                at = requests.get(at).request().successor();
+            } else {
+                return at;
+            }
+        }
+        return at;
+    }
+}
