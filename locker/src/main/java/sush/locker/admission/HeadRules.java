@@ -1,10 +1,14 @@
 package sush.locker.admission;
 
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 import sush.projections.fold.ChainProjection;
+import sush.projections.fold.FoldBounds;
 import sush.projections.fold.JobStatus;
 import sush.projections.fold.SledProjection;
 import sush.projections.fold.StatusProjection;
@@ -17,9 +21,19 @@ import sush.projections.targets.TargetException;
 
 /**
  * What a sled does with the job at its chain head and with a starter's stop (at-most-once.md
- * sections 2 and 6): the one copy of these rules, called by the sled runtime and by the chain
- * check. Pure: it reads the fold it is given and its own memory of this life's commits and
- * launches, and answers; the caller acts (screens, commits, reports, passes the head).
+ * sections 2 and 6, ordered-sessions.md section 9): the one copy of these rules, called by the
+ * sled runtime and by the chain check. Pure: it reads the fold it is given and its own memory of
+ * this life's commits, launches and kept stops, and answers; the caller acts (screens, commits,
+ * reports, passes the head, kills).
+ *
+ * <p>A stop is kept until it is honoured: a stop of a running job kills it; of a job committed
+ * and not launched yet, it is kept and applied at the launch (the job is not spawned and ends
+ * {@code Cancelled}); of a job this sled provably never started (at or ahead of the head, where
+ * admission would run it), the job is cancelled at once; of any other job of the active session
+ * (its place not known yet), it is kept until the job reaches the head (then cancelled if
+ * admission would run it, else refused as admission says) or is found behind it (reported as
+ * having run or maybe run); of a request not folded yet, it is kept until the request arrives.
+ * {@code Cancelled} is said only where the sled knows it never started the job in any life.
  */
 public final class HeadRules {
     /** What to do with a targeted job that stands at the head. */
@@ -30,56 +44,100 @@ public final class HeadRules {
         ALREADY_HANDLED,
         /** Sequential: it waits until the job this sled ran before it has ended here. */
         WAIT,
-        /** Screen it: admission decides whether it runs. */
+        /** Screen it: admission decides whether it runs (see {@link #admitted}). */
         SCREEN
     }
 
-    /** What a starter's stop means on this sled. */
+    /** What a starter's stop means on this sled now. */
     public enum OnStop {
-        /** Nothing to do here. */
+        /** Nothing to do here (not the starter's, not this sled's job, or it ended). */
         NONE,
         /** It runs here: kill it. */
         KILL,
+        /** Committed and not launched yet: kept, and applied at the launch. */
+        KEPT_FOR_LAUNCH,
         /** It never started here: report it cancelled (and pass it if it stands at the head). */
+        CANCEL,
+        /** It stands behind the head: it ran or may have run here; report it as such if not yet. */
+        BEHIND_HEAD,
+        /** Kept until its request arrives or its place in the chain is known. */
+        KEPT
+    }
+
+    /** What an admitted job at the head does. */
+    public enum Admitted {
+        /** Commit and launch it. */
+        RUN,
+        /** Its starter stopped it before it started: passed as never run, reported cancelled. */
         CANCEL
     }
 
     private final Sled me;
     private final String baseboard;
+    private final int maxStops;
     // This life.
     private final Set<JobId> committed = new HashSet<>();
     private final Set<JobId> launched = new HashSet<>();
     private final Set<JobId> running = new HashSet<>();
+    /** Stops of jobs committed and not launched yet: applied at the launch. */
+    private final Set<JobId> atLaunch = new HashSet<>();
     // This entry.
     private SledProjection fold;
     private final Set<JobId> cancelled = new HashSet<>();
     private final Set<JobId> passed = new HashSet<>();
     private Optional<SignedJob> waiting = Optional.empty();
+    /**
+     * Stops of requests this entry has not folded yet, oldest first. Who sent one cannot be
+     * checked before its request arrives, so a flood of them is possible: they are bounded, and
+     * past the bound the oldest is forgotten and counted (the sled reports it). Through the API a
+     * stop follows its request, so this memory only holds stops that outran their requests.
+     */
+    private final LinkedHashMap<JobId, Message.JobStop> unmatched = new LinkedHashMap<>();
+    /**
+     * Stops of targeted jobs of the active session whose place (ahead of the head or behind it) is
+     * not known yet: each is a job the chain holds, so the chain's bound bounds them; never evicted.
+     */
+    private final LinkedHashSet<JobId> stopped = new LinkedHashSet<>();
+    /** Kept stops the bound made this entry forget (the sled reports them). */
+    private long evictedStops;
 
     public HeadRules(Sled me) {
+        this(me, FoldBounds.DEFAULTS);
+    }
+
+    /** The rules of sled {@code me}, keeping at most {@code bounds.jobStops()} stops of each kind. */
+    public HeadRules(Sled me, FoldBounds bounds) {
         this.me = me;
         this.baseboard = me.baseboard();
+        this.maxStops = bounds.jobStops();
     }
 
     /** A fork with the same memory, following {@code fold} (the chain check forks its states). */
     public HeadRules copy(SledProjection fold) {
-        HeadRules c = new HeadRules(me);
+        HeadRules c = new HeadRules(me, new FoldBounds(1, 1, 1, 1, 1, 1, maxStops));
         c.committed.addAll(committed);
         c.launched.addAll(launched);
         c.running.addAll(running);
+        c.atLaunch.addAll(atLaunch);
         c.fold = fold;
         c.cancelled.addAll(cancelled);
         c.passed.addAll(passed);
         c.waiting = waiting;
+        c.unmatched.putAll(unmatched);
+        c.stopped.addAll(stopped);
+        c.evictedStops = evictedStops;
         return c;
     }
 
-    /** A new entry folds into {@code fold}: what this entry decided is forgotten, this life's commits are not. */
+    /** A new entry folds into {@code fold}: what this entry decided is forgotten; this life's commits, launches and stops kept for a launch are not. */
     public void enter(SledProjection fold) {
         this.fold = fold;
         cancelled.clear();
         passed.clear();
         waiting = Optional.empty();
+        unmatched.clear();
+        stopped.clear();
+        evictedStops = 0;
     }
 
     // ---- What the caller did ---------------------------------------------------------------
@@ -89,10 +147,23 @@ public final class HeadRules {
         committed.add(job);
     }
 
-    /** The sled launched {@code job}. */
-    public void launched(JobId job) {
+    /**
+     * The commit of {@code job} landed: whether it is launched now. False when its starter's stop
+     * was kept for the launch: the job is not spawned, it ends {@code Cancelled} and that ending
+     * is recorded over the commit.
+     */
+    public boolean launch(JobId job) {
+        if (atLaunch.remove(job)) {
+            return false;
+        }
         launched.add(job);
         running.add(job);
+        return true;
+    }
+
+    /** The commit of {@code job} failed: it never launches, and a stop kept for it has nothing left to do. */
+    public void commitFailed(JobId job) {
+        atLaunch.remove(job);
     }
 
     /** {@code job}, launched in this life, ended. */
@@ -103,6 +174,7 @@ public final class HeadRules {
     /** The head left {@code job} (run, refused or cancelled): it is never judged as a job behind the head. */
     public void passed(JobId job) {
         passed.add(job);
+        stopped.remove(job);
     }
 
     // ---- Decisions --------------------------------------------------------------------------
@@ -117,11 +189,24 @@ public final class HeadRules {
         if (own.isPresent() || committed.contains(id) || launched.contains(id)) {
             return AtHead.ALREADY_HANDLED;
         }
-        if (!fold.mayStart(job)) {
+        // A stopped job does not wait for the job before it: it is screened, and never runs.
+        if (!stopped.contains(id) && !fold.mayStart(job)) {
             waiting = Optional.of(job);
             return AtHead.WAIT;
         }
         return AtHead.SCREEN;
+    }
+
+    /**
+     * Admission admitted {@code job} at the head: it runs, unless its starter's stop is kept for
+     * it (it stands at the head, after everything this sled started: it provably never started).
+     */
+    public Admitted admitted(JobId job) {
+        if (stopped.remove(job)) {
+            cancelled.add(job);
+            return Admitted.CANCEL;
+        }
+        return Admitted.RUN;
     }
 
     /**
@@ -132,7 +217,7 @@ public final class HeadRules {
         if (waiting.isPresent() && !atHead(waiting.get().request().job())) {
             waiting = Optional.empty();
         }
-        if (waiting.isPresent() && fold.mayStart(waiting.get())) {
+        if (waiting.isPresent() && (fold.mayStart(waiting.get()) || stopped.contains(waiting.get().request().job()))) {
             SignedJob j = waiting.get();
             waiting = Optional.empty();
             return Optional.of(j);
@@ -151,28 +236,69 @@ public final class HeadRules {
     }
 
     /**
-     * A starter's stop (section 2): a running job is killed; a targeted job of the active session
-     * that this sled has not started (ahead of the head, or waiting at it) is cancelled here.
+     * A starter's stop (section 2, ordered-sessions.md section 9). {@code admits} says whether
+     * admission would run a job at the head now: only then is a job at or ahead of the head
+     * provably never started here (the head walks forward from where the record resumed it).
      */
-    public OnStop onStop(Message.JobStop stop) {
+    public OnStop onStop(Message.JobStop stop, Predicate<SignedJob> admits) {
         JobId id = stop.job();
+        if (running.contains(id) && fold.mayStop(stop)) {
+            return OnStop.KILL;
+        }
+        if (committed.contains(id) && fold.mayStop(stop)) {
+            if (launched.contains(id)) {
+                return OnStop.NONE; // it ran here in this life and ended: its ending stands
+            }
+            atLaunch.add(id);
+            return OnStop.KEPT_FOR_LAUNCH;
+        }
+        if (fold.sessionOf(id).isEmpty()) {
+            // Its request has not arrived (a stop may travel ahead of it): kept until it does.
+            keep(unmatched, id, stop);
+            return OnStop.KEPT;
+        }
         if (!fold.mayStop(stop)) {
             return OnStop.NONE;
         }
-        if (running.contains(id)) {
-            return OnStop.KILL;
-        }
         Optional<ChainProjection> chain = fold.chain();
         Optional<SignedJob> job = chain.flatMap(c -> c.known(id));
-        if (job.isEmpty() || !targetsMe(job.get()) || chain.get().precedesHead(id) || ownStatus(id).isPresent()
-                || committed.contains(id)) {
+        if (job.isEmpty() || !targetsMe(job.get()) || ownStatus(id).isPresent()) {
             return OnStop.NONE;
         }
-        cancelled.add(id);
-        if (chain.get().isHead(id)) {
-            unwait(id);
+        if (chain.get().precedesHead(id)) {
+            return OnStop.BEHIND_HEAD;
         }
-        return OnStop.CANCEL;
+        if (chain.get().aheadOfHead(id) && admits.test(job.get())) {
+            cancelled.add(id);
+            stopped.remove(id);
+            unwait(id);
+            return OnStop.CANCEL;
+        }
+        stopped.add(id);
+        return OnStop.KEPT;
+    }
+
+    /** A request arrived: the stop kept for it, if one arrived first (the caller applies it with {@link #onStop}). */
+    public Optional<Message.JobStop> stopFor(JobId job) {
+        return Optional.ofNullable(unmatched.remove(job));
+    }
+
+    /** Whether a stop of {@code job} is kept, for its launch or its place in the chain. */
+    public boolean stopKept(JobId job) {
+        return atLaunch.contains(job) || stopped.contains(job) || unmatched.containsKey(job);
+    }
+
+    private void keep(LinkedHashMap<JobId, Message.JobStop> into, JobId id, Message.JobStop stop) {
+        if (!into.containsKey(id) && into.size() >= maxStops) {
+            into.remove(into.keySet().iterator().next());
+            evictedStops++;
+        }
+        into.putIfAbsent(id, stop);
+    }
+
+    /** Stops this entry kept and the bound made it forget (bounded memories are reported, never silent). */
+    public long evictedStops() {
+        return evictedStops;
     }
 
     /**
@@ -205,9 +331,13 @@ public final class HeadRules {
         return fold.chain().map(c -> c.isHead(job)).orElse(false);
     }
 
-    /** This sled's own status of {@code job}, queued aside. */
+    /**
+     * This sled's own status of {@code job}, queued aside, and a conflict aside: a conflict is
+     * about another request at the position, never a sign that this one ran.
+     */
     public Optional<StatusProjection.Entry> ownStatus(JobId job) {
-        return fold.statuses().status(job, baseboard).filter(e -> e.status() != JobStatus.QUEUED);
+        return fold.statuses().status(job, baseboard)
+                .filter(e -> e.status() != JobStatus.QUEUED && !(e.message() instanceof Message.JobConflict));
     }
 
     /** Whether {@code job} targets this sled (an unparsable target targets no one). */
@@ -221,8 +351,9 @@ public final class HeadRules {
 
     /** Everything that decides this sled's future at the head, canonical: the chain check merges states by it. */
     public String key() {
-        return sorted(committed) + "|" + sorted(launched) + "|" + sorted(running) + "|" + sorted(cancelled) + "|"
-                + sorted(passed) + "|" + waiting.map(w -> w.request().job().toString()).orElse("-");
+        return sorted(committed) + "|" + sorted(launched) + "|" + sorted(running) + "|" + sorted(atLaunch) + "|"
+                + sorted(cancelled) + "|" + sorted(passed) + "|" + waiting.map(w -> w.request().job().toString())
+                        .orElse("-") + "|" + sorted(unmatched.keySet()) + "|" + sorted(stopped);
     }
 
     private static java.util.List<String> sorted(Set<JobId> ids) {

@@ -229,16 +229,23 @@ final class ChainSled {
     private void deliver(Message m) {
         fold(m);
         if (m instanceof Message.JobStop) {
-            JobId job = ((Message.JobStop) m).job();
-            stopSeen.add(job);
-            HeadRules.OnStop what = head.onStop((Message.JobStop) m);
-            if (what == HeadRules.OnStop.KILL) {
-                end(job, true);
-            } else if (what == HeadRules.OnStop.CANCEL) {
-                fold(new Message.JobCancelled(ChainCheck.ME.baseboard(), job));
-                if (head.atHead(job)) {
-                    pass(job, ChainProjection.Passed.NEVER_RAN);
-                }
+            stopSeen.add(((Message.JobStop) m).job());
+            onStop((Message.JobStop) m);
+        } else if (m instanceof Message.JobStart) {
+            head.stopFor(((Message.JobStart) m).job().request().job()).ifPresent(this::onStop);
+        }
+    }
+
+    /** A starter's stop, as the runtime applies it (admission always admits here). */
+    private void onStop(Message.JobStop stop) {
+        JobId job = stop.job();
+        HeadRules.OnStop what = head.onStop(stop, j -> true);
+        if (what == HeadRules.OnStop.KILL) {
+            end(job, true);
+        } else if (what == HeadRules.OnStop.CANCEL) {
+            fold(new Message.JobCancelled(ChainCheck.ME.baseboard(), job));
+            if (head.atHead(job)) {
+                pass(job, ChainProjection.Passed.NEVER_RAN);
             }
         }
     }
@@ -267,7 +274,14 @@ final class ChainSled {
             case CANCELLED -> pass(id, ChainProjection.Passed.NEVER_RAN);
             case ALREADY_HANDLED -> pass(id, ChainProjection.Passed.MAY_HAVE_RUN);
             case WAIT -> { }
-            case SCREEN -> start(job);
+            case SCREEN -> {
+                if (head.admitted(id) == HeadRules.Admitted.RUN) {
+                    start(job);
+                } else {
+                    fold(new Message.JobCancelled(ChainCheck.ME.baseboard(), id));
+                    pass(id, ChainProjection.Passed.NEVER_RAN);
+                }
+            }
         }
     }
 
@@ -293,6 +307,12 @@ final class ChainSled {
     /** The commit landed: the job is launched, unless a stop kept for it says otherwise. */
     private void launch(JobId id) {
         committing.remove(id);
+        if (!head.launch(id)) {
+            // Its starter's stop was kept for the launch: never spawned, ended Cancelled on the record.
+            committedCancelled = id.equals(committed);
+            fold(new Message.JobCancelled(ChainCheck.ME.baseboard(), id));
+            return;
+        }
         if (stopSeen.contains(id)) {
             violation = world.position(id) + " was launched after the starter's stop of it reached this sled";
             return;
@@ -301,7 +321,6 @@ final class ChainSled {
             violation = world.position(id) + " started twice on this sled";
             return;
         }
-        head.launched(id);
         running.add(id);
         fold(new Message.JobStarted(ChainCheck.ME.baseboard(), id));
     }

@@ -181,6 +181,60 @@ public final class Schedules {
         return out;
     }
 
+    /** A fixed schedule over {@code sleds} sleds. */
+    public record Sized(String name, int sleds, List<Step> steps) {
+    }
+
+    private static Set<Integer> set(Integer... sleds) {
+        return new java.util.TreeSet<>(List.of(sleds));
+    }
+
+    /**
+     * Issue 34, "an operator's word holds": the cases its review found and the seeds this work's
+     * checkers failed on (shrunk), as fixed schedules for the signed ordering.
+     */
+    public static List<Sized> operatorWordScenarios() {
+        List<Sized> out = new ArrayList<>();
+        out.add(new Sized("stop between a job's commit and its launch (a slow disk): the job is cancelled, never run",
+                4, List.of(new Step.StartSession(0), new Step.SlowDisk(3, 600), new Step.Submit(0, "3", false),
+                        new Step.Advance(200), new Step.StopNewest(1), new Step.Advance(3_000),
+                        new Step.Submit(0, "*", false), new Step.Advance(3_000), new Step.EndJobs())));
+        out.add(new Sized("cold boot after a job one sled ran, then jobs for every sled through each sled in turn", 4,
+                List.of(new Step.StartSession(0), new Step.Submit(0, "*", false), new Step.Advance(2_000),
+                        new Step.EndJobs(), new Step.Submit(1, "3", false), new Step.Advance(2_000), new Step.EndJobs(),
+                        new Step.ColdBoot(), new Step.Advance(2_000), new Step.Submit(0, "*", false),
+                        new Step.Submit(1, "*", false), new Step.Submit(2, "*", false), new Step.Submit(3, "*", false),
+                        new Step.Advance(3_000), new Step.EndJobs())));
+        out.add(new Sized("two quick jobs, a split-brain cold boot: the jobs this life ran on the losing side are told "
+                + "again on the winning one (seed 136 shrunk)", 8, List.of(new Step.StartSession(5),
+                        new Step.Submit(7, "*", false), new Step.Submit(3, "*", true),
+                        new Step.SplitBrainColdBoot(List.of(set(1, 6), set(0, 2, 3, 4, 5, 7))), new Step.EndJobs())));
+        out.add(new Sized("a commit that fails on a full slot, then a migration: its error is told again (seed 466 "
+                + "shrunk)", 8, List.of(new Step.StartSession(6), new Step.Submit(7, "*", false), new Step.Advance(215),
+                        new Step.StopNewest(3), new Step.Advance(754), new Step.SlotFault(0, 1, "NO_SPACE"),
+                        new Step.Submit(3, "6", false), new Step.Advance(1_963), new Step.Submit(6, "*", false),
+                        new Step.Submit(5, "*", false),
+                        new Step.SplitBrainColdBoot(List.of(set(0, 5, 6), set(1, 2, 3, 4, 7))))));
+        out.add(new Sized("issue 34 item 6: seed 82 of 32 sleds, shrunk (three split-brain cold boots, a job for every "
+                + "sled, a re-send)", 32, List.of(new Step.StartSession(23),
+                        new Step.SplitBrainColdBoot(List.of(set(1, 2, 3, 5, 6, 8, 9, 10, 11, 14, 15, 17, 18, 20, 21, 24,
+                                25, 28, 29, 30), set(0, 4, 7, 12, 13, 16, 19, 22, 23, 26, 27, 31))),
+                        new Step.Submit(20, "*", false),
+                        new Step.SplitBrainColdBoot(List.of(set(0, 2, 3, 7, 8, 9, 10, 11, 12, 13, 14, 16, 19, 20, 22, 23,
+                                27, 28, 30, 31), set(1, 4, 5, 6, 15, 17, 18, 21, 24, 25, 26, 29))),
+                        new Step.Resend(28, 7), new Step.Advance(2_881),
+                        new Step.SplitBrainColdBoot(List.of(set(0, 2, 4, 5, 8, 9, 10, 15, 16, 17, 19, 20, 22, 23, 29),
+                                set(1, 3, 6, 7, 11, 12, 13, 14, 18, 21, 24, 25, 26, 27, 28, 30, 31))))));
+        out.add(new Sized("a job for one sled, a cold boot whose sleds first boot alone: the record's job is told once "
+                + "the sled can gossip (seed 135 of 32 sleds, shrunk)", 32, List.of(new Step.StartSession(23),
+                        new Step.Crash(18), new Step.Restart(18),
+                        new Step.SplitBrainColdBoot(List.of(set(3, 4, 6, 12, 15, 16, 17, 18, 19, 20, 23, 25, 26, 27, 28,
+                                30), set(0, 1, 2, 5, 7, 8, 9, 10, 11, 13, 14, 21, 22, 24, 29, 31))),
+                        new Step.Submit(7, "913-0000019:SIM0006", false), new Step.Resend(3, 7), new Step.Advance(2_642),
+                        new Step.ColdBoot())));
+        return out;
+    }
+
     /** Section 10 scenarios as fixed schedules over 4 sleds (sled 3 is X). */
     public static List<Scenario> scenarios() {
         Set<Integer> left = Set.of(0, 1);

@@ -72,7 +72,7 @@ public final class Simulation {
      * what an operator relies on (a running job's starter, the active grant, a kept stop) must
      * survive them. The daemon runs {@link FoldBounds#DEFAULTS}.
      */
-    static final FoldBounds BOUNDS = new FoldBounds(4, 2, 12, 16, 2, 4);
+    static final FoldBounds BOUNDS = new FoldBounds(4, 2, 16, 10, 16, 1, 1);
 
     /** What one run found and did. */
     public record Result(long seed, int sleds, int steps, long launches, Map<String, Long> skips, long floors,
@@ -210,6 +210,12 @@ public final class Simulation {
     private final List<String> clientViolations = new ArrayList<>();
     /** Every request signed, by position: a position names one request. */
     private final Map<JobId, SignedJob> signedAt = new HashMap<>();
+    /**
+     * A sled said a session's chain was full: the jobs it did not remember were refused, and
+     * later ones wait behind the hole they left until the session ends (the sled tells the
+     * operator to start a new session; the calm tail then stops the sessions, as after stray burns).
+     */
+    private boolean chainFull;
     /** (sled, job) pairs a sled reserved a boundary record for, in any life: what may end Interrupted. */
     private final Set<String> reserved = new HashSet<>();
 
@@ -366,12 +372,16 @@ public final class Simulation {
     }
 
     private void observe(SimSled s, SledEvent e) {
+        if (("s" + s.index).equals(System.getProperty("sush.sim.debug"))) {
+            System.out.println("DEBUG " + s.name() + " life " + s.life + " t=" + time.now(java.util.concurrent.TimeUnit.MILLISECONDS) + " " + e);
+        }
         if (e instanceof SledEvent.Reserved) {
             reserved.add(s.sled.baseboard() + "/" + ((SledEvent.Reserved) e).job().codephrase());
         } else if (e instanceof SledEvent.StopKept) {
             faults.add("stop-in-commit-window");
         } else if (e instanceof SledEvent.Evicted) {
             faults.add("evicted-" + ((SledEvent.Evicted) e).memory());
+            chainFull |= ((SledEvent.Evicted) e).memory().equals("chain");
         }
         if (e instanceof SledEvent.Launched && s.crashAfterLaunch) {
             s.crashAfterLaunch = false;
@@ -891,11 +901,12 @@ public final class Simulation {
             }
         }
         via = sleds.stream().filter(s -> s.up).findFirst();
-        if (via.isPresent() && operator.session != null && (operator.strayBurns || operator.strayBurnsEver)) {
-            // Sleds on different branches: what an operator does then is end the sessions, and
-            // every job still queued anywhere must end SessionEnded. Every session: one the
-            // operator moved on from may still be active where the newer start was lost.
-            trace.add("calm: stray burns were sent; the operator stops its sessions");
+        if (via.isPresent() && operator.session != null && (operator.strayBurns || operator.strayBurnsEver || chainFull)) {
+            // Sleds on different branches, or behind a full chain's hole: what an operator does
+            // then is end the sessions, and every job still queued anywhere must end
+            // SessionEnded. Every session: one the operator moved on from may still be active
+            // where the newer start was lost.
+            trace.add("calm: stray burns were sent, or a chain was full; the operator stops its sessions");
             for (SessionId s : operator.all) {
                 send(via.get(), new Message.SessionStop(s, operator.starter));
                 operator.stopped.add(s);

@@ -83,6 +83,10 @@ final class Endings {
      * an adjudicated stop reports none.
      */
     static List<Message> recorded(String me, JobId job, Outcome o) {
+        if (o.status() == JobStatus.CANCELLED) {
+            // Its starter's stop reached it between its commit and its launch: it never ran.
+            return List.of(new Message.JobCancelled(me, job));
+        }
         if (!o.isEnded() || o.status() == JobStatus.INTERRUPTED) {
             return List.of(new Message.JobErrored(me, job, Message.JobError.INTERRUPTED,
                     "committed before this sled's last life ended; no ending was recorded", 0));

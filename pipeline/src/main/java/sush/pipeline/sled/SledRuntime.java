@@ -59,6 +59,8 @@ import sush.projections.message.MessageException;
 public final class SledRuntime {
     /** Bound on commits reserved and not yet launched; past it a job is refused, never queued unboundedly. */
     public static final int MAX_PENDING_LAUNCHES = 256;
+    /** Bound on the endings of this life's jobs kept to be told again after a migration. */
+    public static final int MAX_ENDINGS_KEPT = 4096;
     /** Bound on the event history a late subscriber (an SSE client reconnecting) can still read. */
     public static final int MAX_EVENT_HISTORY = 4096;
     /** Bound on deliveries the ingress stage reads ahead of the state machine. */
@@ -114,17 +116,36 @@ public final class SledRuntime {
 
     // This life.
     private final Map<JobId, Launcher.Running> running = new HashMap<>();
-    private final Map<JobId, Message> endingsThisLife = new HashMap<>();
+    /** A job committed in this life and not ended: its request and who may stop it (ordered-sessions.md section 9). */
+    private record Pinned(SignedJob request, SledProjection.Pin pin, Optional<sush.projections.job.SignedGrant> grant) {
+    }
+
+    /** Jobs committed in this life and not ended: pinned in every entry's fold, re-gossiped into a new universe. */
+    private final Map<JobId, Pinned> pinned = new java.util.LinkedHashMap<>();
+    /**
+     * The endings of jobs this life launched, the most recent {@link #MAX_ENDINGS_KEPT}: told again
+     * in a universe the sled migrates into, where its own statuses are not.
+     */
+    private final Map<JobId, Message> endingsThisLife = new java.util.LinkedHashMap<>() {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<JobId, Message> eldest) {
+            return size() > MAX_ENDINGS_KEPT;
+        }
+    };
+    /** Jobs of this life whose start (and ending) this entry told again: once each. */
+    private final Set<JobId> reannounced = new HashSet<>();
     /** The head rules and their memory of this life's commits and launches (shared with the chain check). */
     private final HeadRules head;
+    /** Conflicts this entry reported, by position and refused successor: one report each. */
+    private final Set<String> conflictsReported = new HashSet<>();
     /** Jobs this entry reported (or deferred) a skip for: one report per job per entry. */
     private final Set<JobId> skipReported = new HashSet<>();
     /** The gossip set fill threshold this entry reported (0, 80 or 100). */
     private int fillReported;
     /** Requests this entry judged while walking back from a later one behind the head. */
     private final Set<JobId> walkedBack = new HashSet<>();
-    /** Committed jobs adjudicated, each with the universe it was announced in. */
-    private final Set<Adjudication> adjudicated = new HashSet<>();
     /** The chain overflow already reported in this entry (its bounds are explicit, never a silent gap). */
     private long overflowReported;
     /**
@@ -141,9 +162,6 @@ public final class SledRuntime {
     private boolean shuttingDown;
     private Disposable entries;
 
-    /** A committed job's fate announced into one universe. */
-    private record Adjudication(JobId job, NetworkId network) {
-    }
 
     /**
      * A skip of a replayed request or a cancellation by a replayed stop: reported after local
@@ -179,7 +197,7 @@ public final class SledRuntime {
         this.loop = loop;
         this.writer = new BoundaryWriter(locker, writer);
         this.me = cfg.me().baseboard();
-        this.head = new HeadRules(cfg.me());
+        this.head = new HeadRules(cfg.me(), cfg.bounds());
     }
 
     /** Follows the gossip node's entries from now on. */
@@ -353,11 +371,14 @@ public final class SledRuntime {
         birth = replica.frontier();
         fold = new SledProjection(cfg.me(), cfg.trust(), ordering, cfg.bounds());
         head.enter(fold);
+        pinned.forEach((job, p) -> fold.pin(job, p.pin()));
         reuseReported.clear();
         deferredReports.clear();
         walkedBack.clear();
         fillReported = 0;
         skipReported.clear();
+        conflictsReported.clear();
+        reannounced.clear();
         overflowReported = 0;
         evictionsReported.clear();
         evictionsTotalReported = 0;
@@ -413,6 +434,16 @@ public final class SledRuntime {
             send(new Message.SessionGrant(g));
             if (carriedStopped) {
                 send(new Message.SessionStop(g.grant().session(), g.grant().starter()));
+            }
+        }
+        if (e.cause() == Entry.Cause.MIGRATION) {
+            // A job committed here and not ended keeps its starter in the new universe: its
+            // session's grant (safe to re-gossip anywhere) and its request travel with it, so
+            // that any sled there takes its starter's stop.
+            for (Pinned p : pinned.values()) {
+                p.grant().filter(g -> carriedGrant.map(c -> !c.grant().session().equals(g.grant().session()))
+                        .orElse(true)).ifPresent(g -> send(new Message.SessionGrant(g)));
+                send(new Message.JobStart(p.request()));
             }
         }
     }
@@ -488,6 +519,9 @@ public final class SledRuntime {
                 .ifPresent(r -> emit(new SledEvent.StatusChanged(r.job(), r.baseboard(), r.entry().status(),
                         r.entry().message())));
         request.ifPresent(this::behindHead);
+        request.ifPresent(this::checkTarget);
+        request.ifPresent(j -> reannounce(j.request().job()));
+        request.flatMap(j -> head.stopFor(j.request().job())).ifPresent(this::onStop);
         m.filter(x -> x instanceof Message.JobStop).ifPresent(x -> onStop((Message.JobStop) x));
         m.filter(x -> x instanceof Message.JobSkip).map(x -> (Message.JobSkip) x)
                 .ifPresent(b -> walkBack(b.session(), b.position()));
@@ -539,12 +573,14 @@ public final class SledRuntime {
 
     /** Each bounded memory of the fold that forgot something says so (an event, for metrics and logs). */
     private void reportEvictions() {
-        long total = fold.evictionsTotal();
+        long total = fold.evictionsTotal() + head.evictedStops();
         if (total == evictionsTotalReported) {
             return;
         }
         evictionsTotalReported = total;
-        fold.evictions().forEach((memory, count) -> {
+        Map<String, Long> now = new java.util.TreeMap<>(fold.evictions());
+        now.put("job-stops", head.evictedStops());
+        now.forEach((memory, count) -> {
             if (count > evictionsReported.getOrDefault(memory, 0L)) {
                 evictionsReported.put(memory, count);
                 emit(new SledEvent.Evicted(memory, count));
@@ -624,19 +660,49 @@ public final class SledRuntime {
      */
     private void onStop(Message.JobStop stop) {
         JobId id = stop.job();
-        HeadRules.OnStop what = head.onStop(stop);
-        if (what == HeadRules.OnStop.KILL) {
-            running.get(id).stop();
-        } else if (what == HeadRules.OnStop.CANCEL) {
-            if (drained) {
-                send(new Message.JobCancelled(me, id));
-            } else {
-                deferredReports.add(new Deferred(id, new Message.JobCancelled(me, id)));
+        HeadRules.OnStop what = head.onStop(stop, this::admits);
+        switch (what) {
+            case KILL -> running.get(id).stop();
+            case KEPT_FOR_LAUNCH -> {
+                // Committed, its record in flight: the stop is applied at the launch (never spawned).
+                journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.VERDICT, id.codephrase(),
+                        "stop kept until the commit lands: it will not be launched"));
+                emit(new SledEvent.StopKept(id));
             }
-            if (head.atHead(id)) {
-                pass(id, ChainProjection.Passed.NEVER_RAN);
+            case CANCEL -> {
+                reportCancelled(id);
+                if (head.atHead(id)) {
+                    pass(id, ChainProjection.Passed.NEVER_RAN);
+                }
             }
+            case BEHIND_HEAD -> fold.chain().flatMap(c -> c.known(id)).ifPresent(this::behindHeadOne);
+            case KEPT -> journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.VERDICT, id.codephrase(),
+                    "stop kept until the job's request, or its place in the chain, is known"));
+            case NONE -> { }
         }
+    }
+
+    /** Cancelled (never ran here): a replayed stop's report waits for replay, and goes only if the job has no status of ours then. */
+    private void reportCancelled(JobId id) {
+        if (drained) {
+            send(new Message.JobCancelled(me, id));
+        } else {
+            deferredReports.add(new Deferred(id, new Message.JobCancelled(me, id)));
+        }
+    }
+
+    /**
+     * Whether admission would run {@code job} at the head now: only then is a job at or ahead of
+     * the head provably never started here (ordered-sessions.md section 9). Pure: a verdict that
+     * would raise a floor (a hop) is no admission.
+     */
+    private boolean admits(SignedJob job) {
+        if (failed.isPresent() || (signed != null && fold.activeGrant().isEmpty())) {
+            return false;
+        }
+        return fold.activeSession().filter(s -> s.id().equals(job.request().session()))
+                .map(s -> decide(s, job.request().job(), Admission.Position.AT_HEAD) instanceof Verdict.Admit)
+                .orElse(false);
     }
 
     /**
@@ -705,12 +771,59 @@ public final class SledRuntime {
             } else if (o instanceof SledProjection.Outcome.Released) {
                 // Held until its session became active: behind a resumed head it ran or may have run.
                 behindHead(((SledProjection.Outcome.Released) o).job());
+            } else if (o instanceof SledProjection.Outcome.Conflict) {
+                conflict((SledProjection.Outcome.Conflict) o);
+            } else if (o instanceof SledProjection.Outcome.ChainFull) {
+                SignedJob j = ((SledProjection.Outcome.ChainFull) o).job();
+                if (targetsMe(j) && ownStatus(j.request().job()).isEmpty() && skipReported.add(j.request().job())) {
+                    send(new Message.JobErrored(me, j.request().job(), Message.JobError.INVALID_JOB, "the session's "
+                            + "chain is full (" + cfg.bounds().chainPositions() + " positions): this job is not "
+                            + "remembered and never runs here; start a new session", 0));
+                }
             } else if (o instanceof SledProjection.Outcome.InvalidJob) {
                 SledProjection.Outcome.InvalidJob i = (SledProjection.Outcome.InvalidJob) o;
                 if (targetsMe(i.job()) && ownStatus(i.job().request().job()).isEmpty()) {
                     send(new Message.JobErrored(me, i.job().request().job(), Message.JobError.INVALID_JOB,
                             i.reason().name().toLowerCase(java.util.Locale.ROOT), 0));
                 }
+            }
+        }
+    }
+
+    /**
+     * Ordered-sessions.md section 9: a request at a position this sled holds, committed or ran
+     * another request at is a different job at a used position: {@code Skipped{Conflict}} naming
+     * both (by their successors), once per entry, never the other request's ending.
+     */
+    private void conflict(SledProjection.Outcome.Conflict c) {
+        JobId id = c.refused().request().job();
+        if (!targetsMe(c.refused()) || !conflictsReported.add(id + "/" + c.refused().request().successor())) {
+            return;
+        }
+        journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.VERDICT, id.codephrase(), "Conflict: this sled "
+                + "holds the request with successor " + c.held().codephrase() + " here; the one with successor "
+                + c.refused().request().successor().codephrase() + " is another job and never runs here"));
+        send(new Message.JobConflict(me, id, c.held(), c.refused().request().successor()));
+    }
+
+    /**
+     * A request of the active session whose target no sled can parse: every sled says so
+     * ({@code InvalidJob}) instead of passing it in silence (the API and the client refuse such
+     * targets before anything is signed or gossiped; this is what a hand-made request meets).
+     */
+    private void checkTarget(SignedJob job) {
+        JobId id = job.request().job();
+        // Only a request that passed its checks and took a position: a forged one is never
+        // reported rack-wide (no sled amplifies what an attacker sends).
+        if (!fold.chain().flatMap(c -> c.known(id)).map(k -> k == job || java.util.Arrays.equals(
+                k.request().digest(), job.request().digest())).orElse(false)) {
+            return;
+        }
+        try {
+            sush.projections.targets.Target.parse(job.request().target());
+        } catch (sush.projections.targets.TargetException e) {
+            if (ownStatus(id).isEmpty() && skipReported.add(id)) {
+                send(new Message.JobErrored(me, id, Message.JobError.INVALID_JOB, "target: " + e.getMessage(), 0));
             }
         }
     }
@@ -793,7 +906,14 @@ public final class SledRuntime {
             raiseFloor(FloorCause.SESSION_HOP);
             screen(job); // rule 2 now refuses it
         } else if (v instanceof Verdict.Admit) {
-            commit(job, active.get());
+            if (head.admitted(id) == HeadRules.Admitted.CANCEL) {
+                // Its starter stopped it before it started; it stands at the head, after
+                // everything this sled started: it never ran here, and never will.
+                reportCancelled(id);
+                pass(id, ChainProjection.Passed.NEVER_RAN);
+            } else {
+                commit(job, active.get());
+            }
         } else if (v instanceof Verdict.EpochReuse) {
             // Rule 7: the signer broke its promise. Refused, and the operator is told once per session.
             String why = ((Verdict.EpochReuse) v).why();
@@ -862,6 +982,10 @@ public final class SledRuntime {
         }
         committedAboveFloor = floor.isPresent();
         head.committed(id);
+        // Who may stop it, kept whatever the fold's bounded memories forget, and into a new universe.
+        SledProjection.Pin pin = new SledProjection.Pin(session.id(), session.starter());
+        pinned.put(id, new Pinned(job, pin, fold.grant(session.id())));
+        fold.pin(id, pin);
         emit(new SledEvent.Reserved(id));
         pendingLaunches++;
         journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.COMMIT, id.codephrase(), "reserved"));
@@ -886,20 +1010,27 @@ public final class SledRuntime {
 
     private void commitFailed(JobId job, Throwable err) {
         pendingLaunches--;
+        head.commitFailed(job);
+        unpin(job);
         String why = "recording the execution boundary failed: " + err.getMessage();
         journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.ERROR, job.codephrase(), why));
         emit(new SledEvent.Failed(why));
         // The job does not start: a failed write means no launch.
-        send(new Message.JobErrored(me, job, Message.JobError.IO, why, 0));
+        Message report = new Message.JobErrored(me, job, Message.JobError.IO, why, 0);
+        endingsThisLife.put(job, report);
+        send(report);
     }
 
     private void launch(SignedJob job) {
         pendingLaunches--;
         JobId id = job.request().job();
+        if (!head.launch(id)) {
+            cancelledAtLaunch(id);
+            return;
+        }
         Launcher.Running r = launcher.launch(new LaunchRequest(job.request().session(), id, job.request().command(),
                 job.request().target(), cfg.limits().forJob(job.request().limits()), job.request().mode()));
         running.put(id, r);
-        head.launched(id);
         journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.LAUNCH, id.codephrase(), ""));
         emit(new SledEvent.Launched(id));
         Long startedAt = null;
@@ -911,6 +1042,28 @@ public final class SledRuntime {
         send(new Message.JobStarted(me, id, startedAt));
         r.ending().publishOn(loop).subscribe(e -> guarded("ending", () -> onEnded(id, e)),
                 err -> guarded("ending", () -> failClosed("ending", err)));
+    }
+
+    /**
+     * Its starter's stop was kept while the commit was on its way to the slots: the job is not
+     * spawned; it ends {@code Cancelled}, and that ending is recorded over the commit (a restart
+     * then reads {@code Ended(Cancelled)}, not a job that may have run).
+     */
+    private void cancelledAtLaunch(JobId id) {
+        journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.ENDING, id.codephrase(),
+                "cancelled before its launch: its starter's stop arrived while its commit was stored"));
+        Message report = new Message.JobCancelled(me, id);
+        endingsThisLife.put(id, report);
+        recordOutcome(id, Outcome.ended(JobStatus.CANCELLED, 0, ""));
+        unpin(id);
+        send(report);
+    }
+
+    private void unpin(JobId job) {
+        pinned.remove(job);
+        if (fold != null) {
+            fold.unpin(job);
+        }
     }
 
     private void onEnded(JobId job, Ending e) {
@@ -925,7 +1078,13 @@ public final class SledRuntime {
         endingsThisLife.put(job, report);
         journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.ENDING, job.codephrase(), e.toString()));
         emit(new SledEvent.Ended(job, e));
-        Outcome o = Endings.outcome(e);
+        recordOutcome(job, Endings.outcome(e));
+        unpin(job);
+        send(report);
+    }
+
+    /** Writes {@code job}'s ending over its commit when the newest record still names it and the ending ranks higher. */
+    private void recordOutcome(JobId job, Outcome o) {
         if (locker.trusted() && endedRecordChanges(job, o)) {
             try {
                 Locker.Ticket<?> t = signed != null
@@ -937,7 +1096,6 @@ public final class SledRuntime {
                 emit(new SledEvent.Failed("outcome write for " + job + ": " + ex.getMessage()));
             }
         }
-        send(report);
     }
 
     /** Whether the job's outcome changes the newest record (it is the committed job, and the outcome ranks higher). */
@@ -973,6 +1131,8 @@ public final class SledRuntime {
         deferredReports.clear();
         reapZombies();
         adjudicate();
+        List.copyOf(endingsThisLife.keySet()).forEach(this::reannounce); // a bounded copy: at most MAX_ENDINGS_KEPT
+        List.copyOf(running.keySet()).forEach(this::reannounce);
         emit(new SledEvent.Drained(entrySeq));
     }
 
@@ -993,13 +1153,32 @@ public final class SledRuntime {
         }
     }
 
+    /**
+     * A job this life committed, whose request this universe holds and whose status of this sled
+     * it lacks (it started, ended, or failed its commit in a universe the sled has since left):
+     * its start and its ending are told here once, so that no sled waits for them (a sequential
+     * job) and no status is missing. A job still committing reports when it launches.
+     */
+    private void reannounce(JobId job) {
+        Message ending = endingsThisLife.get(job);
+        if (!drained || !head.committedThisLife(job) || ownStatus(job).isPresent() || fold.sessionOf(job).isEmpty()
+                || (ending == null && !running.containsKey(job)) || !reannounced.add(job)) {
+            return; // not ours to tell, told already, or ended so long ago that its ending is no longer kept
+        }
+        boolean told = !head.launchedThisLife(job) || send(new Message.JobStarted(me, job));
+        if (!told || (ending != null && !send(ending))) {
+            reannounced.remove(job); // the node refused it (still bootstrapping): a later request or entry tells it
+        }
+    }
+
     /** Once per record: the committed job's fate leaves the sled, from the record if nothing else tells it. */
     private void adjudicate() {
         // Section 6 and 7 (amended): the snapshot's committed job, whatever the current universe.
         Optional<Recorded> c = recordedCommit();
-        // Once per record and universe: an announcement into a universe this sled then left (a
-        // sled that boots alone before it joins the rack) is lost with it.
-        if (c.isEmpty() || !adjudicated.add(new Adjudication(c.get().job(), network))) {
+        // Once per entry, after replay: what this sled told in an earlier entry is in the replay
+        // when it reached this universe's log, and told again when it did not (an announcement
+        // into a universe the sled then left, or into a replica it then dropped for a peer's).
+        if (c.isEmpty()) {
             return;
         }
         if (head.launchedThisLife(c.get().job())) {
@@ -1008,8 +1187,9 @@ public final class SledRuntime {
             // sequential job waiting for it). One still running reports its ending when it ends.
             Message ending = endingsThisLife.get(c.get().job());
             if (ending != null && ownStatus(c.get().job()).isEmpty()) {
-                send(new Message.JobStarted(me, c.get().job()));
-                send(ending);
+                boolean told = send(new Message.JobStarted(me, c.get().job())) && send(ending);
+                journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.ENDING, c.get().job().codephrase(),
+                        told ? "told again in this universe" : "not told: the node refused the send"));
             }
             return;
         }
@@ -1020,8 +1200,8 @@ public final class SledRuntime {
         // without a terminal status: the crash lost the Stopped message, not the record's outcome.
         if (own.isEmpty() || (recordedEnding && !own.get().isTerminal())) {
             for (Message m : Endings.recorded(me, job, c.get().outcome())) {
-                if (!(m instanceof Message.JobStarted && own.isPresent())) {
-                    send(m);
+                if (!(m instanceof Message.JobStarted && own.isPresent()) && !send(m)) {
+                    return; // not told (a node still bootstrapping into this universe): the next entry tells it
                 }
             }
         }
@@ -1047,8 +1227,9 @@ public final class SledRuntime {
 
     // ---- Helpers ----------------------------------------------------------------------
 
+    /** This sled's own status of the job (the head rules' reading: queued and conflicts aside). */
     private Optional<StatusProjection.Entry> ownStatus(JobId job) {
-        return fold.statuses().status(job, me).filter(e -> e.status() != JobStatus.QUEUED);
+        return head.ownStatus(job);
     }
 
     private boolean targetsMe(SignedJob job) {
@@ -1059,13 +1240,16 @@ public final class SledRuntime {
         }
     }
 
-    private void send(Message m) {
+    /** Gossips {@code m}; false when the node refused it (the universe changed under the send, or it is still bootstrapping). */
+    private boolean send(Message m) {
         try {
             gossip.send(MessageCodec.encode(m));
             emit(new SledEvent.Gossiped(m));
+            return true;
         } catch (RuntimeException e) {
             // The universe changed under the send: the next entry re-announces what matters.
             emit(new SledEvent.Failed("gossip send of " + m.getClass().getSimpleName() + ": " + e.getMessage()));
+            return false;
         }
     }
 

@@ -29,6 +29,7 @@ class SledStepVerifierTest {
                         && ((SledEvent.Requested) e).job().equals(jobs.get(0).request().job()))
                 .expectNextMatches(e -> e instanceof SledEvent.Screened
                         && ((SledEvent.Screened) e).verdict() instanceof sush.locker.admission.Verdict.Admit)
+                .expectNextMatches(e -> e instanceof SledEvent.Reserved)
                 .expectNextMatches(e -> e instanceof SledEvent.Committed && ((SledEvent.Committed) e).seq() == 1)
                 .expectNextMatches(e -> e instanceof SledEvent.Launched)
                 .then(() -> {

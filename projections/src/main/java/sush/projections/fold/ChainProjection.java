@@ -106,24 +106,55 @@ public final class ChainProjection {
         this.overflow = o.overflow;
     }
 
+    /** Two signed requests at one position: the one this chain does not keep, and the one it holds there. */
+    public record Conflict(SignedJob refused, SignedJob held) {
+    }
+
+    /** What became of a request this chain was given. */
+    public sealed interface Taken {
+        /** It holds the request at its position (or already held that very request). */
+        record Held() implements Taken {
+        }
+
+        /** Another request claims the position too: one of the two is refused (ordered-sessions.md section 9). */
+        record Conflicting(Conflict conflict) implements Taken {
+        }
+
+        /** The chain's memory is full: the request is not remembered (a hole; the sled reports it). */
+        record Full() implements Taken {
+        }
+    }
+
+    private static final Taken HELD = new Taken.Held();
+    private static final Taken FULL = new Taken.Full();
+
     /** A job of this session arrived; an unparsable target targets no one (the chain advances). */
-    public void onJob(SignedJob job) {
+    public Taken onJob(SignedJob job) {
         JobId position = job.request().job();
         Known existing = jobs.get(position);
         if (existing != null) {
+            if (java.util.Arrays.equals(job.request().digest(), existing.job.request().digest())) {
+                return HELD;
+            }
             // Two signed requests for one position: the smaller digest wins on every sled, but
             // only while the head has not reached the position (what stood there may have run).
             boolean ahead = !position.equals(head) && !precedesHead(position);
             if (!ahead || java.util.Arrays.compareUnsigned(job.request().digest(), existing.job.request().digest()) >= 0) {
-                return;
+                return new Taken.Conflicting(new Conflict(job, existing.job));
             }
+            bySuccessor.remove(existing.successor);
+            jobs.put(position, new Known(job, targetsMe.test(job.request().target()), job.request().successor()));
+            bySuccessor.put(job.request().successor(), position);
+            walk();
+            return new Taken.Conflicting(new Conflict(existing.job, job));
         } else if (jobs.size() >= maxPositions) {
-            overflow++; // the sled reports it: a hole here holds the rest of the chain
-            return;
+            overflow++; // the sled reports it: the request is refused, and a hole here holds the rest of the chain
+            return FULL;
         }
         jobs.put(job.request().job(), new Known(job, targetsMe.test(job.request().target()), job.request().successor()));
         bySuccessor.put(job.request().successor(), job.request().job());
         walk();
+        return HELD;
     }
 
     /**
@@ -302,6 +333,29 @@ public final class ChainProjection {
     /** Jobs, burns and walked positions this chain could not remember (its bounds): the sled reports them. */
     public long overflow() {
         return overflow;
+    }
+
+    /**
+     * Whether {@code job} stands at the head or ahead of it: the head, following known jobs and
+     * burns forward, reaches it. Such a position is after everything this sled started in the
+     * session (the head only walks forward from where the record resumed it).
+     */
+    public boolean aheadOfHead(JobId job) {
+        JobId at = head;
+        for (int steps = 0; steps <= jobs.size() + burns.size(); steps++) {
+            if (at.equals(job)) {
+                return true;
+            }
+            Known k = jobs.get(at);
+            if (burns.contains(at)) {
+                at = Chain.afterBurn(at);
+            } else if (k != null) {
+                at = k.successor;
+            } else {
+                return false;
+            }
+        }
+        return false;
     }
 
     /**

@@ -55,6 +55,8 @@ public final class SledProjection {
     public static final int MAX_OWN_STARTS = 65_536;
     /** The job last offered at the head, so each is offered once. */
     private JobId offered;
+    /** Bound on the sessions remembered as ended (an id and why each: far smaller than a session). */
+    public static final int MAX_ENDED_SESSIONS = 65_536;
     /** Bound on requests held for sessions whose start has not arrived. */
     public static final int MAX_EARLY_MESSAGES = 4096;
     private final LinkedHashMap<SessionId, List<Message>> early = new LinkedHashMap<>();
@@ -125,6 +127,18 @@ public final class SledProjection {
         record Released(sush.projections.job.SignedJob job) implements Outcome {
         }
 
+        /**
+         * Two requests claim one position of the active session (ordered-sessions.md section 9): the
+         * refused one is a different job at a used position and never runs here; {@code held} is
+         * the successor of the request this sled holds, committed or ran there.
+         */
+        record Conflict(sush.projections.job.SignedJob refused, JobId held) implements Outcome {
+        }
+
+        /** The active session's chain is full: the request is not remembered, and never runs here. */
+        record ChainFull(sush.projections.job.SignedJob job) implements Outcome {
+        }
+
         /** A job of the active session that fails its checks: it takes no chain position. */
         record InvalidJob(sush.projections.job.SignedJob job, sush.projections.job.InvalidJobReason reason)
                 implements Outcome {
@@ -178,6 +192,7 @@ public final class SledProjection {
         this.lastRan = o.lastRan;
         this.resumptions.putAll(o.resumptions);
         this.jobSessions.putAll(o.jobSessions);
+        this.pins.putAll(o.pins);
         this.evictedJobSessions = o.evictedJobSessions;
         this.evictedGrants = o.evictedGrants;
         this.evictedEndings = o.evictedEndings;
@@ -356,10 +371,21 @@ public final class SledProjection {
         boolean active = chain != null && activeSession().map(s -> s.id().equals(session)).orElse(false);
         if (active) {
             Optional<sush.projections.job.InvalidJobReason> refusal = trust.check(job, session);
+            Resumption r = resumptions.get(session);
             if (refusal.isPresent()) {
                 out.add(new Outcome.InvalidJob(job, refusal.get()));
+            } else if (r != null && r.committed().equals(job.request().job())
+                    && !r.successor().equals(job.request().successor())) {
+                // The record committed another request at this position: this one is another job.
+                out.add(new Outcome.Conflict(job, r.successor()));
             } else {
-                chain.onJob(job);
+                ChainProjection.Taken taken = chain.onJob(job);
+                if (taken instanceof ChainProjection.Taken.Conflicting) {
+                    ChainProjection.Conflict c = ((ChainProjection.Taken.Conflicting) taken).conflict();
+                    out.add(new Outcome.Conflict(c.refused(), c.held().request().successor()));
+                } else if (taken instanceof ChainProjection.Taken.Full) {
+                    out.add(new Outcome.ChainFull(job));
+                }
             }
         } else if (ended.containsKey(session)) {
             if (targetsMe(job)) {
@@ -388,10 +414,7 @@ public final class SledProjection {
         SessionId id = g.grant().session();
         if (!granted.containsKey(id)) {
             granted.put(id, g);
-            if (granted.size() > bounds.sessions()) {
-                granted.remove(granted.keySet().iterator().next());
-                evictedGrants++;
-            }
+            evictGrant(id);
         }
         Optional<SessionProjection.Session> before = activeSession();
         boolean newest = grants.onGrant(g);
@@ -537,9 +560,32 @@ public final class SledProjection {
         return targetsMe.test(job.request().target());
     }
 
+    /**
+     * Past the bound, forgets the oldest grant that no one relies on: never the newest grant (the
+     * active session's, or the one a stop left inactive), never the one just folded, never the
+     * session of a job committed here and not ended. What it forgets is older than the newest,
+     * so its session already ended here (superseded) and its late requests end at once.
+     */
+    private void evictGrant(SessionId justFolded) {
+        if (granted.size() <= bounds.sessions()) {
+            return;
+        }
+        Optional<SessionId> newest = grants.newest().map(n -> n.grant().session());
+        java.util.Set<SessionId> pinned = new java.util.HashSet<>();
+        pins.values().forEach(p -> pinned.add(p.session()));
+        for (java.util.Iterator<SessionId> it = granted.keySet().iterator(); it.hasNext();) {
+            SessionId s = it.next();
+            if (!s.equals(justFolded) && !newest.map(s::equals).orElse(false) && !pinned.contains(s)) {
+                it.remove();
+                evictedGrants++;
+                return;
+            }
+        }
+    }
+
     private void endSession(SessionId session, SessionProjection.Ending why) {
         ended.put(session, why);
-        if (ended.size() > bounds.sessions()) {
+        if (ended.size() > bounds.sessionEndings()) {
             ended.remove(ended.keySet().iterator().next());
             evictedEndings++;
         }
@@ -677,7 +723,41 @@ public final class SledProjection {
      * the chain check (locker's {@code ChainCheck}) merges states by it.
      */
     public Optional<SessionId> sessionOf(JobId job) {
-        return Optional.ofNullable(jobSessions.get(job));
+        Pin p = pins.get(job);
+        if (p != null) {
+            return Optional.of(p.session());
+        }
+        SessionId s = jobSessions.get(job);
+        if (s != null) {
+            return Optional.of(s);
+        }
+        // The active session's chain holds its requests even when the bounded map forgot them.
+        return chain == null ? Optional.empty() : chain.known(job).map(j -> j.request().session());
+    }
+
+    /** Who may stop a job this sled committed and has not seen end: its session and that session's starter. */
+    public record Pin(SessionId session, String starter) {
+    }
+
+    /** Jobs committed here and not ended, with who may stop them: no bounded memory forgets these. */
+    private final Map<JobId, Pin> pins = new HashMap<>();
+
+    /**
+     * Ordered-sessions.md section 9: while {@code job} is committed here and has not ended, its
+     * session and starter are kept whatever the bounded memories forget (and carried into a new
+     * universe by the sled), so its starter can always stop it. The sled unpins it at its end.
+     */
+    public void pin(JobId job, Pin pin) {
+        pins.put(job, pin);
+    }
+
+    public void unpin(JobId job) {
+        pins.remove(job);
+    }
+
+    /** The pinned jobs (committed here, not ended). */
+    public Map<JobId, Pin> pins() {
+        return java.util.Collections.unmodifiableMap(pins);
     }
 
     /**
@@ -686,6 +766,10 @@ public final class SledProjection {
      * request this sled has not folded is not honoured.
      */
     public boolean mayStop(Message.JobStop stop) {
+        Pin p = pins.get(stop.job());
+        if (p != null) {
+            return p.starter().equals(stop.by());
+        }
         return sessionOf(stop.job()).flatMap(this::session).map(s -> s.starter().equals(stop.by())).orElse(false);
     }
 

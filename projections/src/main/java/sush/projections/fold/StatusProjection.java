@@ -28,6 +28,8 @@ public final class StatusProjection {
     private final int maxJobs;
     /** Insertion order is the causal order of first sight: eviction takes the oldest. */
     private final LinkedHashMap<JobId, Map<String, Entry>> jobs = new LinkedHashMap<>();
+    /** Conflicts by position and reporter; a position is only here while its statuses are. */
+    private final Map<JobId, Map<String, Message.JobConflict>> conflicts = new HashMap<>();
     private long untracked;
 
     public StatusProjection() {
@@ -42,6 +44,7 @@ public final class StatusProjection {
     StatusProjection(StatusProjection o) {
         this.maxJobs = o.maxJobs;
         o.jobs.forEach((job, byReporter) -> this.jobs.put(job, new java.util.HashMap<>(byReporter)));
+        o.conflicts.forEach((job, byReporter) -> this.conflicts.put(job, new HashMap<>(byReporter)));
         this.untracked = o.untracked;
     }
 
@@ -63,8 +66,31 @@ public final class StatusProjection {
         } else if (event instanceof Message.JobCancelled) {
             Message.JobCancelled e = (Message.JobCancelled) event;
             return put(e.job(), e.baseboard(), new Entry(JobStatus.CANCELLED, event));
+        } else if (event instanceof Message.JobConflict) {
+            // Skipped{Conflict}: ranks as a skip (whatever ran at the position outranks it), and is
+            // kept beside the statuses: a client tells by it that a status is another request's.
+            Message.JobConflict e = (Message.JobConflict) event;
+            boolean changed = put(e.job(), e.baseboard(), new Entry(JobStatus.SKIPPED, event));
+            if (jobs.containsKey(e.job())) {
+                Map<String, Message.JobConflict> byReporter = conflicts.computeIfAbsent(e.job(), k -> new HashMap<>());
+                Message.JobConflict old = byReporter.get(e.baseboard());
+                if (old == null || Arrays.compareUnsigned(MessageCodec.encode(e), MessageCodec.encode(old)) < 0) {
+                    byReporter.put(e.baseboard(), e);
+                }
+            }
+            return changed;
         }
         return false;
+    }
+
+    /**
+     * Conflicts reported for {@code job}'s position, by reporter (ordered-sessions.md section 9):
+     * each names the successor of the request the reporter holds there and of the one it refused.
+     * Forgotten with the job's statuses.
+     */
+    public Map<String, Message.JobConflict> conflicts(JobId job) {
+        Map<String, Message.JobConflict> c = conflicts.get(job);
+        return c == null ? Map.of() : Collections.unmodifiableMap(c);
     }
 
     /** Statuses by reporting baseboard; empty if unknown or forgotten. */
@@ -127,8 +153,10 @@ public final class StatusProjection {
 
     private boolean evictOne() {
         for (Iterator<Map.Entry<JobId, Map<String, Entry>>> it = jobs.entrySet().iterator(); it.hasNext();) {
-            Map<String, Entry> s = it.next().getValue();
+            Map.Entry<JobId, Map<String, Entry>> job = it.next();
+            Map<String, Entry> s = job.getValue();
             if (!s.isEmpty() && s.values().stream().allMatch(e -> e.status().isTerminal())) {
+                conflicts.remove(job.getKey());
                 it.remove();
                 return true;
             }

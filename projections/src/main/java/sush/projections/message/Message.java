@@ -138,6 +138,17 @@ public sealed interface Message {
     record RackError(String baseboard, RackErrorKind kind, SessionId session, String detail) implements Message {
     }
 
+    /**
+     * {@code Skipped{Conflict}} (ordered-sessions.md section 9): another request claims job
+     * {@code job}'s position on this sled; the request whose successor is {@code refused} is a
+     * different job at a used position and never runs here, while {@code held} is the successor
+     * of the request this sled holds, committed or ran there. A position is a job id, so a client
+     * tells which request a status speaks of by these successors ({@code next(digest)}). A kind of
+     * its own, like {@link JobCancelled}: an older sled keeps and relays it.
+     */
+    record JobConflict(String baseboard, JobId job, JobId held, JobId refused) implements Message {
+    }
+
     /** A message of a newer format or kind: kept and relayed unread. */
     record Unknown(long formatVersion, String kind, byte[] payload) implements Message {
     }

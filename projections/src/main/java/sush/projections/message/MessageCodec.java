@@ -122,7 +122,7 @@ public final class MessageCodec {
             case "session-start": case "session-stop": case "job-skip": case "job-start": case "job-stop":
             case "announcement": case "job-started": case "job-stopped": case "job-error": case "job-skipped":
             case "rack-error": case "job-cancelled": case "operator-login": case "operator-revoked":
-            case "session-grant": case "session-access":
+            case "session-grant": case "session-access": case "job-conflict":
                 return true;
             default:
                 return false;
@@ -152,6 +152,8 @@ public final class MessageCodec {
             return "job-skipped";
         } else if (m instanceof Message.JobCancelled) {
             return "job-cancelled";
+        } else if (m instanceof Message.JobConflict) {
+            return "job-conflict";
         } else if (m instanceof Message.OperatorLogin) {
             return "operator-login";
         } else if (m instanceof Message.OperatorRevoked) {
@@ -223,6 +225,10 @@ public final class MessageCodec {
         } else if (m instanceof Message.JobCancelled) {
             Message.JobCancelled c = (Message.JobCancelled) m;
             b.put("baseboard", c.baseboard()).put("job", c.job().toBytes());
+        } else if (m instanceof Message.JobConflict) {
+            Message.JobConflict c = (Message.JobConflict) m;
+            b.put("baseboard", c.baseboard()).put("job", c.job().toBytes()).put("held", c.held().toBytes())
+                    .put("refused", c.refused().toBytes());
         } else if (m instanceof Message.OperatorLogin) {
             Message.OperatorLogin l = (Message.OperatorLogin) m;
             b.put("acceptor", l.acceptor()).put("key", l.key()).put("nonce", l.nonce()).put("clientNonce",
@@ -347,6 +353,9 @@ public final class MessageCodec {
                         f.choice("reason", Message.SkipReason.class));
             case "job-cancelled":
                 return new Message.JobCancelled(f.text("baseboard", name), RecentIds.JOBS.of(f.id("job")));
+            case "job-conflict":
+                return new Message.JobConflict(f.text("baseboard", name), RecentIds.JOBS.of(f.id("job")),
+                        RecentIds.JOBS.of(f.id("held")), RecentIds.JOBS.of(f.id("refused")));
             case "operator-login":
                 return new Message.OperatorLogin(f.text("acceptor", name), f.bytes("key", -1, Fields.MAX_BLOB_BYTES),
                         f.bytes("nonce", 16, 16), f.bytes("clientNonce", -1, 64), f.bytes("ephemeral", 32, 32),

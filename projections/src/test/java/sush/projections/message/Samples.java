@@ -46,6 +46,8 @@ final class Samples {
         m.put("job-error", new Message.JobErrored(SLED, job(), Message.JobError.KILLED, "stopped by operator", 9));
         m.put("job-skipped", new Message.JobSkipped(SLED, job(), Message.SkipReason.BELOW_FLOOR));
         m.put("job-cancelled", new Message.JobCancelled(SLED, job()));
+        m.put("job-conflict", new Message.JobConflict(SLED, job(), new sush.projections.id.JobId(filled(Id88.BYTES, 19)),
+                new sush.projections.id.JobId(filled(Id88.BYTES, 20))));
         m.put("rack-error", new Message.RackError(SLED, Message.RackErrorKind.SESSION_HOP, session(), "hop"));
         m.put("operator-login", new Message.OperatorLogin(SLED, filled(51, 10), filled(16, 11), filled(8, 12),
                 filled(32, 13), filled(83, 14), 1_800_000_000_000L));
