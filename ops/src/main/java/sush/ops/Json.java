@@ -48,7 +48,28 @@ public final class Json {
             times(out, e.startedAtMs(), e.endedAtMs(), e.durationMs());
         } else if (m instanceof Message.JobSkipped) {
             out.put("reason", lower(((Message.JobSkipped) m).reason()));
+        } else if (m instanceof Message.JobConflict) {
+            out.putAll(conflict((Message.JobConflict) m));
         }
+        return out;
+    }
+
+    /**
+     * {@code Skipped{Conflict}}: {@code reason} conflict, and the successors of the request the
+     * reporter holds at the position ({@code held}) and of the one it refused ({@code refused}).
+     */
+    public static Map<String, Object> conflict(Message.JobConflict c) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("reason", "conflict");
+        out.put("held", c.held().codephrase());
+        out.put("refused", c.refused().codephrase());
+        return out;
+    }
+
+    /** Conflicts by reporter (see {@link #conflict}). */
+    public static Map<String, Object> conflicts(Map<String, Message.JobConflict> byReporter) {
+        Map<String, Object> out = new java.util.TreeMap<>();
+        byReporter.forEach((board, c) -> out.put(board, conflict(c)));
         return out;
     }
 

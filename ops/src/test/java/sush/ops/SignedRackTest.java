@@ -48,10 +48,11 @@ class SignedRackTest {
     static LocalRack signed;
     static LocalRack causal;
 
-    /** The CLI's state directory of one test (kept grants, login identities), fresh for each. */
+    /** The CLI's cache (login identities) and state (kept grants and chains) of one test, fresh for each. */
     @TempDir
     Path cache;
     private String cacheBefore;
+    private String stateBefore;
 
     @BeforeAll
     static void up() throws Exception {
@@ -70,7 +71,9 @@ class SignedRackTest {
     @BeforeEach
     void ownCache() {
         cacheBefore = System.getProperty("sush.cache");
+        stateBefore = System.getProperty("sush.state");
         System.setProperty("sush.cache", cache.toString());
+        System.setProperty("sush.state", cache.resolve("state").toString());
     }
 
     @AfterEach
@@ -79,6 +82,11 @@ class SignedRackTest {
             System.clearProperty("sush.cache");
         } else {
             System.setProperty("sush.cache", cacheBefore);
+        }
+        if (stateBefore == null) {
+            System.clearProperty("sush.state");
+        } else {
+            System.setProperty("sush.state", stateBefore);
         }
     }
 
@@ -93,13 +101,16 @@ class SignedRackTest {
         assertEquals(signed.key.id().codephrase(), doc.get("signer").asString());
         assertEquals(epoch + "\n", Files.readString(signed.dir.resolve("signer.key.epoch")),
                 "the epoch was issued from the signer key's epoch file");
-        // The grant is kept, owner-only, and names the session printed and this operator.
-        Path kept = cache.resolve("sush/grants/" + session + ".json");
+        // The grant is kept as state (not a cache), under the rack's id, owner-only, and names the
+        // session printed and this operator.
+        String rack = signed.client(0).get("/version").get("rack_id").asString();
+        Path kept = cache.resolve("state/sush/racks/" + rack + "/sessions/" + session + "/grant.json");
+        assertEquals(kept.toString(), doc.get("grant_file").asString());
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(kept)));
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(kept.getParent())));
         SignedGrant grant = SignedRequests.grantFromJson(Json.MAPPER.readTree(Files.readString(kept)));
         assertEquals(session, grant.grant().session().codephrase());
         assertEquals(epoch, grant.grant().epoch());
-        assertEquals(Files.readString(kept), Files.readString(cache.resolve("sush/grants/last.json")));
         assertEquals(operator(), grant.grant().starter());
         for (int k = 0; k < SLEDS; k++) {
             JsonNode s = awaitSession(signed, k, session);
@@ -194,7 +205,8 @@ class SignedRackTest {
         CliRun causalStartCli = cli(causal, 0, "session", "start", "--wait");
         assertEquals(0, causalStartCli.exit(), causalStartCli.err());
         assertEquals(causalStartCli.lastLine(), activeOr(causal, 0, ""));
-        assertFalse(Files.exists(cache.resolve("sush/grants")), "a causal session has no grant to keep");
+        assertFalse(Files.exists(cache.resolve("state/sush/racks/" + causal.client(0).get("/version").get("rack_id")
+                .asString() + "/sessions/" + causalStartCli.lastLine() + "/grant.json")), "a causal session has no grant to keep");
     }
 
     @Test
@@ -203,7 +215,7 @@ class SignedRackTest {
                 signed.dir.resolve("operator.key").toString(), "--key", root.resolve("no-such.key").toString());
         assertEquals(2, noKey.exit(), noKey.err());
         assertTrue(noKey.err().contains("bad-key") && noKey.err().contains("no-such.key"), noKey.err());
-        assertFalse(Files.exists(cache.resolve("sush/grants/last.json")), "no grant without a signer key");
+        assertFalse(Files.exists(cache.resolve("state/sush/racks")), "no grant without a signer key");
     }
 
     @Test

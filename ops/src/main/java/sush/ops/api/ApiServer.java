@@ -135,6 +135,8 @@ public final class ApiServer {
                 .post("/sessions/start", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> startSession(b, who))))
                 .post("/sessions/grant", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> grantSession(b, who))))
                 .post("/sessions/{sid}/stop", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> stopSession(q, who))))
+                .get("/sessions/{sid}/chain", (q, s) -> guard(q, s, (b, who) -> elsewhere(q).isPresent() ? relay(q, s,
+                        elsewhere(q).get()) : handle(s, () -> chain(q))))
                 .post("/sessions/{sid}/skip/{jid}", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> skip(q, who))))
                 .post("/sessions/{sid}/access/{kid}", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> access(q, who))))
                 .post("/jobs/{jid}/start", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> startJob(q, b))))
@@ -511,6 +513,8 @@ public final class ApiServer {
         m.put("commit", sush.ops.Version.COMMIT);
         m.put("network", node.network().toString());
         m.put("ordering", ordering().wireName());
+        // Whose rack this is (issue 34): clients file the grants and chains they keep under it.
+        m.put("rack_id", rackId());
         // How this sled contains what a job starts (issue 22): "cgroup2 <dir>" or "marker".
         m.put("containment", launcher.containment());
         // How a job's first process gets its own session (D-038).
@@ -693,20 +697,87 @@ public final class ApiServer {
 
     /**
      * A job's statuses as this sled knows them (every sled's, by gossip); {@code ?sled=B} keeps
-     * B's alone, and no status of B for the job is a 404.
+     * B's alone, and no status of B for the job is a 404. {@code conflicts}, when any sled reported
+     * one, names by reporter the successor of the request it holds at this position and of the one
+     * it refused (ordered-sessions.md section 9): a job id is a position, so a client that signed
+     * the refused request tells by it that the status there is another request's.
      */
     private Mono<Object> status(HttpServerRequest q) throws BadRequest {
         JobId job = jobId(q.param("jid"));
         Optional<String> sled = sledParameter(q);
-        return runtime.query(v -> v.fold() == null ? Map.<String, Object>of()
-                : Json.statuses(v.fold().statuses().statuses(job))).flatMap(all -> {
+        return runtime.query(v -> v.fold() == null ? List.<Map<String, Object>>of(Map.of(), Map.of())
+                : List.of(Json.statuses(v.fold().statuses().statuses(job)),
+                        Json.conflicts(v.fold().statuses().conflicts(job)))).flatMap(both -> {
+                    Map<String, Object> all = both.get(0);
                     Map<String, Object> m = sled.isEmpty() ? all : all.containsKey(sled.get())
                             ? Map.of(sled.get(), all.get(sled.get())) : Map.of();
-                    return m.isEmpty()
-                            ? Mono.error(new Refused(404, "unknown-job", "no status for job " + job.codephrase()
-                                    + sled.map(b -> " from sled " + b).orElse("")))
-                            : Mono.just((Object) Map.of("job_id", job.codephrase(), "statuses", m));
+                    if (m.isEmpty()) {
+                        return Mono.error(new Refused(404, "unknown-job", "no status for job " + job.codephrase()
+                                + sled.map(b -> " from sled " + b).orElse("")));
+                    }
+                    Map<String, Object> out = new LinkedHashMap<>();
+                    out.put("job_id", job.codephrase());
+                    out.put("statuses", m);
+                    Map<String, Object> conflicts = new java.util.TreeMap<>(both.get(1));
+                    conflicts.keySet().retainAll(m.keySet());
+                    if (!conflicts.isEmpty()) {
+                        out.put("conflicts", conflicts);
+                    }
+                    return Mono.just((Object) out);
                 });
+    }
+
+    /** Bound on the links one {@code GET /sessions/{sid}/chain} answers; the client asks again after the last. */
+    static final int CHAIN_PAGE = 1024;
+
+    /**
+     * {@code GET /sessions/{sid}/chain?after=P}: the requests and burns this sled holds of active
+     * session {@code sid}'s chain from position P on (the session's first when not given), in
+     * chain order, at most {@link #CHAIN_PAGE} ({@code more} says whether the chain goes on). What
+     * a client extends the chain it keeps by before it places a job (ordered-sessions.md section
+     * 9): it never places one at a position a sled merely names.
+     */
+    private Mono<Object> chain(HttpServerRequest q) throws BadRequest {
+        SessionId id = sessionId(q.param("sid"));
+        List<String> given = new io.netty.handler.codec.http.QueryStringDecoder(q.uri()).parameters().get("after");
+        JobId after = given == null || given.isEmpty() ? sush.projections.id.Chain.first(id) : jobId(given.get(0));
+        return runtime.query(v -> Optional.ofNullable(v.fold()).filter(f -> f.activeSession()
+                .map(a -> a.id().equals(id)).orElse(false)).flatMap(f -> f.chain())
+                .map(c -> c.from(after, CHAIN_PAGE + 1))).flatMap(links -> {
+                    if (links.isEmpty()) {
+                        return Mono.error(new Refused(404, "not-active", "session " + id.codephrase()
+                                + " is not the active session here"));
+                    }
+                    List<Object> out = new ArrayList<>();
+                    for (sush.projections.fold.ChainProjection.Link l : links.get().subList(0, Math.min(CHAIN_PAGE,
+                            links.get().size()))) {
+                        Map<String, Object> m = new LinkedHashMap<>();
+                        m.put("position", l.position().codephrase());
+                        if (l.request().isPresent()) {
+                            m.put("request", SignedRequests.toJson(l.request().get()));
+                        } else {
+                            m.put("burn", true);
+                        }
+                        out.add(m);
+                    }
+                    return Mono.just((Object) Map.of("session_id", id.codephrase(), "after", after.codephrase(),
+                            "links", out, "more", links.get().size() > CHAIN_PAGE));
+                });
+    }
+
+    /**
+     * This rack's id: the key id of its CA (SHA3-256 of the CA certificate's public key, cut to 88
+     * bits, as a codephrase), the same on every sled of the rack; a rack without a CA (plain
+     * gossip, tests) is named by the key id of the first signer its sleds trust, prefixed
+     * {@code signer-}.
+     */
+    private String rackId() {
+        if (relayCa.isPresent()) {
+            return new sush.projections.id.KeyId(sush.projections.id.Hashes.low88(sush.projections.id.Hashes.sha3Raw(
+                    relayCa.get().getPublicKey().getEncoded()))).codephrase();
+        }
+        return "signer-" + cfg.trust().keyIds().stream().map(sush.projections.id.KeyId::codephrase).sorted().findFirst()
+                .orElse("none");
     }
 
     /** The {@code sled} query parameter when it names another sled than this one (the request is relayed). */
@@ -1435,6 +1506,20 @@ public final class ApiServer {
             if (!job.request().job().equals(path)) {
                 return Mono.error(new Refused(400, "job-mismatch", "the body is job " + job.request().job().codephrase()
                         + ", the path " + path.codephrase()));
+            }
+            // Issue 34: a job no sled can run is never given an id. A target no sled can parse,
+            // or a request the wire codec would not read back, is refused before it is gossiped.
+            try {
+                sush.projections.targets.Target.parse(job.request().target());
+            } catch (sush.projections.targets.TargetException e) {
+                return Mono.error(new Refused(400, "bad-target", "target: " + e.getMessage()));
+            }
+            try {
+                sush.projections.message.MessageCodec.decode(sush.projections.message.MessageCodec.encode(
+                        new Message.JobStart(job)));
+            } catch (sush.projections.message.MessageException | RuntimeException e) {
+                return Mono.error(new Refused(400, "unreadable-request", "no sled could read this request back: "
+                        + e.getMessage()));
             }
             // Checked here before gossiping; every sled checks again before running.
             Optional<InvalidJobReason> bad = cfg.trust().check(job, job.request().session());

@@ -66,8 +66,8 @@ public final class DemoCommand implements Callable<Integer> {
             say("Gossip is mutual TLS with the rack CA's certificates; the operator logs in with an SSH key:");
             say("   logged in as " + who.get("key_id").asString() + " (" + home.resolve(RackCommand.OPERATOR_KEY)
                     + ") at " + who.get("acceptor").asString());
-            GrantStore grants = new GrantStore(home.resolve("grants"));
-            String session = grant(c, grants);
+            store = new SessionStore(home.resolve("client"));
+            String session = grant(c, store);
             String cmd = "echo \"$SUSH_JOB_ID $(basename $(dirname $(dirname $(dirname $SUSH_JOB_OUTPUT_DIR))))\" >> "
                     + ledger + "; uname -s";
             say("\n2. Signed jobs; each appends a line to " + ledger + " (outside every sled's directories).");
@@ -86,7 +86,7 @@ public final class DemoCommand implements Callable<Integer> {
             Client.sleep(1500);
             jobs.add(run(c, cmd, "*", "every sled, after the restart"));
             show(c, jobs.get(0), "   the re-sent first job, on every sled:");
-            coldBoot(grants, session, jobs, cmd);
+            coldBoot(store, session, jobs, cmd);
             boolean once = ledger(ledger);
             say("\n6. Every sled's boundary record:");
             for (int i = 0; i < daemons.size(); i++) {
@@ -120,7 +120,7 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     /** Step 1: the signer grants a session (a fresh epoch), the grant is kept and submitted. */
-    private String grant(Client c, GrantStore grants) throws Client.Failure {
+    private String grant(Client c, SessionStore grants) throws Client.Failure {
         Global g = new Global();
         g.key = rackDir.resolve("signer.key");
         Map<String, Object> started = SessionCommand.begin(g, c, grants);
@@ -138,7 +138,7 @@ public final class DemoCommand implements Callable<Integer> {
      * resumes the session at the successor of the last job it committed, every earlier job is
      * re-sent, and one new job runs.
      */
-    private void coldBoot(GrantStore grants, String session, List<String> jobs, String cmd) throws Exception {
+    private void coldBoot(SessionStore grants, String session, List<String> jobs, String cmd) throws Exception {
         say("\n4. A whole-rack cold boot: every daemon stops, then starts again.");
         for (Daemon d : daemons) {
             d.close();
@@ -151,17 +151,12 @@ public final class DemoCommand implements Callable<Integer> {
         Client c = client(0);
         say("   active session on " + rack.sleds().get(0).baseboard() + ": "
                 + Optional.ofNullable(SessionCommand.active(c)).orElse("none (no sled kept any gossip)"));
-        String resumed = (String) SessionCommand.submit(c, grants.last()).get("session_id");
-        say("   sush session resume: the kept grant re-submitted, session " + resumed);
+        Map<String, Object> resumed = SessionCommand.resume(c, grants, grants.newestGrant());
+        say("   sush session resume: the kept grant, then the session's chain (" + resumed.get("requests")
+                + " requests) sent again, session " + resumed.get("session_id"));
         awaitActive(session);
-        for (int i = 0; i < daemons.size(); i++) {
-            say("   " + rack.sleds().get(i).baseboard() + " resumes it at " + client(i).get("/sessions")
-                    .get("next_job").asString());
-        }
-        say("   Every earlier job is sent again, as a client retrying would, then one new job:");
-        for (String id : jobs) {
-            resend(c, id);
-        }
+        say("   Each sled resumed at the successor of the last job it committed; the re-sent chain links them all "
+                + "to where the session goes on. One new job:");
         String next = run(c, cmd, "*", "every sled, after the cold boot");
         for (String id : jobs) {
             String title = "   the re-sent " + id + " (target " + signed.get(id).request().target() + "):";
@@ -203,13 +198,17 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     /** Signs and submits the next job, then waits for every targeted sled to end it. */
+    /** The demo's client state (its kept grant and chain), in the demo's own directory. */
+    private SessionStore store;
+
+    /** A job placed and submitted as `sush job start` does it: at the kept chain's tip, kept before it leaves. */
     private String run(Client c, String cmd, String target, String what) throws Exception {
         JsonNode s = c.get("/sessions");
-        JobRequest r = new JobRequest(SessionId.parse(s.get("session_id").asString()),
-                JobId.parse(s.get("next_job").asString()), cmd, target, false);
-        SignedJob job = key.sign(r);
-        String id = r.job().codephrase();
-        c.post("/jobs/" + id + "/start", SignedRequests.toJson(job));
+        JobCommand.Placed p = JobCommand.place(c, store, SessionId.parse(s.get("session_id").asString()), key, cmd,
+                target, false, sush.projections.job.JobLimits.NONE, sush.projections.job.JobMode.RECORDED);
+        SignedJob job = p.job();
+        String id = job.request().job().codephrase();
+        JobCommand.submit(c, p);
         signed.put(id, job);
         awaitEnded(c, id);
         show(c, id, "   job " + id + " on " + what + " (target " + target + "):");

@@ -71,21 +71,34 @@ public final class Global {
         }
     }
 
-    /** One identity file per sled URL, in {@link #stateDir()}. */
+    /** One identity file per sled URL, in {@link #cacheDir()}. */
     static Path identityCache(String url) {
         String name = java.util.HexFormat.of().formatHex(sush.ops.auth.Authority.sha3(url.getBytes(
                 java.nio.charset.StandardCharsets.UTF_8))).substring(0, 16);
-        return stateDir().resolve("identity-" + name + ".json");
+        return cacheDir().resolve("identity-" + name + ".json");
     }
 
     /**
-     * The CLI's own state: {@code $XDG_CACHE_HOME/sush} (or {@code ~/.cache/sush}; the property
-     * {@code sush.cache} first). Login identities and kept grants live here.
+     * The CLI's cache: {@code $XDG_CACHE_HOME/sush} (or {@code ~/.cache/sush}; the property
+     * {@code sush.cache} first). Login identities and the last job started live here: losing them
+     * costs a login. Grants and chains are state ({@link #stateDir()}).
      */
-    static Path stateDir() {
+    static Path cacheDir() {
         String base = Optional.ofNullable(System.getProperty("sush.cache")).or(() -> Optional.ofNullable(
                 System.getenv("XDG_CACHE_HOME")).filter(s -> !s.isEmpty()).map(s -> s))
                 .orElse(System.getProperty("user.home") + "/.cache");
+        return Path.of(base, "sush");
+    }
+
+    /**
+     * The CLI's state, which is not a cache (issue 34): the grants and chains of the sessions it
+     * started, per rack. {@code $XDG_STATE_HOME/sush} (or {@code ~/.local/state/sush}; the property
+     * {@code sush.state} wins, for tests).
+     */
+    static Path stateDir() {
+        String base = Optional.ofNullable(System.getProperty("sush.state")).or(() -> Optional.ofNullable(
+                System.getenv("XDG_STATE_HOME")).filter(s -> !s.isEmpty()).map(s -> s))
+                .orElse(System.getProperty("user.home") + "/.local/state");
         return Path.of(base, "sush");
     }
 

@@ -68,13 +68,19 @@ public final class JobCommand implements Callable<Integer> {
         return "'" + arg.replace("'", "'\\''") + "'";
     }
 
-    static SignedJob signNext(Global g, String target, boolean concurrent, List<String> command,
+    static Placed signNext(Global g, String target, boolean concurrent, List<String> command,
             sush.projections.job.JobLimits limits) throws Client.Failure {
         return signNext(g, target, concurrent, command, limits, sush.projections.job.JobMode.RECORDED);
     }
 
-    static SignedJob signNext(Global g, String target, boolean concurrent, List<String> command,
+    /**
+     * A signed request for the active session's next position, kept in the session's chain before
+     * it leaves (issue 34): the target is checked first (a job no sled can run is never given an
+     * id); the position is the kept chain's tip once extended by what the sleds hold after it.
+     */
+    static Placed signNext(Global g, String target, boolean concurrent, List<String> command,
             sush.projections.job.JobLimits limits, sush.projections.job.JobMode mode) throws Client.Failure {
+        checkTarget(target);
         Client c = g.client();
         String session = SessionCommand.active(c);
         if (session == null) {
@@ -82,13 +88,60 @@ public final class JobCommand implements Callable<Integer> {
             session = (String) SessionCommand.begin(g, c).get("session_id");
             SessionCommand.awaitActive(c, session);
         }
-        JsonNode s = c.get("/sessions");
+        return place(c, SessionStore.of(c), SessionCommand.sessionId(session), g.signer(), commandLine(command),
+                target, concurrent, limits, mode);
+    }
+
+    /** A request signed at its session's next position, and the kept chain that holds it. */
+    record Placed(SignedJob job, SessionStore.Kept kept) {
+    }
+
+    /** Signs the next job of {@code session} at the kept chain's tip (extended from the rack) and keeps it. */
+    static Placed place(Client c, SessionStore store, SessionId session, sush.projections.job.SignerKey key,
+            String command, String target, boolean concurrent, sush.projections.job.JobLimits limits,
+            sush.projections.job.JobMode mode) throws Client.Failure {
+        SessionStore.Kept kept = Placement.extended(c, store, session);
+        SignedJob job;
         try {
-            JobRequest r = new JobRequest(SessionId.parse(s.get("session_id").asString()),
-                    JobId.parse(s.get("next_job").asString()), commandLine(command), target, concurrent, limits, mode);
-            return g.signer().sign(r);
-        } catch (IdException | RuntimeException e) {
-            throw new Client.Failure(1, "bad-session", "cannot build the request: " + e.getMessage());
+            job = key.sign(new JobRequest(session, kept.chain().tip(), command, target, concurrent, limits, mode));
+        } catch (RuntimeException e) {
+            throw new Client.Failure(1, "bad-request", "cannot build the request: " + e.getMessage());
+        }
+        kept.keep(job);
+        return new Placed(job, kept);
+    }
+
+    /**
+     * Submits a placed request; one a sled refused outright (an answer, not a lost connection) never
+     * left, and is dropped from the kept chain so that the next job takes its position.
+     */
+    static void submit(Client c, Placed p) throws Client.Failure {
+        try {
+            c.post("/jobs/" + p.job().request().job().codephrase() + "/start", SignedRequests.toJson(p.job()));
+        } catch (Client.Failure f) {
+            if (f.exit() != 3 && f.exit() != 130) {
+                p.kept().forgetLast();
+            }
+            throw f;
+        }
+    }
+
+    /** The kept chain of the active session, when it holds {@code job}'s request. */
+    static Optional<SessionStore.Kept> keptHolding(Client c, JobId job) throws Client.Failure {
+        String session = SessionCommand.active(c);
+        if (session == null) {
+            return Optional.empty();
+        }
+        SessionStore.Kept kept = SessionStore.of(c).chain(SessionCommand.sessionId(session));
+        return kept.chain().request(job).isPresent() ? Optional.of(kept) : Optional.empty();
+    }
+
+    /** A target every sled can parse, or a typed refusal naming it (nothing is signed or sent). */
+    static void checkTarget(String target) throws Client.Failure {
+        try {
+            Target.parse(target);
+        } catch (TargetException e) {
+            throw new Client.Failure(2, "bad-target", "--target: " + e.getMessage());
         }
     }
 
@@ -124,11 +177,12 @@ public final class JobCommand implements Callable<Integer> {
                 if (interactive || stream) {
                     oneSled(target);
                 }
-                SignedJob job = signNext(g, target, concurrent, command, limits.limits(), interactive
+                Placed placed = signNext(g, target, concurrent, command, limits.limits(), interactive
                         ? sush.projections.job.JobMode.INTERACTIVE : stream ? sush.projections.job.JobMode.STREAMING
                         : sush.projections.job.JobMode.RECORDED);
+                SignedJob job = placed.job();
                 String id = job.request().job().codephrase();
-                g.client().post("/jobs/" + id + "/start", SignedRequests.toJson(job));
+                submit(g.client(), placed);
                 remember(id);
                 if (interactive) {
                     return attachTo(g, id);
@@ -145,7 +199,7 @@ public final class JobCommand implements Callable<Integer> {
                 if (!g.json) {
                     System.out.println(id);
                 }
-                return waitFor(g, job.request().job(), target);
+                return waitFor(g, job.request().job(), target, Optional.of(job.request().successor()));
             } catch (Client.Failure f) {
                 return g.fail(f);
             }
@@ -300,12 +354,12 @@ public final class JobCommand implements Callable<Integer> {
 
     /** The file keeping the last job this account started (for `sush job attach` without an id). */
     static java.nio.file.Path lastJobFile() {
-        return Global.stateDir().resolve("last-job");
+        return Global.cacheDir().resolve("last-job");
     }
 
     static void remember(String job) {
         try {
-            Files.createDirectories(Global.stateDir());
+            Files.createDirectories(Global.cacheDir());
             Files.writeString(lastJobFile(), job + "\n");
         } catch (java.io.IOException e) {
             // Only a convenience: `sush job attach ID` still works.
@@ -352,7 +406,8 @@ public final class JobCommand implements Callable<Integer> {
         return exit.path("exit_code").asInt(-1) == 0 ? 0 : 5;
     }
 
-    @Command(name = "sign", description = "Sign the next job of the active session and print the request.")
+    @Command(name = "sign", description = "Sign the next job of the active session, keep it in the session's chain "
+            + "(as `job start` does: the next job goes after it), and print the request for `job submit`.")
     static final class Sign implements Callable<Integer> {
         @Mixin
         Global g;
@@ -369,7 +424,7 @@ public final class JobCommand implements Callable<Integer> {
         public Integer call() {
             try {
                 System.out.println(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(
-                        SignedRequests.toJson(signNext(g, target, concurrent, command, limits.limits()))));
+                        SignedRequests.toJson(signNext(g, target, concurrent, command, limits.limits()).job())));
                 return 0;
             } catch (Client.Failure f) {
                 return g.fail(f);
@@ -377,7 +432,8 @@ public final class JobCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "submit", description = "Submit a signed request made by `sush job sign`.")
+    @Command(name = "submit", description = "Submit a signed request made by `sush job sign` (kept in its session's "
+            + "chain: a request at a position the chain gives another request is refused here).")
     static final class Submit implements Callable<Integer> {
         @Mixin
         Global g;
@@ -386,18 +442,54 @@ public final class JobCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
+            SignedJob job;
             try {
-                JsonNode n = Json.MAPPER.readTree(Files.readString(file));
-                String id = n.path("job").asString();
-                g.client().post("/jobs/" + id + "/start", n);
+                job = SignedRequests.fromJson(Json.MAPPER.readTree(Files.readString(file)));
+            } catch (java.io.IOException | RuntimeException | SignedRequests.BadRequest e) {
+                return g.fail(new Client.Failure(2, "bad-request-file", "cannot read " + file + ": " + e.getMessage()));
+            }
+            try {
+                Client c = g.client();
+                Placed p = kept(c, SessionStore.of(c), job);
+                String id = job.request().job().codephrase();
+                submit(c, p);
                 g.print(Map.of("job_id", id), id);
                 return 0;
             } catch (Client.Failure f) {
                 return g.fail(f);
-            } catch (java.io.IOException | RuntimeException e) {
-                return g.fail(new Client.Failure(2, "bad-request-file", "cannot read " + file + ": " + e.getMessage()));
             }
         }
+    }
+
+    /**
+     * {@code job} in its session's kept chain: kept already (signed here by {@code job sign}), or
+     * kept now when it stands at the chain's next position. A request at a position the chain
+     * gives another request, or beyond the next one, is refused: it would never run, or a sled
+     * would report the other request's fate for it.
+     */
+    static Placed kept(Client c, SessionStore store, SignedJob job) throws Client.Failure {
+        JobRequest r = job.request();
+        SessionStore.Kept kept = store.chain(r.session());
+        Optional<SignedJob> there = kept.chain().request(r.job());
+        if (there.isEmpty()) {
+            kept = Placement.extended(c, store, r.session());
+            there = kept.chain().request(r.job());
+        }
+        if (there.isPresent()) {
+            if (!java.util.Arrays.equals(there.get().request().digest(), r.digest())) {
+                throw new Client.Failure(2, "conflict", "position " + r.job().codephrase() + " of the session's chain "
+                        + "holds another request (" + HexFormat.of().formatHex(there.get().request().digest())
+                        + "); this one (" + HexFormat.of().formatHex(r.digest()) + ") would never run; sign it again");
+            }
+            return new Placed(job, kept);
+        }
+        if (!r.job().equals(kept.chain().tip())) {
+            throw new Client.Failure(2, "not-next", "the request is at " + r.job().codephrase() + ", but the session's "
+                    + "chain continues at " + kept.chain().tip().codephrase() + ": it would wait there for ever; sign "
+                    + "it again");
+        }
+        kept.keep(job);
+        return new Placed(job, kept);
     }
 
     @Command(name = "status", description = "Show (or follow with --wait) a job's status on every sled.")
@@ -416,7 +508,7 @@ public final class JobCommand implements Callable<Integer> {
             try {
                 JobId job = jobId(id);
                 if (await) {
-                    return waitFor(g, job, null);
+                    return waitFor(g, job, null, Optional.empty());
                 }
                 JsonNode s = g.client().get("/jobs/" + job.codephrase() + "/status");
                 g.print(s, render(s.get("statuses"), full));
@@ -492,7 +584,22 @@ public final class JobCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             try {
-                g.client().post("/jobs/" + jobId(id).codephrase() + "/stop", Map.of());
+                Client c = g.client();
+                JobId job = jobId(id);
+                // Kept with the session's chain when this client keeps it: `session resume` sends
+                // the stop again, so a whole-rack cold boot cannot lose it.
+                Optional<SessionStore.Kept> kept = keptHolding(c, job);
+                if (kept.isPresent()) {
+                    kept.get().keepStop(job);
+                }
+                try {
+                    c.post("/jobs/" + job.codephrase() + "/stop", Map.of());
+                } catch (Client.Failure f) {
+                    if (kept.isPresent() && f.exit() != 3 && f.exit() != 130) {
+                        kept.get().forgetLast();
+                    }
+                    throw f;
+                }
                 g.print(Map.of("job_id", id, "stopping", true), "stopping " + id);
                 return 0;
             } catch (Client.Failure f) {
@@ -511,12 +618,24 @@ public final class JobCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             try {
-                String session = SessionCommand.active(g.client());
+                Client c = g.client();
+                String session = SessionCommand.active(c);
                 if (session == null) {
                     throw new Client.Failure(4, "no-session", "no session is active");
                 }
-                g.client().post("/sessions/" + session + "/skip/" + jobId(id).codephrase(),
-                        Map.of());
+                JobId position = jobId(id);
+                // Kept with the session's chain before it leaves: placement walks over it, and
+                // `session resume` sends it again.
+                SessionStore.Kept kept = SessionStore.of(c).chain(SessionCommand.sessionId(session));
+                kept.keepBurn(position);
+                try {
+                    c.post("/sessions/" + session + "/skip/" + position.codephrase(), Map.of());
+                } catch (Client.Failure f) {
+                    if (f.exit() != 3 && f.exit() != 130) {
+                        kept.forgetLast();
+                    }
+                    throw f;
+                }
                 g.print(Map.of("burnt", id), "burnt " + id);
                 return 0;
             } catch (Client.Failure f) {
@@ -653,7 +772,13 @@ public final class JobCommand implements Callable<Integer> {
      * Follows the event stream until every targeted sled (every sled reporting, if the target
      * is not given) has a terminal status; one line per sled as it changes.
      */
-    static int waitFor(Global g, JobId job, String target) throws Client.Failure {
+    /**
+     * Follows {@code job} until every targeted sled ended it. {@code mine}, when the caller signed
+     * the request, is its successor: a sled that reports a conflict refusing that request holds
+     * another request at this position (ordered-sessions.md section 9), so its status there is not
+     * this job's, and the job failed there.
+     */
+    static int waitFor(Global g, JobId job, String target, Optional<JobId> mine) throws Client.Failure {
         Client c = g.client();
         List<String> targeted = new ArrayList<>();
         for (JsonNode s : c.get("/versions").get("sleds")) {
@@ -685,17 +810,31 @@ public final class JobCommand implements Callable<Integer> {
             return !targeted.isEmpty() && targeted.stream().allMatch(b -> latest.containsKey(b)
                     && TERMINAL.contains(latest.get(b).path("status").asString()));
         });
-        JsonNode statuses = c.get("/jobs/" + phrase + "/status").get("statuses");
+        JsonNode answer = c.get("/jobs/" + phrase + "/status");
+        JsonNode statuses = answer.get("statuses");
+        List<String> conflicted = new ArrayList<>();
+        answer.path("conflicts").properties().forEach(e -> {
+            if (mine.map(m -> m.codephrase().equals(e.getValue().path("refused").asString())).orElse(false)) {
+                conflicted.add(e.getKey());
+            }
+        });
         if (!g.json) {
             printOutputs(g, phrase, statuses);
+            for (String b : conflicted) {
+                System.err.println("job " + phrase + " on " + b + ": conflict: that sled holds another request at this "
+                        + "position; this one never runs there, and its status there is the other request's");
+            }
         }
         if (g.json) {
             Map<String, Object> doc = new LinkedHashMap<>();
             doc.put("job_id", phrase);
             doc.put("statuses", statuses);
+            if (!conflicted.isEmpty()) {
+                doc.put("conflicts", conflicted);
+            }
             System.out.println(Json.MAPPER.writeValueAsString(doc));
         }
-        return allZero(statuses) ? 0 : 5;
+        return allZero(statuses) && conflicted.isEmpty() ? 0 : 5;
     }
 
     /**

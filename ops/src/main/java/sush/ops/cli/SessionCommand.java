@@ -63,10 +63,12 @@ public final class SessionCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "resume", description = "Re-submit a kept grant (of the last session `sush session start` "
-            + "started here, or of SESSION) in a signed rack. This is what continues a session after a whole-rack "
-            + "cold boot: no sled keeps gossip across one, and each sled resumes the session at the successor of "
-            + "the last job it committed, so nothing that ran runs again.")
+    @Command(name = "resume", description = "Re-submit a kept session in a signed rack: its grant (the newest this "
+            + "client keeps for the rack asked, or SESSION's), then every request, burn and stop it sent in the session, "
+            + "in order. This is what continues a session after a whole-rack cold boot: no sled keeps gossip across "
+            + "one, each sled resumes the session at the successor of the last job it committed, and the re-sent "
+            + "chain links every sled to where the session goes on; sleds answer what ran or may have run "
+            + "AlreadyHandled, and run only what never ran.")
     static final class Resume implements Callable<Integer> {
         @Mixin
         Global g;
@@ -86,13 +88,16 @@ public final class SessionCommand implements Callable<Integer> {
                     throw new Client.Failure(2, "wrong-ordering", "this rack's ordering is causal: its sessions have "
                             + "no grant to resume; start one with `sush session start`");
                 }
-                GrantStore store = GrantStore.ofCli();
-                SignedGrant grant = session == null ? store.last() : store.of(sessionId(session));
-                Map<String, Object> resumed = submit(c, grant);
-                store.markLast(grant);
+                SessionStore store = SessionStore.of(c);
+                SignedGrant grant = session == null ? store.newestGrant() : store.grant(sessionId(session));
+                Map<String, Object> resumed = resume(c, store, grant);
                 String id = (String) resumed.get("session_id");
                 if (await) {
                     awaitActive(c, id);
+                }
+                if (!g.json) {
+                    System.err.println("resumed " + id + ": its grant, then " + resumed.get("requests") + " requests, "
+                            + resumed.get("burns") + " burns and " + resumed.get("stops") + " stops sent again");
                 }
                 g.print(resumed, id);
                 return 0;
@@ -200,33 +205,75 @@ public final class SessionCommand implements Callable<Integer> {
 
     /**
      * Starts a session the rack's way and describes it: causal, a sled accepts a start; signed,
-     * this signer grants one (a fresh epoch from the key's epoch file), the grant is kept, then
-     * submitted, and marked the last once a sled took it.
+     * this signer grants one (a fresh epoch from the key's epoch file), the grant is kept under
+     * the rack's id, then submitted (dropped again if a sled refused it).
      */
     static Map<String, Object> begin(Global g, Client c) throws Client.Failure {
-        return begin(g, c, GrantStore.ofCli());
+        return begin(g, c, SessionStore.of(c));
     }
 
-    /** As {@link #begin(Global, Client)}, keeping a grant in {@code store}. */
-    static Map<String, Object> begin(Global g, Client c, GrantStore store) throws Client.Failure {
+    /** As {@link #begin(Global, Client)}, keeping the grant in {@code store}. */
+    static Map<String, Object> begin(Global g, Client c, SessionStore store) throws Client.Failure {
         if (ordering(c) == Ordering.CAUSAL) {
             return Map.of("session_id", c.post("/sessions/start", Map.of()).get("session_id").asString());
         }
         SignedGrant grant = issue(g, operator(c));
         // Kept before it leaves: an answer lost on the way back may hide a grant already gossiped.
-        store.keep(grant);
+        store.keepGrant(grant);
         Map<String, Object> started;
         try {
             started = submit(c, grant);
         } catch (Client.Failure f) {
             if (f.exit() != 3 && f.exit() != 130) {
-                store.forget(grant.grant().session());
+                store.forgetSession(grant.grant().session());
             }
             throw f;
         }
-        store.markLast(grant);
-        started.put("grant_file", store.fileOf(grant.grant().session()).toString());
+        started.put("grant_file", store.grantFile(grant.grant().session()).toString());
         return started;
+    }
+
+    /** Bound on waiting for a resumed session to be active before its chain is sent again: polls of {@link #POLL_MS}. */
+    static final int RESUME_POLLS = 200;
+
+    /**
+     * {@code session resume}: the grant, then, once the sled has it active, every request, burn
+     * and stop kept in the session's chain, in the order they were first sent (ordered-sessions.md
+     * section 9). Each is gossiped again; every sled judges it as it judges any re-sent request.
+     */
+    static Map<String, Object> resume(Client c, SessionStore store, SignedGrant grant) throws Client.Failure {
+        Map<String, Object> resumed = submit(c, grant);
+        String id = (String) resumed.get("session_id");
+        for (int i = 0; i < RESUME_POLLS && !id.equals(active(c)); i++) {
+            Client.sleep(POLL_MS);
+        }
+        if (!id.equals(active(c))) {
+            throw new Client.Failure(4, "not-active", "session " + id + " did not become active on " + c.url()
+                    + " (a newer session there?): its chain was not sent again");
+        }
+        int requests = 0;
+        int burns = 0;
+        int stops = 0;
+        SessionId session = grant.grant().session();
+        for (sush.projections.job.ClientChain.Entry e : store.chain(session).chain().entries()) {
+            if (e instanceof sush.projections.job.ClientChain.Entry.Request) {
+                sush.projections.job.SignedJob j = ((sush.projections.job.ClientChain.Entry.Request) e).job();
+                c.post("/jobs/" + j.request().job().codephrase() + "/start", SignedRequests.toJson(j));
+                requests++;
+            } else if (e instanceof sush.projections.job.ClientChain.Entry.Burn) {
+                c.post("/sessions/" + id + "/skip/" + ((sush.projections.job.ClientChain.Entry.Burn) e).position()
+                        .codephrase(), Map.of());
+                burns++;
+            } else {
+                c.post("/jobs/" + ((sush.projections.job.ClientChain.Entry.Stop) e).job().codephrase() + "/stop",
+                        Map.of());
+                stops++;
+            }
+        }
+        resumed.put("requests", requests);
+        resumed.put("burns", burns);
+        resumed.put("stops", stops);
+        return resumed;
     }
 
     /** A grant of this command's signer key for {@code starter}: a fresh epoch, a fresh client nonce. */

@@ -284,6 +284,34 @@ public final class ChainProjection {
         return out;
     }
 
+    /** One link of the chain as this sled holds it: the request at a position, or (empty) a burn of it. */
+    public record Link(JobId position, Optional<SignedJob> request) {
+    }
+
+    /**
+     * At most {@code max} links from {@code position} on, in chain order, as a sled walks them (a
+     * burn before a request): what a client extends its kept chain by ({@code GET
+     * /sessions/{sid}/chain}). Stops at the first position this chain does not fill.
+     */
+    public java.util.List<Link> from(JobId position, int max) {
+        java.util.List<Link> out = new java.util.ArrayList<>();
+        Set<JobId> seen = new HashSet<>();
+        JobId at = position;
+        while (out.size() < max && seen.add(at)) {
+            Known k = jobs.get(at);
+            if (burns.contains(at) || behindBurns.contains(at)) {
+                out.add(new Link(at, Optional.empty()));
+                at = Chain.afterBurn(at);
+            } else if (k != null) {
+                out.add(new Link(at, Optional.of(k.job)));
+                at = k.successor;
+            } else {
+                break;
+            }
+        }
+        return out;
+    }
+
     /** The signed job known at {@code position}, if any. */
     public Optional<SignedJob> known(JobId position) {
         Known k = jobs.get(position);

@@ -323,7 +323,7 @@ public final class MessageCodec {
                 return new JobSkip(RecentIds.SESSIONS.of(f.id("session")), RecentIds.JOBS.of(f.id("position")), f.text("by", name));
             case "job-start":
                 JobRequest r = new JobRequest(RecentIds.SESSIONS.of(f.id("session")), RecentIds.JOBS.of(f.id("job")),
-                        f.text("command", Fields.MAX_COMMAND_CHARS), f.text("target", name), f.flag("concurrent"),
+                        f.text("command", Fields.MAX_COMMAND_CHARS), f.text("target", sush.projections.targets.Target.MAX_CHARS), f.flag("concurrent"),
                         limits(f), mode(f));
                 return new JobStart(new SignedJob(r, new KeyId(f.id("key")), f.choice("algorithm", SignatureAlgorithm.class),
                         f.bytes("signature", -1, Fields.MAX_BLOB_BYTES)));

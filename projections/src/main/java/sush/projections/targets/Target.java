@@ -15,6 +15,11 @@ public final class Target {
     public static final int MAX_CUBBY = 31;
     /** Bound on the items of one target list (a rack has 32 sleds; room for aliases). */
     public static final int MAX_ITEMS = 128;
+    /**
+     * Bound on a target's text: what a job request carries on the wire (the codec reads no longer
+     * one), so a target that parses here always reaches every sled.
+     */
+    public static final int MAX_CHARS = 256;
 
     private final String text;
     private final boolean everyone;
@@ -31,6 +36,10 @@ public final class Target {
     }
 
     public static Target parse(String text) throws TargetException {
+        if (text.length() > MAX_CHARS) {
+            throw new TargetException("target is " + text.length() + " characters, more than " + MAX_CHARS
+                    + ": name at most " + MAX_CHARS + " characters of cubbies, baseboards or serials (or *)");
+        }
         String trimmed = text.trim();
         if (trimmed.equals("*")) {
             return new Target("*", true, Set.of(), Set.of(), Set.of());
