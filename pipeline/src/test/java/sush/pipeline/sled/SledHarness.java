@@ -55,6 +55,8 @@ final class SledHarness {
     Optional<sush.pipeline.journal.Journal> journal = Optional.empty();
     /** Where deliveries are read and checked ahead of the loop: inline unless a test says otherwise. */
     reactor.core.scheduler.Scheduler ingress = reactor.core.scheduler.Schedulers.immediate();
+    /** The bounds of the sled's memories (the daemon's unless a test scales them down). */
+    sush.projections.fold.FoldBounds bounds = sush.projections.fold.FoldBounds.DEFAULTS;
     /** The keys the sled trusts. */
     sush.projections.job.TrustStore trust = Rack.TRUST;
     /** Runs on each new runtime before it starts (tests install fault probes). */
@@ -155,7 +157,8 @@ final class SledHarness {
                 replica.send(payload);
             }
         };
-        sled = new SledRuntime(new SledConfig(Rack.ME, trust, "0.1.0", Limits.DEFAULT), gossip, opened, used,
+        sled = new SledRuntime(new SledConfig(Rack.ME, trust, "0.1.0", Limits.DEFAULT).withBounds(bounds), gossip, opened,
+                used,
                 journal, time, writerTime, ingress);
         sled.events().subscribe(events::add);
         beforeStart.accept(sled);

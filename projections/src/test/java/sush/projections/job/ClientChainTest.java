@@ -1,0 +1,104 @@
+package sush.projections.job;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.security.SecureRandom;
+import java.util.List;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+import sush.projections.id.Chain;
+import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
+import sush.projections.id.SessionIds;
+
+/** The client's kept chain (issue 34, ordered-sessions.md section 9): where the next job goes, and forks. */
+class ClientChainTest {
+    private static final SignerKey KEY = SignerKey.generate(SignatureAlgorithm.ED25519, new SecureRandom());
+    private static final SessionId S = SessionIds.compute("913-0000019:CLIENT", new byte[SessionIds.NONCE_BYTES],
+            new byte[] {7});
+
+    private static SignedJob at(JobId position, String command) {
+        return KEY.sign(new JobRequest(S, position, command, "*", false));
+    }
+
+    @Test
+    void theTipFollowsKeptRequestsAndBurnsFromTheFirstPosition() {
+        ClientChain c = new ClientChain(S);
+        assertEquals(Chain.first(S), c.tip());
+        SignedJob j0 = at(c.tip(), "j0");
+        c.keep(j0);
+        assertEquals(j0.request().successor(), c.tip());
+        c.keepBurn(c.tip());
+        assertEquals(Chain.afterBurn(j0.request().successor()), c.tip());
+        c.keepStop(j0.request().job());
+        assertEquals(Chain.afterBurn(j0.request().successor()), c.tip(), "a stop places nothing");
+        assertEquals(3, c.entries().size());
+    }
+
+    @Test
+    void aRequestIsKeptOnlyAtTheTip() {
+        ClientChain c = new ClientChain(S);
+        c.keep(at(c.tip(), "j0"));
+        assertThrows(IllegalArgumentException.class, () -> c.keep(at(Chain.first(S), "another at a used position")));
+    }
+
+    @Test
+    void theLongestChainThatExtendsTheKeptOneIsKeptAndALaggingSledChangesNothing() throws Exception {
+        ClientChain c = new ClientChain(S);
+        SignedJob j0 = at(c.tip(), "j0");
+        c.keep(j0);
+        // Another client of the session signed j1 and burnt the position after it.
+        SignedJob j1 = at(j0.request().successor(), "j1");
+        ClientChain.Held ahead = ClientChain.Held.of(List.of(j0, j1), List.of(j1.request().successor()));
+        ClientChain.Held lagging = ClientChain.Held.of(List.of(j0), List.of());
+        assertEquals(2, c.extend(List.of(lagging, ahead)));
+        assertEquals(Chain.afterBurn(j1.request().successor()), c.tip());
+        assertEquals(0, c.extend(List.of(lagging)), "nothing new");
+    }
+
+    @Test
+    void twoRequestsAtOnePositionAreAForkAndNothingIsKept() {
+        ClientChain c = new ClientChain(S);
+        SignedJob mine = at(c.tip(), "mine");
+        c.keep(mine);
+        SignedJob theirs = at(Chain.first(S), "theirs");
+        ClientChain.Fork f = assertThrows(ClientChain.Fork.class, () -> c.extend(List.of(ClientChain.Held.of(
+                List.of(theirs), List.of()))));
+        assertTrue(f.getMessage().contains(Chain.first(S).codephrase()), f.getMessage());
+        // Two sleds that hold two different requests after the tip: a fork too.
+        SignedJob a = at(mine.request().successor(), "a");
+        SignedJob b = at(mine.request().successor(), "b");
+        assertThrows(ClientChain.Fork.class, () -> c.extend(List.of(ClientChain.Held.of(List.of(a), List.of()),
+                ClientChain.Held.of(List.of(b), List.of()))));
+        assertEquals(1, c.entries().size(), "a fork keeps nothing");
+    }
+
+    @Test
+    void aRefusedEntryIsForgottenAndItsPositionIsFreeAgain() {
+        ClientChain c = new ClientChain(S);
+        SignedJob j0 = at(c.tip(), "j0");
+        c.keep(j0);
+        c.forgetLast();
+        assertEquals(Chain.first(S), c.tip());
+        c.keep(at(c.tip(), "j0 again"));
+        assertEquals(1, c.entries().size());
+    }
+
+    @Test
+    void aChainReadBackIsCheckedAsWhenItWasKept() {
+        SignedJob j0 = at(Chain.first(S), "j0");
+        ClientChain back = ClientChain.of(S, List.of(new ClientChain.Entry.Request(j0),
+                new ClientChain.Entry.Stop(j0.request().job())));
+        assertEquals(j0.request().successor(), back.tip());
+        SessionId other = SessionIds.compute("913-0000019:CLIENT", new byte[SessionIds.NONCE_BYTES], new byte[] {8});
+        assertThrows(IllegalArgumentException.class, () -> ClientChain.of(other, List.of(
+                new ClientChain.Entry.Request(j0))));
+        assertThrows(IllegalArgumentException.class, () -> ClientChain.of(S, List.of(new ClientChain.Entry.Request(j0),
+                new ClientChain.Entry.Request(at(Chain.first(S), "another")))));
+        assertEquals(Set.of(), Set.copyOf(new ClientChain(S).entries()));
+    }
+}
