@@ -71,6 +71,7 @@ class ClientScriptTest extends ProcessRack {
         pb.environment().put("SUSH_OPERATOR_KEY", dir.resolve(RackCommand.OPERATOR_KEY).toString());
         pb.environment().put("SUSH_RACK", dir.resolve("rack.json").toString());
         pb.environment().put("XDG_CACHE_HOME", dir.resolve("cache").toString());
+        pb.environment().put("XDG_STATE_HOME", dir.resolve("state").toString());
         Process p = pb.start();
         String said = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(0, p.waitFor(), said);

@@ -151,6 +151,32 @@ class OperatorWordRackTest {
         }
     }
 
+    @Test
+    void aJobNoSledCanRunIsNeverGivenAnId() throws Exception {
+        assertEquals(0, cli(0, "session", "start", "--wait").exit());
+        // An Arabic-Indic digit, and a list longer than any request can carry.
+        String tooLong = String.join(",", java.util.Collections.nCopies(100, "913-0000019:LOCAL0000"));
+        for (String target : List.of("\u0665", tooLong)) {
+            CliRun start = cli(0, "job", "start", "--target", target, "--", "echo ran");
+            assertEquals(2, start.exit(), start.out() + start.err());
+            assertTrue(start.err().contains("bad-target"), start.err());
+            assertTrue(start.out().isBlank(), "no job id: " + start.out());
+        }
+        // A request signed by hand with such a target is refused by the API, naming the field.
+        JsonNode s = rack.client(0).get("/sessions");
+        sush.projections.job.SignedJob bad = rack.key.sign(new sush.projections.job.JobRequest(
+                sush.projections.id.SessionId.parse(s.get("session_id").asString()),
+                sush.projections.id.JobId.parse(s.get("next_job").asString()), "echo ran", "\u0665", false));
+        var r = rack.client(0).raw("POST", "/jobs/" + bad.request().job().codephrase() + "/start",
+                Json.MAPPER.writeValueAsBytes(SignedRequests.toJson(bad)), Map.of());
+        assertEquals(400, r.statusCode(), r.body());
+        assertTrue(r.body().contains("bad-target") && r.body().contains("target: "), r.body());
+        // And the client's next job still takes the next position: nothing was kept for the refused ones.
+        CliRun next = cli(0, "job", "start", "--json", "--", "true");
+        assertEquals(0, next.exit(), next.err());
+        assertEquals(s.get("next_job").asString(), Json.MAPPER.readTree(next.lastLine()).get("job_id").asString());
+    }
+
     // ---- Fixtures ---------------------------------------------------------------------------
 
     /** The CLI through sled {@code i}, with the rack's operator and signer keys. */

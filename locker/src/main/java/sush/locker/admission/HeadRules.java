@@ -81,6 +81,8 @@ public final class HeadRules {
     private final Set<JobId> running = new HashSet<>();
     /** Stops of jobs committed and not launched yet: applied at the launch. */
     private final Set<JobId> atLaunch = new HashSet<>();
+    /** Jobs whose commit failed: they never launch (a failed write means no launch). */
+    private final Set<JobId> failedCommits = new HashSet<>();
     // This entry.
     private SledProjection fold;
     private final Set<JobId> cancelled = new HashSet<>();
@@ -119,6 +121,7 @@ public final class HeadRules {
         c.launched.addAll(launched);
         c.running.addAll(running);
         c.atLaunch.addAll(atLaunch);
+        c.failedCommits.addAll(failedCommits);
         c.fold = fold;
         c.cancelled.addAll(cancelled);
         c.passed.addAll(passed);
@@ -164,6 +167,7 @@ public final class HeadRules {
     /** The commit of {@code job} failed: it never launches, and a stop kept for it has nothing left to do. */
     public void commitFailed(JobId job) {
         atLaunch.remove(job);
+        failedCommits.add(job);
     }
 
     /** {@code job}, launched in this life, ended. */
@@ -246,8 +250,8 @@ public final class HeadRules {
             return OnStop.KILL;
         }
         if (committed.contains(id) && fold.mayStop(stop)) {
-            if (launched.contains(id)) {
-                return OnStop.NONE; // it ran here in this life and ended: its ending stands
+            if (launched.contains(id) || failedCommits.contains(id)) {
+                return OnStop.NONE; // it ran here in this life and ended, or never will: its ending stands
             }
             atLaunch.add(id);
             return OnStop.KEPT_FOR_LAUNCH;
@@ -352,6 +356,7 @@ public final class HeadRules {
     /** Everything that decides this sled's future at the head, canonical: the chain check merges states by it. */
     public String key() {
         return sorted(committed) + "|" + sorted(launched) + "|" + sorted(running) + "|" + sorted(atLaunch) + "|"
+                + sorted(failedCommits) + "|"
                 + sorted(cancelled) + "|" + sorted(passed) + "|" + waiting.map(w -> w.request().job().toString())
                         .orElse("-") + "|" + sorted(unmatched.keySet()) + "|" + sorted(stopped);
     }

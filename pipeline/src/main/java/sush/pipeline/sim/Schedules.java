@@ -232,6 +232,22 @@ public final class Schedules {
                                 30), set(0, 1, 2, 5, 7, 8, 9, 10, 11, 13, 14, 21, 22, 24, 29, 31))),
                         new Step.Submit(7, "913-0000019:SIM0006", false), new Step.Resend(3, 7), new Step.Advance(2_642),
                         new Step.ColdBoot())));
+        out.add(new Sized("a burn of a job a sled ran, cold boots, then the resumed chain re-sent: the burn arriving "
+                + "after the job links it behind the head (seed 446 of 32 sleds, shrunk)", 32, List.of(
+                        new Step.StartSession(24), new Step.Submit(8, "SIM0002", false),
+                        new Step.Submit(28, "SIM0016", false), new Step.Submit(23, "*", true), new Step.Burn(8, 3),
+                        new Step.Advance(2_323),
+                        new Step.SplitBrainColdBoot(List.of(set(0, 3, 4, 7, 8, 13, 14, 15, 16, 18, 20, 23, 25, 26, 30),
+                                set(1, 2, 5, 6, 9, 10, 11, 12, 17, 19, 21, 22, 24, 27, 28, 29, 31))),
+                        new Step.ColdBoot(), new Step.Submit(1, "913-0000019:SIM0003", false), new Step.ColdBoot())));
+        out.add(new Sized("the same, the burnt position's request re-sent before the burn and before the job after it "
+                + "(seed 446 of 32 sleds, shrunk again)", 32, List.of(new Step.StartSession(24),
+                        new Step.Submit(8, "SIM0002", false), new Step.Submit(28, "SIM0016", false),
+                        new Step.Submit(23, "*", true), new Step.Burn(8, 3),
+                        new Step.SplitBrainColdBoot(List.of(set(0, 3, 4, 7, 8, 13, 14, 15, 16, 18, 20, 23, 25, 26, 30),
+                                set(1, 2, 5, 6, 9, 10, 11, 12, 17, 19, 21, 22, 24, 27, 28, 29, 31))),
+                        new Step.Advance(2_052), new Step.Submit(26, "4", false), new Step.ColdBoot(),
+                        new Step.Advance(2_874), new Step.ColdBoot())));
         return out;
     }
 

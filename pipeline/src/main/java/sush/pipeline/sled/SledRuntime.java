@@ -728,10 +728,13 @@ public final class SledRuntime {
         Optional<ChainProjection> chain = fold.chain();
         if (chain.isPresent() && fold.activeSession().map(s -> s.id().equals(session)).orElse(false)
                 && chain.get().precedesHead(position)) {
-            Optional<SignedJob> p = chain.get().predecessor(position);
-            while (p.isPresent() && walkedBack.add(p.get().request().job())) {
-                behindHeadOne(p.get());
-                p = chain.get().predecessor(p.get().request().job());
+            // Every position back from it, burnt ones included: a burn that arrives late also links
+            // the request at the burnt position (a resumed head never stood there, so no burn
+            // passed it over): it ran or may have run here. Each position is walked once per entry.
+            Optional<JobId> at = Optional.of(position);
+            while (at.isPresent() && walkedBack.add(at.get())) {
+                chain.get().known(at.get()).ifPresent(this::behindHeadOne);
+                at = chain.get().previous(at.get());
             }
         }
     }

@@ -252,22 +252,18 @@ public final class ChainProjection {
         }
     }
 
-    /** The known job whose successor is {@code position} (the one just before it on the chain), if any. */
-    public Optional<SignedJob> predecessor(JobId position) {
-        JobId at = position;
-        for (int steps = 0; steps <= burns.size() + behindBurns.size(); steps++) {
-            JobId before = bySuccessor.get(at);
-            Known k = before == null ? null : jobs.get(before);
-            if (k != null && k.successor.equals(at)) {
-                return Optional.of(k.job);
-            }
-            // No job leads here: a burn may (the position before it is then the one to look at).
-            at = byAfterBurn.get(at);
-            if (at == null) {
-                return Optional.empty();
-            }
+    /**
+     * The position just before {@code position} on the chain, as this sled holds it: the known
+     * job whose successor it is, or the burnt position it comes after. Walking back with it meets
+     * every position, burnt ones and the requests at them included.
+     */
+    public Optional<JobId> previous(JobId position) {
+        JobId before = bySuccessor.get(position);
+        Known k = before == null ? null : jobs.get(before);
+        if (k != null && k.successor.equals(position)) {
+            return Optional.of(before);
         }
-        return Optional.empty();
+        return Optional.ofNullable(byAfterBurn.get(position));
     }
 
     /** Every request this chain holds, at or behind the head or ahead of it (what a client extends its chain by). */
