@@ -177,6 +177,35 @@ class OperatorWordRackTest {
         assertEquals(s.get("next_job").asString(), Json.MAPPER.readTree(next.lastLine()).get("job_id").asString());
     }
 
+    @Test
+    void signAndSubmitShareTheKeptChainAndARequestAtAUsedPositionIsRefused() throws Exception {
+        assertEquals(0, cli(0, "session", "start", "--wait").exit());
+        Path ledger = root.resolve("sign-submit.txt");
+        CliRun sign = cli(1, "job", "sign", "--", "echo \"$SUSH_JOB_ID $SUSH_JOB_OUTPUT_DIR\" >> " + ledger);
+        assertEquals(0, sign.exit(), sign.err());
+        Path request = root.resolve("request.json");
+        Files.writeString(request, sign.out());
+        // The next job goes after the signed one, not at its position, though no sled has it yet.
+        CliRun next = cli(2, "job", "sign", "--", "true");
+        assertEquals(0, next.exit(), next.err());
+        JsonNode first = Json.MAPPER.readTree(sign.out());
+        JsonNode second = Json.MAPPER.readTree(next.out());
+        assertNotEquals(first.get("job").asString(), second.get("job").asString());
+        CliRun submit = cli(0, "job", "submit", request.toString());
+        assertEquals(0, submit.exit(), submit.err());
+        ended(first.get("job").asString(), 30_000);
+        // A request signed by hand at the position the kept chain gives the first request: refused.
+        sush.projections.job.SignedJob other = rack.key.sign(new sush.projections.job.JobRequest(
+                sush.projections.id.SessionId.parse(first.get("session").asString()),
+                sush.projections.id.JobId.parse(first.get("job").asString()), "echo other", "*", false));
+        Path otherFile = root.resolve("other.json");
+        Files.writeString(otherFile, Json.MAPPER.writeValueAsString(SignedRequests.toJson(other)));
+        CliRun refused = cli(0, "job", "submit", otherFile.toString());
+        assertEquals(2, refused.exit(), refused.out() + refused.err());
+        assertTrue(refused.err().contains("conflict"), refused.err());
+        assertEquals(SLEDS, Files.readAllLines(ledger).size(), "the first request ran once on each sled");
+    }
+
     // ---- Fixtures ---------------------------------------------------------------------------
 
     /** The CLI through sled {@code i}, with the rack's operator and signer keys. */

@@ -72,7 +72,7 @@ public final class Simulation {
      * what an operator relies on (a running job's starter, the active grant, a kept stop) must
      * survive them. The daemon runs {@link FoldBounds#DEFAULTS}.
      */
-    static final FoldBounds BOUNDS = new FoldBounds(4, 2, 16, 10, 16, 1, 1);
+    static final FoldBounds BOUNDS = new FoldBounds(4, 2, 16, 6, 16, 1, 1);
 
     /** What one run found and did. */
     public record Result(long seed, int sleds, int steps, long launches, Map<String, Long> skips, long floors,

@@ -366,20 +366,22 @@ public final class ChainProjection {
      */
     public boolean aheadOfHead(JobId job) {
         JobId at = head;
-        for (int steps = 0; steps <= jobs.size() + burns.size(); steps++) {
+        for (int steps = 0; steps <= jobs.size() + burns.size() && at != null; steps++) {
             if (at.equals(job)) {
                 return true;
             }
-            Known k = jobs.get(at);
-            if (burns.contains(at)) {
-                at = Chain.afterBurn(at);
-            } else if (k != null) {
-                at = k.successor;
-            } else {
-                return false;
-            }
+            at = forward(at);
         }
         return false;
+    }
+
+    /** The position after {@code at} as the head would walk (a burn before a job), or null where nothing is known. */
+    private JobId forward(JobId at) {
+        if (burns.contains(at)) {
+            return Chain.afterBurn(at);
+        }
+        Known k = jobs.get(at);
+        return k == null ? null : k.successor;
     }
 
     /**
@@ -457,14 +459,11 @@ public final class ChainProjection {
     public JobId nextFree() {
         JobId at = head;
         for (int steps = 0; steps <= jobs.size() + burns.size(); steps++) {
-            Known k = jobs.get(at);
-            if (burns.contains(at)) {
-                at = Chain.afterBurn(at);
-            } else if (k != null) {
-                at = k.successor;
-            } else {
+            JobId next = forward(at);
+            if (next == null) {
                 return at;
             }
+            at = next;
         }
         return at;
     }
