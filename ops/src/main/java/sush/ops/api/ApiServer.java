@@ -122,7 +122,7 @@ public final class ApiServer {
                 .get("/health", (q, s) -> served(q, () -> health(s)))
                 .get("/ready", (q, s) -> served(q, () -> ready(s)))
                 .get("/metrics", (q, s) -> served(q, () -> metrics(s)))
-                .post("/login/challenge", (q, s) -> served(q, () -> challenge(s)))
+                .post("/login/challenge", (q, s) -> served(q, () -> challenge(q, s)))
                 .post("/login", (q, s) -> served(q, () -> login(q, s)))
                 .get("/", (q, s) -> page(s, "index.html"))
                 .get("/web/{file}", (q, s) -> page(s, q.param("file")))
@@ -406,9 +406,25 @@ public final class ApiServer {
         return m;
     }
 
-    private Publisher<Void> challenge(HttpServerResponse s) {
-        return json(s, 200, Map.of("nonce", Base64.getEncoder().encodeToString(authority.challenge()), "expires_in_s",
-                Authority.CHALLENGE_MILLIS / 1000));
+    /**
+     * {@code POST /login/challenge}: a fresh nonce. Its body is empty or a JSON object, at most
+     * {@link SignedRequests#MAX_BODY_BYTES} like every other (issue 35: a 20 MB or non-JSON body
+     * was read and ignored), else 413 or 400.
+     */
+    private Publisher<Void> challenge(HttpServerRequest q, HttpServerResponse s) {
+        return body(q).flatMap(b -> {
+            if (b.length > 0) {
+                try {
+                    if (!Json.MAPPER.readTree(b).isObject()) {
+                        throw new IllegalArgumentException("not a JSON object");
+                    }
+                } catch (RuntimeException e) {
+                    return error(s, 400, "malformed-body", "a challenge's body is empty or a JSON object");
+                }
+            }
+            return json(s, 200, Map.of("nonce", Base64.getEncoder().encodeToString(authority.challenge()),
+                    "expires_in_s", Authority.CHALLENGE_MILLIS / 1000));
+        }).onErrorResume(Refused.class, e -> Mono.from(error(s, e.status, e.code, e.getMessage())));
     }
 
     private Publisher<Void> login(HttpServerRequest q, HttpServerResponse s) {
@@ -850,6 +866,13 @@ public final class ApiServer {
             // buffers: the file is sent by the kernel (zero-copy) or, over TLS, in chunks.
             length = Files.size(file);
         } catch (IOException e) {
+            if (deletedOutputs.test(job.codephrase())) {
+                // Issue 35: said as such, never as if there had been none: the length and hash in
+                // the status are what it was.
+                return error(s, 410, "output-deleted", "this sled deleted the output of job " + job.codephrase()
+                        + " to keep its outputs within their budget (--output-max-bytes); the length and hash in its "
+                        + "status are what it was");
+            }
             return error(s, 404, "no-output", "this sled holds no " + stream + " for job " + job.codephrase());
         }
         String range = q.requestHeaders().get("Range");
@@ -877,8 +900,28 @@ public final class ApiServer {
         }
         // A client that stops reading is cut once nothing it was sent moved for the write stall.
         q.withConnection(c -> c.addHandlerLast("sush-write-stall", new WriteStall(writeStall)));
+        String reading = job.codephrase();
+        beingRead.merge(reading, 1, Integer::sum);
         return s.header("Content-Type", "application/octet-stream").header("Content-Length", Long.toString(count))
-                .sendFile(file, first, count).then().doFinally(signal -> downloads.decrementAndGet());
+                .sendFile(file, first, count).then().doFinally(signal -> {
+                    downloads.decrementAndGet();
+                    beingRead.computeIfPresent(reading, (k, n) -> n <= 1 ? null : n - 1);
+                });
+    }
+
+    /** Jobs whose output is being sent now, with how many downloads of each: the output budget keeps them. */
+    private final Map<String, Integer> beingRead = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Whether the output budget deleted a job's output (given by the daemon; none by default). */
+    private volatile java.util.function.Predicate<String> deletedOutputs = job -> false;
+
+    /** The jobs (codephrases) whose output a client is reading now. */
+    public java.util.Set<String> outputsBeingRead() {
+        return java.util.Set.copyOf(beingRead.keySet());
+    }
+
+    /** Tells the API which outputs the sled's output budget deleted (their downloads answer 410). */
+    public void deletedOutputs(java.util.function.Predicate<String> deleted) {
+        this.deletedOutputs = deleted;
     }
 
     /**

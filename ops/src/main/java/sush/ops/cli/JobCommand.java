@@ -81,6 +81,7 @@ public final class JobCommand implements Callable<Integer> {
     static Placed signNext(Global g, String target, boolean concurrent, List<String> command,
             sush.projections.job.JobLimits limits, sush.projections.job.JobMode mode) throws Client.Failure {
         checkTarget(target);
+        checkCommand(command);
         Client c = g.client();
         String session = SessionCommand.active(c);
         if (session == null) {
@@ -134,6 +135,21 @@ public final class JobCommand implements Callable<Integer> {
         }
         SessionStore.Kept kept = SessionStore.of(c).chain(SessionCommand.sessionId(session));
         return kept.chain().request(job).isPresent() ? Optional.of(kept) : Optional.empty();
+    }
+
+    /**
+     * Issue 35: a command is the bytes the operator typed, or refused. The JVM decodes its
+     * arguments as UTF-8 (the launcher sees to it) and turns bytes that are not UTF-8 into U+FFFD:
+     * such a command would be signed and run rewritten, so it is refused before anything is signed.
+     */
+    static void checkCommand(List<String> command) throws Client.Failure {
+        for (String arg : command) {
+            int at = arg.indexOf('\uFFFD');
+            if (at >= 0) {
+                throw new Client.Failure(2, "not-utf8", "the command holds bytes that are not UTF-8 (at character " + at
+                        + " of " + Client.printable(arg) + "): it would run rewritten, so nothing was signed");
+            }
+        }
     }
 
     /** A target every sled can parse, or a typed refusal naming it (nothing is signed or sent). */

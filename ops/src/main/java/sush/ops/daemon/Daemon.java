@@ -237,9 +237,19 @@ public final class Daemon implements AutoCloseable {
         // the gossip node's timers on the shared parallel scheduler.
         Scheduler ingress = Schedulers.newParallel("sush-ingress", Math.max(1, Runtime.getRuntime().availableProcessors()));
         SledRuntime runtime = new SledRuntime(cfg, Gossip.of(node), locker, launcher, journal, loop, writer, ingress);
-        // One housekeeping thread: the output budget's index is kept by one thread at a time.
-        Scheduler housekeeping = Schedulers.newSingle("sush-housekeeping");
+        // One housekeeping thread: the output budget's index is kept by one thread at a time. A
+        // thread of its own, where blocking is allowed (issue 35): keeping the budget asks the
+        // sled's loop which jobs run and waits for the answer, and a Reactor single scheduler
+        // refuses blocking calls, so the budget was never kept.
+        Scheduler housekeeping = Schedulers.fromExecutorService(java.util.concurrent.Executors.newSingleThreadExecutor(
+                r -> {
+                    Thread t = new Thread(r, "sush-housekeeping");
+                    t.setDaemon(true);
+                    return t;
+                }), "sush-housekeeping");
         OutputBudget outputs = new OutputBudget(s.output().resolve("jobs"), s.outputMaxBytes());
+        // The API is made below; the budget asks it which outputs are being read.
+        java.util.concurrent.atomic.AtomicReference<ApiServer> apiOf = new java.util.concurrent.atomic.AtomicReference<>();
         runtime.events().subscribe(e -> {
             try {
                 observer.accept(e);
@@ -252,7 +262,7 @@ public final class Daemon implements AutoCloseable {
             if (e instanceof sush.pipeline.sled.SledEvent.Ended) {
                 // Off the sled's loop: the output budget is kept after every ending.
                 String job = ((sush.pipeline.sled.SledEvent.Ended) e).job().codephrase();
-                housekeeping.schedule(() -> keepOutputBudget(outputs, job, runtime));
+                housekeeping.schedule(() -> keepOutputBudget(outputs, job, runtime, apiOf.get()));
             }
         }, err -> LOG.error("the sled's event stream failed", err));
         metrics.bind(node, runtime, s.output().resolve("journal"));
@@ -272,6 +282,8 @@ public final class Daemon implements AutoCloseable {
         }
         // The API's authority listens before the sled starts: logins in the replayed history count.
         ApiServer api = new ApiServer(cfg, node, runtime, locker, launcher, Entropy.secure(), authority);
+        api.deletedOutputs(outputs::wasDeleted);
+        apiOf.set(api);
         api.metrics(metrics);
         tls.ifPresent(t -> api.relayTrust(t.ca()));
         runtime.start();
@@ -417,13 +429,17 @@ public final class Daemon implements AutoCloseable {
     }
 
     /** Deletes the oldest finished jobs' outputs past the sled's output budget (never a running job's). */
-    private static void keepOutputBudget(OutputBudget outputs, String job, SledRuntime runtime) {
+    private static void keepOutputBudget(OutputBudget outputs, String job, SledRuntime runtime, ApiServer api) {
         try {
             for (Path d : outputs.ended(job, () -> {
-                java.util.Set<String> running = new java.util.HashSet<>();
-                runtime.query(v -> v.running()).blockOptional(Duration.ofSeconds(5))
-                        .ifPresent(r -> r.forEach(j -> running.add(j.codephrase())));
-                return running;
+                // Kept whatever their age: running jobs', and those a client is reading now.
+                java.util.Set<String> keep = new java.util.HashSet<>(api == null ? java.util.Set.of()
+                        : api.outputsBeingRead());
+                java.util.Set<sush.projections.id.JobId> running = runtime.query(v -> v.running())
+                        .blockOptional(Duration.ofSeconds(5)).orElseThrow(() -> new IllegalStateException(
+                                "the sled's loop did not say which jobs run within 5 s: nothing deleted"));
+                running.forEach(j -> keep.add(j.codephrase()));
+                return keep;
             })) {
                 LOG.info("deleted the output of {}: the outputs were over their budget", d.getFileName());
             }

@@ -46,10 +46,27 @@ final class OutputBudget {
     private final TreeSet<JobDir> byAge = new TreeSet<>(OLDEST_FIRST);
     private long total;
     private boolean listed;
+    /** Bound on the deleted directories remembered (so that their jobs' outputs answer "deleted", not "none"). */
+    static final int MAX_DELETED_REMEMBERED = 65_536;
+    /** The jobs whose directories this budget deleted, the most recent {@link #MAX_DELETED_REMEMBERED}. */
+    private final java.util.Set<String> deleted = java.util.Collections.newSetFromMap(
+            new java.util.LinkedHashMap<String, Boolean>() {
+                private static final long serialVersionUID = 1L;
+
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+                    return size() > MAX_DELETED_REMEMBERED;
+                }
+            });
 
     OutputBudget(Path jobsDir, long maxBytes) {
         this.jobsDir = jobsDir;
         this.maxBytes = maxBytes;
+    }
+
+    /** Whether this budget deleted {@code job}'s output directory (one of the most recent it deleted). */
+    synchronized boolean wasDeleted(String job) {
+        return deleted.contains(job);
     }
 
     /** The bytes of all directories it knows (tests, metrics). */
@@ -71,7 +88,13 @@ final class OutputBudget {
             // Its age is its ending: now.
             put(new JobDir(dir, measure(dir).bytes(), System.currentTimeMillis()));
         }
-        return keep(running);
+        // The job that just ended is kept too, whatever its size: its operator is about to read
+        // it. The outputs stay within the budget plus that one job.
+        return keep(() -> {
+            Set<String> keep = new java.util.HashSet<>(running.get());
+            keep.add(job);
+            return keep;
+        });
     }
 
     private List<Path> keep(Supplier<Set<String>> running) throws IOException {
@@ -79,7 +102,7 @@ final class OutputBudget {
             return List.of();
         }
         Set<String> keep = running.get();
-        List<Path> deleted = new ArrayList<>();
+        List<Path> gone = new ArrayList<>();
         List<JobDir> kept = new ArrayList<>();
         while (total > maxBytes && !byAge.isEmpty()) {
             JobDir oldest = byAge.pollFirst();
@@ -90,10 +113,11 @@ final class OutputBudget {
             known.remove(oldest.dir());
             total -= oldest.bytes();
             delete(oldest.dir());
-            deleted.add(oldest.dir());
+            gone.add(oldest.dir());
+            deleted.add(oldest.dir().getFileName().toString());
         }
         byAge.addAll(kept);
-        return deleted;
+        return gone;
     }
 
     /**

@@ -224,15 +224,18 @@ public final class SledRuntime {
         return failed;
     }
 
-    /** Runs one stage of the loop; an unexpected exception fails the sled closed instead of killing its stream. */
+    /**
+     * Runs one stage of the loop; anything it throws fails the sled closed instead of killing its
+     * stream, {@code Error}s included (issue 35): a full disk under the memory-mapped journal
+     * surfaces as an {@code InternalError}, and rethrowing it left a sled that folded nothing more
+     * while it said it was ready. Failing closed stops admissions, says why ({@code /ready} 503),
+     * and the daemon exits 70 for its supervisor.
+     */
     private void guarded(String stage, Runnable r) {
         try {
             probe.accept(stage);
             r.run();
         } catch (RuntimeException | Error e) {
-            if (e instanceof VirtualMachineError && !(e instanceof StackOverflowError)) {
-                throw e;
-            }
             failClosed(stage, e);
         }
     }

@@ -18,7 +18,7 @@ import sush.projections.message.Message;
  */
 class FailClosedTest {
     /** Throws once, the first time {@code stage} starts after {@code armed} is set. */
-    private static final class Thrower implements java.util.function.Consumer<String> {
+    private static class Thrower implements java.util.function.Consumer<String> {
         final String stage;
         boolean armed;
         boolean thrown;
@@ -31,9 +31,45 @@ class FailClosedTest {
         public void accept(String s) {
             if (armed && !thrown && s.equals(stage)) {
                 thrown = true;
-                throw new IllegalStateException("injected into " + s);
+                throw fault(s);
             }
         }
+
+        RuntimeException fault(String s) {
+            return new IllegalStateException("injected into " + s);
+        }
+    }
+
+    /**
+     * Issue 35: a full disk under the memory-mapped journal surfaces as an {@code InternalError}
+     * (a {@code VirtualMachineError}); the loop rethrew those, its delivery stream died, and the
+     * sled folded nothing more while it said it was ready. Now it fails closed like any other
+     * fault: it says so, halts, and admits nothing.
+     */
+    @Test
+    void anErrorOfTheJvmInTheLoopFailsTheSledClosedLoudly() throws Exception {
+        SledHarness h = new SledHarness().provision();
+        boolean[] thrown = new boolean[1];
+        h.beforeStart = sled -> sled.probe(s -> {
+            if (s.equals("delivery") && !thrown[0]) {
+                thrown[0] = true;
+                throw new InternalError("a fault occurred in a recent unsafe memory access operation in compiled Java "
+                        + "code");
+            }
+        });
+        h.boot(1);
+        List<SignedJob> jobs = Rack.jobs(Rack.session(1), 2, "e", "*");
+        h.operator(Rack.start(1));
+        h.operator(new Message.JobStart(jobs.get(0)));
+        h.sync();
+        h.settle();
+        assertTrue(thrown[0]);
+        assertTrue(h.sled.failure().isPresent(), "the sled says it failed (/ready answers 503 with it)");
+        assertEquals(1, h.events(SledEvent.Halted.class).size(), "the daemon exits 70 on this event");
+        h.operator(new Message.JobStart(jobs.get(1)));
+        h.sync();
+        h.settle();
+        assertEquals(0, h.ledger.size(), "nothing is admitted after it");
     }
 
     @Test
