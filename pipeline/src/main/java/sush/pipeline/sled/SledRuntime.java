@@ -251,9 +251,15 @@ public final class SledRuntime {
         }
         String why = stage + ": " + err;
         failed = Optional.of(why);
-        journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.ERROR, "", "fail closed: " + why));
         emit(new SledEvent.Failed("the sled stopped admitting jobs after an unexpected failure in " + why));
         emit(new SledEvent.Halted(stage, String.valueOf(err)));
+        try {
+            journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.ERROR, "", "fail closed: " + why));
+        } catch (RuntimeException | Error e) {
+            // The journal may be what failed (a full disk under its mapping): the halt is said
+            // above, whatever becomes of this record of it (issue 35).
+            emit(new SledEvent.Failed("the journal could not record the failure: " + e));
+        }
     }
 
     /**
