@@ -125,4 +125,29 @@ class StreamingJobTest extends TwoSledRack {
         assertEquals("error", end.path("status").asString(), end.toString());
         assertTrue(end.path("detail").asString().contains("the streaming client went away"), end.toString());
     }
+
+    /**
+     * Issue 35: an output that fits the sled's queue and ends before its client attaches is
+     * kept for that client, not dropped while the status vouches for its bytes.
+     */
+    @Test
+    void aSmallOutputThatEndsBeforeItsClientAttachesStillReachesIt() throws Exception {
+        ApiTest.session();
+        String sled = rack.rack.sleds().get(1).baseboard();
+        SignedJob job = streaming("echo hello", sled);
+        String id = job.request().job().codephrase();
+        rack.client(0).post("/jobs/" + id + "/start", SignedRequests.toJson(job));
+        JsonNode end = endOf(id, sled);
+        assertEquals("stopped", end.path("status").asString(), end.toString());
+        assertEquals(6, end.path("stdout_bytes").asLong(), end.toString());
+        HttpResponse<InputStream> r = receive(id);
+        try (InputStream in = r.body()) {
+            assertEquals("hello\n", new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+        }
+        // Read once: the sled forgets it then.
+        for (int i = 0; i < 100 && rack.daemons.get(1).launcher().outflow(job.request().job()).isPresent(); i++) {
+            Thread.sleep(20);
+        }
+        assertTrue(rack.daemons.get(1).launcher().outflow(job.request().job()).isEmpty());
+    }
 }

@@ -12,7 +12,9 @@ import sush.projections.id.JobId;
  * A streaming job's standard output on its way to its one client (issue 19): never stored on
  * the sled, at most {@value #MAX_CHUNKS} chunks of up to 64 KiB held here. When the client is
  * slow the queue fills and the job blocks on its own pipe (back-pressure); when the client goes
- * away the job is ended with an error saying so.
+ * away the job is ended with an error saying so. Issue 35: it outlives its job until its one
+ * client has read the end (or the sled lets it go: its wall time passed with no client), so an
+ * output that fits here and ends before the client attaches is not lost.
  */
 public final class Outflow {
     /** Chunks held at most (each at most the copier's 64 KiB buffer): 4 MiB. */
@@ -25,6 +27,9 @@ public final class Outflow {
     private final AtomicBoolean claimed = new AtomicBoolean();
     private final AtomicBoolean gone = new AtomicBoolean();
     private final Runnable onGone;
+    /** Runs once, when the client took the end or went away: the sled forgets this output then. */
+    private volatile Runnable onDone = () -> { };
+    private final AtomicBoolean done = new AtomicBoolean();
 
     Outflow(JobId job, Runnable onGone) {
         this.job = job;
@@ -54,7 +59,11 @@ public final class Outflow {
         if (c != null && c != END) {
             buffered.addAndGet(-c.length);
         }
-        return c == END ? new byte[0] : c;
+        if (c == END) {
+            done();
+            return new byte[0];
+        }
+        return c;
     }
 
     /** The client went away before the end: the job is ended, naming it. */
@@ -63,6 +72,35 @@ public final class Outflow {
             chunks.clear();
             buffered.set(0);
             onGone.run();
+        }
+        done();
+    }
+
+    /** Whether a client has taken this output. */
+    boolean claimed() {
+        return claimed.get();
+    }
+
+    /** {@code r} runs once, when the client took the end or went away (or at once if it already did). */
+    void onDone(Runnable r) {
+        onDone = r;
+        if (done.get()) {
+            r.run();
+        }
+    }
+
+    /** No client came for it in time: what it held is dropped, and the sled forgets it. */
+    void abandon() {
+        if (gone.compareAndSet(false, true)) {
+            chunks.clear();
+            buffered.set(0);
+        }
+        done();
+    }
+
+    private void done() {
+        if (done.compareAndSet(false, true)) {
+            onDone.run();
         }
     }
 

@@ -406,9 +406,16 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
                         kill(Ending.Cause.OUTPUT_LIMIT);
                     }
                 }
-                flow.end();
             } catch (IOException ioe) {
                 // The pipe broke because the job was killed: what was sent is counted.
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            try {
+                // The client always learns where the output ends (it waits for nothing after it);
+                // with no client, this waits until one comes or the output is abandoned.
+                flow.end();
             } catch (InterruptedException ie) {
                 Thread.currentThread().interrupt();
             }
@@ -436,13 +443,16 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
             } else if (outflow != null) {
                 // Streaming: stdout goes to the one client, hashed and counted, never stored.
                 outflows.put(request.job(), outflow);
-                o = CompletableFuture.runAsync(() -> {
-                    try {
-                        stream(process.getInputStream(), outflow, stdout);
-                    } finally {
-                        outflows.remove(request.job());
+                // Issue 35: kept after the job until its one client read the end, or its wall time
+                // passed with no client (a small output that ended before the client attached was
+                // dropped at once, while the status vouched for its bytes).
+                outflow.onDone(() -> outflows.remove(request.job(), outflow));
+                timers.schedule(() -> {
+                    if (!outflow.claimed()) {
+                        outflow.abandon();
                     }
-                }, copiers);
+                }, request.limits().wallTime().toMillis(), TimeUnit.MILLISECONDS);
+                o = CompletableFuture.runAsync(() -> stream(process.getInputStream(), outflow, stdout), copiers);
                 closeQuietly(out);
                 e = CompletableFuture.runAsync(() -> copy(process.getErrorStream(), err, stderr, null), copiers);
             } else {
