@@ -29,6 +29,9 @@ public final class ReplayCommand implements Callable<Integer> {
     String baseboard;
     @Option(names = "--cubby", defaultValue = "0", description = "the sled's cubby (default: ${DEFAULT-VALUE})")
     int cubby;
+    @Option(names = "--ordering", description = "signed or causal: the rack's session ordering (default: what the "
+            + "journal's first session message says, a grant signed, a start causal)")
+    String ordering;
     @Option(names = "--trust", split = ",", description = "trusted signer public keys, for jobs whose signature verdict the journal does not hold (older journals)")
     List<Path> trust = new ArrayList<>();
 
@@ -40,9 +43,19 @@ public final class ReplayCommand implements Callable<Integer> {
         }
         try {
             // Streamed: each step is printed as it is folded, so a journal of any length fits.
-            Replay.Summary r = Replay.stream(journal, key == null ? Optional.empty() : Optional.of(Journal.readKey(key)),
-                    new Sled(baseboard, cubby), TrustStore.of(pems), until, s -> System.out.println(s.index() + "  "
-                            + s.record() + (s.note().isEmpty() || s.note().equals("[]") ? "" : "  -> " + s.note())));
+            Optional<byte[]> k = key == null ? Optional.empty() : Optional.of(Journal.readKey(key));
+            sush.projections.fold.Ordering o;
+            try {
+                o = ordering != null ? sush.projections.fold.Ordering.parse(ordering) : Replay.orderingOf(journal, k);
+            } catch (IllegalArgumentException e) {
+                System.err.println("sush: --ordering is signed or causal, not " + Client.printable(ordering));
+                return 2;
+            }
+            System.out.println("ordering: " + o.wireName() + (ordering != null ? "" : " (the journal's first session "
+                    + "message says so)"));
+            Replay.Summary r = Replay.stream(journal, k, new Sled(baseboard, cubby), TrustStore.of(pems), until, o,
+                    s -> System.out.println(s.index() + "  " + s.record() + (s.note().isEmpty() || s.note().equals("[]")
+                            ? "" : "  -> " + s.note())));
             System.out.println("state: " + r.state().map(f -> f.digest()).orElse("no entry"));
             return 0;
         } catch (JournalException e) {

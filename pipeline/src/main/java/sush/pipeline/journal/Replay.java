@@ -71,6 +71,45 @@ public final class Replay {
      */
     public static Summary stream(Path dir, Optional<byte[]> key, Sled me, Signatures trust, long until,
             Consumer<Step> each) throws JournalException {
+        return stream(dir, key, me, trust, until, orderingOf(dir, key), each);
+    }
+
+    /** Bound on the records read to learn a journal's ordering. */
+    static final long ORDERING_SCAN_RECORDS = 1_000_000;
+
+    /**
+     * The session ordering of the rack that wrote {@code dir} (issue 35: a signed rack's journal
+     * folded as causal saw no session at all): the first session message delivered says, a grant
+     * signed, a start causal; causal when none is found in the first
+     * {@value #ORDERING_SCAN_RECORDS} records.
+     */
+    public static sush.projections.fold.Ordering orderingOf(Path dir, Optional<byte[]> key) {
+        sush.projections.fold.Ordering[] found = {sush.projections.fold.Ordering.CAUSAL};
+        long[] n = {0};
+        try {
+            Journal.read(dir, key, r -> {
+                if (++n[0] > ORDERING_SCAN_RECORDS) {
+                    throw new Reader.Stop();
+                }
+                Message m = Reader.decode(r);
+                if (m instanceof Message.SessionGrant) {
+                    found[0] = sush.projections.fold.Ordering.SIGNED;
+                    throw new Reader.Stop();
+                } else if (m instanceof Message.SessionStart) {
+                    throw new Reader.Stop();
+                }
+            });
+        } catch (Reader.Stop e) {
+            // found, or looked long enough
+        } catch (JournalException e) {
+            // A damaged record before any session message: the replay itself says where.
+        }
+        return found[0];
+    }
+
+    /** As {@link #stream(Path, Optional, Sled, Signatures, long, Consumer)}, folding as {@code ordering}. */
+    public static Summary stream(Path dir, Optional<byte[]> key, Sled me, Signatures trust, long until,
+            sush.projections.fold.Ordering ordering, Consumer<Step> each) throws JournalException {
         Recorded signatures = new Recorded(trust);
         SledProjection[] fold = new SledProjection[1];
         if (key.isEmpty()) {
@@ -82,7 +121,8 @@ public final class Replay {
                     if (until >= 0 && n[0] > until) {
                         throw new Reader.Stop();
                     }
-                    each.accept(new Step(n[0]++, r, apply(new Read(r, Reader.decode(r)), fold, me, signatures)));
+                    each.accept(new Step(n[0]++, r, apply(new Read(r, Reader.decode(r)), fold, me, signatures,
+                            ordering)));
                 });
             } catch (Reader.Stop e) {
                 // read enough
@@ -102,7 +142,7 @@ public final class Replay {
                     break;
                 }
                 for (Read r : batch) {
-                    each.accept(new Step(n++, r.record(), apply(r, fold, me, signatures)));
+                    each.accept(new Step(n++, r.record(), apply(r, fold, me, signatures, ordering)));
                 }
             }
         } finally {
@@ -122,10 +162,11 @@ public final class Replay {
     }
 
     /** Applies one record to the fold of the current entry; returns a note for the timeline. */
-    static String apply(Read read, SledProjection[] fold, Sled me, Recorded signatures) {
+    static String apply(Read read, SledProjection[] fold, Sled me, Recorded signatures,
+            sush.projections.fold.Ordering ordering) {
         JournalRecord r = read.record();
         if (r instanceof JournalRecord.Entered) {
-            fold[0] = new SledProjection(me, signatures);
+            fold[0] = new SledProjection(me, signatures, ordering);
             return "entry: a fresh fold";
         }
         if (fold[0] == null) {
@@ -187,6 +228,12 @@ public final class Replay {
                 b.append("Burnt(").append(((SledProjection.Outcome.Burnt) o).job().request().job()).append(')');
             } else if (o instanceof SledProjection.Outcome.Released) {
                 b.append("Released(").append(((SledProjection.Outcome.Released) o).job().request().job()).append(')');
+            } else if (o instanceof SledProjection.Outcome.Conflict) {
+                SledProjection.Outcome.Conflict c = (SledProjection.Outcome.Conflict) o;
+                b.append("Conflict(").append(c.refused().request().job()).append(", held ").append(c.held())
+                        .append(", refused ").append(c.refused().request().successor()).append(')');
+            } else if (o instanceof SledProjection.Outcome.ChainFull) {
+                b.append("ChainFull(").append(((SledProjection.Outcome.ChainFull) o).job().request().job()).append(')');
             } else {
                 SledProjection.Outcome.InvalidJob i = (SledProjection.Outcome.InvalidJob) o;
                 b.append("InvalidJob(").append(i.job().request().job()).append(", ").append(i.reason()).append(')');

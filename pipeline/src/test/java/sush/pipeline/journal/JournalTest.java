@@ -340,4 +340,34 @@ class JournalTest {
         }
         return -1;
     }
+
+    /**
+     * Issue 35: a signed rack's journal is folded as signed (as causal it saw no session at all,
+     * every job "inconsistent"): the first session message says which, or {@code --ordering}.
+     */
+    @Test
+    void aSignedRacksJournalIsFoldedAsSigned() throws Exception {
+        sush.projections.job.SignedGrant g = Rack.grant(1_700_000_000_000L, 1);
+        SessionId s = g.grant().session();
+        List<SignedJob> jobs = Rack.jobs(s, 2, "r", "*");
+        Rack.Stream stream = new Rack.Stream(2);
+        stream.add(new Message.SessionGrant(g));
+        jobs.forEach(j -> stream.add(new Message.JobStart(j)));
+        Path journal = dir.resolve("signed");
+        try (Journal j = Journal.open(journal, Optional.empty(), Entropy.seeded(7))) {
+            j.append(new JournalRecord.Entered(1, NetworkId.BOOTSTRAPPING, "START"));
+            for (Rack.Delivery d : stream.deliveries) {
+                j.append(new JournalRecord.Delivered(d.version(), d.payload()));
+            }
+        }
+        assertEquals(sush.projections.fold.Ordering.SIGNED, Replay.orderingOf(journal, Optional.empty()));
+        SledProjection folded = Replay.run(journal, Optional.empty(), Rack.ME, Rack.TRUST, -1).state().orElseThrow();
+        assertEquals(s, folded.activeSession().orElseThrow().id(), folded.digest());
+        assertTrue(folded.digest().contains("ordering=signed"), folded.digest());
+        // Folded as causal, as it was before: no session is active.
+        List<String> notes = new ArrayList<>();
+        SledProjection causal = Replay.stream(journal, Optional.empty(), Rack.ME, Rack.TRUST, -1,
+                sush.projections.fold.Ordering.CAUSAL, step -> notes.add(step.note())).state().orElseThrow();
+        assertTrue(causal.activeSession().isEmpty());
+    }
 }
