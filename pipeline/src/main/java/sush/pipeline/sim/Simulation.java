@@ -371,9 +371,13 @@ public final class Simulation {
         }
     }
 
+    /** {@code -Dsush.sim.debug=sN}: every event of sled N is printed as it happens (tracing a failing seed). */
+    private static final String TRACED = System.getProperty("sush.sim.debug", "");
+
     private void observe(SimSled s, SledEvent e) {
-        if (("s" + s.index).equals(System.getProperty("sush.sim.debug"))) {
-            System.out.println("DEBUG " + s.name() + " life " + s.life + " t=" + time.now(java.util.concurrent.TimeUnit.MILLISECONDS) + " " + e);
+        if (TRACED.equals(s.name())) {
+            System.out.println("TRACE " + s.name() + " life " + s.life + " t=" + time.now(
+                    java.util.concurrent.TimeUnit.MILLISECONDS) + " " + e);
         }
         if (e instanceof SledEvent.Reserved) {
             reserved.add(s.sled.baseboard() + "/" + ((SledEvent.Reserved) e).job().codephrase());
