@@ -48,7 +48,9 @@ class CliTest {
         }
         CliRun r = run("replay", journal.toString(), "--baseboard", board);
         assertEquals(0, r.exit(), r.err());
-        java.util.List<String> lines = r.out().lines().toList();
+        java.util.List<String> all = r.out().lines().toList();
+        assertTrue(all.get(0).startsWith("ordering: causal"), "the journal's session start says causal: " + r.out());
+        java.util.List<String> lines = all.subList(1, all.size());
         assertEquals(4, lines.size(), r.out());
         assertTrue(lines.get(0).startsWith("0  Entered"), r.out());
         assertTrue(lines.get(2).startsWith("2  Delivered") && lines.get(2).contains("signature GOOD")

@@ -51,10 +51,9 @@ class FullDiskTest extends ProcessRack {
                     .getOrDefault(board0, "")));
             // Jobs whose 40 KB commands sled 0's journal records, on a disk with no room left.
             String filler = ": " + "x".repeat(40_000);
-            boolean sawNotReady = false;
             for (int i = 0; i < 40 && processes.get(0).isAlive(); i++) {
                 start(1, "1,2", filler);
-                sawNotReady |= !ready(0);
+                ready(0);
             }
             // Free the space.
             try (var jobs = Files.list(out.resolve("jobs"))) {
@@ -69,22 +68,25 @@ class FullDiskTest extends ProcessRack {
             boolean served = false;
             while (System.nanoTime() < deadline && !served) {
                 served = "stopped".equals(statuses(1, next).get(board0));
-                if (processes.get(0).isAlive()) {
-                    boolean r = ready(0);
-                    sawNotReady |= !r;
-                } else {
+                if (!processes.get(0).isAlive()) {
                     break;
                 }
+                ready(0);
                 Thread.sleep(200);
             }
+            List<String> log = Files.readString(out.getParent().resolve("daemon.log")).lines().toList();
+            java.util.Optional<java.time.Instant> failed = log.stream().filter(l -> l.contains("stopped admitting"))
+                    .findFirst().map(l -> java.time.Instant.parse(l.substring(0, l.indexOf(' '))));
             if (!served) {
                 processes.get(0).waitFor(30, java.util.concurrent.TimeUnit.SECONDS);
-                assertTrue(!processes.get(0).isAlive() && processes.get(0).exitValue() == 70 && sawNotReady,
-                        "sled 0 neither served the next job within 30 s nor said not-ready and exited 70 (alive: "
-                                + processes.get(0).isAlive() + "): " + Files.readString(out.getParent()
-                                        .resolve("daemon.log")).lines().filter(l -> l.contains("ERROR")
-                                                || l.contains("halt")).limit(20).toList());
+                assertTrue(!processes.get(0).isAlive() && processes.get(0).exitValue() == 70 && failed.isPresent(),
+                        "sled 0 neither served the next job within 30 s nor said why it stopped and exited 70 (alive: "
+                                + processes.get(0).isAlive() + "): " + log.stream().filter(l -> l.contains("ERROR"))
+                                        .limit(20).toList());
             }
+            // Never ready while wedged: no ready answer to a question asked after the sled failed.
+            failed.ifPresent(f -> readyAt.forEach(asked -> assertTrue(asked.isBefore(f.plusMillis(20)),
+                    "sled 0 answered ready to a question asked at " + asked + ", after it failed at " + f)));
         } finally {
             processes.forEach(p -> p.descendants().forEach(ProcessHandle::destroyForcibly));
             processes.forEach(Process::destroyForcibly);
@@ -114,10 +116,18 @@ class FullDiskTest extends ProcessRack {
         return n.size() == 1;
     }
 
+    /** When sled 0 was asked whether it is ready, for each time it answered ready. */
+    private final List<java.time.Instant> readyAt = new ArrayList<>();
+
     /** Whether sled {@code i} answers ready (200); a sled that does not answer is not ready. */
     private boolean ready(int i) {
+        java.time.Instant asked = java.time.Instant.now();
         try {
-            return client(i).probe("/ready").status() == 200;
+            boolean r = client(i).probe("/ready").status() == 200;
+            if (r && i == 0) {
+                readyAt.add(asked);
+            }
+            return r;
         } catch (Client.Failure f) {
             return false;
         }
