@@ -54,8 +54,8 @@ public final class ReplayCommand implements Callable<Integer> {
             System.out.println("ordering: " + o.wireName() + (ordering != null ? "" : " (the journal's first session "
                     + "message says so)"));
             Replay.Summary r = Replay.stream(journal, k, new Sled(baseboard, cubby), TrustStore.of(pems), until, o,
-                    s -> System.out.println(s.index() + "  " + s.record() + (s.note().isEmpty() || s.note().equals("[]")
-                            ? "" : "  -> " + s.note())));
+                    s -> System.out.println(s.index() + "  " + (s.record() == null ? "(damaged)" : s.record())
+                            + (s.note().isEmpty() || s.note().equals("[]") ? "" : "  -> " + s.note())));
             System.out.println("state: " + r.state().map(f -> f.digest()).orElse("no entry"));
             return 0;
         } catch (JournalException e) {

@@ -143,6 +143,29 @@ public final class Journal implements AutoCloseable {
      * tampered record or a gap in a segment's counter is a {@link JournalException}.
      */
     public static void read(Path dir, Optional<byte[]> key, Consumer<JournalRecord> each) throws JournalException {
+        read(dir, key, each, Optional.empty());
+    }
+
+    /**
+     * A damaged record (issue 35): one that does not read though records before it did with
+     * the same key, so the key is right and the record is not (a torn write when the disk filled
+     * or the sled crashed mid-write, or altered bytes).
+     *
+     * @param excerpt the index of the first record that did not read
+     * @param skipped the records passed over: the rest of that record's segment (its life)
+     * @param why     what did not read
+     */
+    public record Damage(long excerpt, long skipped, String why) {
+    }
+
+    /**
+     * As {@link #read(Path, Optional, Consumer)}; with {@code damaged}, a damaged record does not
+     * end the read: the rest of its segment (the life that wrote it) is passed over, said to
+     * {@code damaged}, and the read goes on with the next segment. Without it, a damaged record is a
+     * {@code DAMAGED} failure, never blamed on the key.
+     */
+    public static void read(Path dir, Optional<byte[]> key, Consumer<JournalRecord> each,
+            Optional<Consumer<Damage>> damaged) throws JournalException {
         Optional<Sealer> sealer = key.map(k -> new Sealer(k, into -> {
             throw new IllegalStateException("a reader never seals");
         }));
@@ -151,7 +174,7 @@ public final class Journal implements AutoCloseable {
             q.refreshDirectoryListing();
             ExcerptTailer tailer = q.createTailer();
             tailer.toStart();
-            Cursor at = new Cursor(tailer, sealer);
+            Cursor at = new Cursor(tailer, sealer, damaged);
             for (JournalRecord r = at.next(); r != null; r = at.next()) {
                 each.accept(r);
             }
@@ -165,24 +188,81 @@ public final class Journal implements AutoCloseable {
     private static final class Cursor {
         private final ExcerptTailer tailer;
         private final Optional<Sealer> sealer;
+        private final Optional<Consumer<Damage>> damaged;
         private long segment;
         private long expected;
         private long n;
+        /** Records read whole so far: one proves the key (and the format) right. */
+        private long good;
 
-        Cursor(ExcerptTailer tailer, Optional<Sealer> sealer) {
+        Cursor(ExcerptTailer tailer, Optional<Sealer> sealer, Optional<Consumer<Damage>> damaged) {
             this.tailer = tailer;
             this.sealer = sealer;
+            this.damaged = damaged;
         }
 
-        /** The next record, or null at the end. */
+        /** The next record, or null at the end; a damaged record as {@link #read(Path, Optional, Consumer, Optional)} says. */
         JournalRecord next() throws JournalException {
-            byte[] raw;
+            while (true) {
+                byte[] raw = raw();
+                if (raw == null) {
+                    return null;
+                }
+                try {
+                    JournalRecord r = parse(raw);
+                    good++;
+                    return r;
+                } catch (JournalException e) {
+                    if (good == 0) {
+                        throw e; // nothing read yet: the key or the format is what is wrong
+                    }
+                    if (damaged.isEmpty()) {
+                        throw new JournalException(JournalException.Kind.DAMAGED, "record " + n + " is damaged, though "
+                                + "the records before it read: a torn write (a full disk, or a crash mid-write) or "
+                                + "altered bytes (" + e.getMessage() + ")");
+                    }
+                    long at = n;
+                    long skipped = 1;
+                    n++;
+                    // The rest of this segment (the life that wrote it) is passed over: its
+                    // records chain to one another, the next life's segment starts afresh.
+                    while ((raw = raw()) != null && !startsSegment(raw)) {
+                        skipped++;
+                        n++;
+                    }
+                    damaged.get().accept(new Damage(at, skipped, e.getMessage()));
+                    if (raw == null) {
+                        return null;
+                    }
+                    try {
+                        JournalRecord r = parse(raw);
+                        good++;
+                        return r;
+                    } catch (JournalException again) {
+                        throw new JournalException(JournalException.Kind.DAMAGED, "record " + n + ", the first of "
+                                + "the life after a damaged one, is damaged too: " + again.getMessage());
+                    }
+                }
+            }
+        }
+
+        /** The next excerpt's bytes, or null at the end. */
+        private byte[] raw() {
             try (DocumentContext dc = tailer.readingDocument()) {
                 if (!dc.isPresent()) {
                     return null;
                 }
-                raw = dc.wire().read(FIELD).bytes();
+                return dc.wire().read(FIELD).bytes();
             }
+        }
+
+        /** Whether {@code raw} is the first record of a segment (its counter is 0). */
+        private static boolean startsSegment(byte[] raw) {
+            return raw != null && raw.length >= HEADER_BYTES && ByteBuffer.wrap(raw, 1 + Long.BYTES, Long.BYTES)
+                    .getLong() == 0;
+        }
+
+        private JournalRecord parse(byte[] raw) throws JournalException {
             if (raw == null || raw.length < HEADER_BYTES) {
                 throw new JournalException(JournalException.Kind.CORRUPT, "excerpt " + n + " is not a record");
             }

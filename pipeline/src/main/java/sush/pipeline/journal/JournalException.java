@@ -12,6 +12,11 @@ public final class JournalException extends Exception {
         KEY_MISMATCH,
         /** A record that does not parse. */
         CORRUPT,
+        /**
+         * A record that does not read though records before it did with this key: damaged (a
+         * torn write when the disk filled or the sled crashed mid-write, or altered bytes).
+         */
+        DAMAGED,
         /** The key file is not 32 bytes (raw or 64 hex characters). */
         BAD_KEY
     }

@@ -123,7 +123,7 @@ public final class Replay {
                     }
                     each.accept(new Step(n[0]++, r, apply(new Read(r, Reader.decode(r)), fold, me, signatures,
                             ordering)));
-                });
+                }, Optional.of(d -> each.accept(new Step(n[0]++, null, damage(d)))));
             } catch (Reader.Stop e) {
                 // read enough
             }
@@ -157,14 +157,32 @@ public final class Replay {
         return new Summary(Optional.ofNullable(fold[0]), n);
     }
 
-    /** A record as the reader decoded it: a delivery's message too (null if not one, or malformed). */
-    record Read(JournalRecord record, Message message) {
+    /**
+     * A record as the reader decoded it: a delivery's message too (null if not one, or
+     * malformed); or, with no record, the damage the read passed over.
+     */
+    record Read(JournalRecord record, Message message, String damage) {
+        Read(JournalRecord record, Message message) {
+            this(record, message, null);
+        }
+    }
+
+    /** The timeline's note of a damaged stretch (issue 35: said as such, never blamed on the key). */
+    static String damage(Journal.Damage d) {
+        return "damaged: record " + d.excerpt() + " does not read though the records before it did (a torn write: "
+                + "a full disk, or a crash mid-write; or altered bytes); " + d.skipped() + " records passed over, the "
+                + "rest of that life, and the replay goes on with the next (" + d.why() + ")";
     }
 
     /** Applies one record to the fold of the current entry; returns a note for the timeline. */
     static String apply(Read read, SledProjection[] fold, Sled me, Recorded signatures,
             sush.projections.fold.Ordering ordering) {
         JournalRecord r = read.record();
+        if (r == null) {
+            // What was passed over was written by a life the next entry ends: no fold to keep.
+            fold[0] = null;
+            return read.damage();
+        }
         if (r instanceof JournalRecord.Entered) {
             fold[0] = new SledProjection(me, signatures, ordering);
             return "entry: a fresh fold";
@@ -339,7 +357,10 @@ public final class Replay {
                             put(new ArrayList<>(batch));
                             batch.clear();
                         }
-                    });
+                    }, Optional.of(d -> {
+                        n[0]++;
+                        batch.add(new Read(null, null, damage(d)));
+                    }));
                 } catch (Stop e) {
                     // read enough
                 }
