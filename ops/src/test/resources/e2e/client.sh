@@ -185,6 +185,10 @@ streamed=$(head -n 1 err)
 run 4 "$SUSH" --url "$URL_A" job output "$streamed" --sled "$SLED_B"
 has err "not-stored"
 ok "a streaming job's stdout arrives whole and verified, and is not kept on the sled"
+# Issue 35: an output small enough to end before the client attaches still reaches it.
+run 0 "$SUSH" --url "$URL_A" job start -S --target "$SLED_B" -- 'echo hello'
+[ "$(cat out)" = hello ] || fail "a small streamed output: '$(cat out)'"
+ok "a small streaming output that ends before its client attaches still arrives"
 
 # --- Completion and help ------------------------------------------------------------------------
 run 0 "$SUSH" completion bash
