@@ -422,7 +422,15 @@ public final class Daemon implements AutoCloseable {
         http.disposeNow(Duration.ofSeconds(2));
         api.closeConnections();
         node.stop();
-        closeQuietly(locker, launcher, journal, loop, writer, ingress, housekeeping);
+        if (runtime.failure().isPresent() && journal.isPresent()) {
+            // A sled that failed closed leaves its journal to the process's exit: the journal may
+            // be what failed (a full disk under its mapping), and closing it writes to that
+            // mapping, which can crash the JVM instead of letting it exit 70 (issue 35).
+            LOG.warn("the sled failed closed: its journal is left unclosed to the process's exit");
+            closeQuietly(locker, launcher, Optional.empty(), loop, writer, ingress, housekeeping);
+        } else {
+            closeQuietly(locker, launcher, journal, loop, writer, ingress, housekeeping);
+        }
         if (metrics != null) {
             metrics.close();
         }

@@ -250,16 +250,20 @@ public final class SledRuntime {
             return;
         }
         String why = stage + ": " + err;
+        if (!(err instanceof VirtualMachineError) || err instanceof StackOverflowError) {
+            // Recorded while the journal still takes records. Not after a fault of the JVM (an
+            // InternalError, out of memory): it may be the journal's own (a full disk under its
+            // mapping), and writing to it again can crash the JVM instead of letting the daemon
+            // exit 70 (issue 35).
+            try {
+                journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.ERROR, "", "fail closed: " + why));
+            } catch (RuntimeException e) {
+                emit(new SledEvent.Failed("the journal could not record the failure: " + e));
+            }
+        }
         failed = Optional.of(why);
         emit(new SledEvent.Failed("the sled stopped admitting jobs after an unexpected failure in " + why));
         emit(new SledEvent.Halted(stage, String.valueOf(err)));
-        try {
-            journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.ERROR, "", "fail closed: " + why));
-        } catch (RuntimeException | Error e) {
-            // The journal may be what failed (a full disk under its mapping): the halt is said
-            // above, whatever becomes of this record of it (issue 35).
-            emit(new SledEvent.Failed("the journal could not record the failure: " + e));
-        }
     }
 
     /**
@@ -1270,6 +1274,11 @@ public final class SledRuntime {
     }
 
     private void journal(JournalRecord r) {
-        journal.ifPresent(j -> j.append(r));
+        // Once failed, nothing more is journaled: the journal may be what failed (a full disk
+        // under its mapping, where the next write can crash the JVM outright instead of
+        // throwing), and the daemon is on its way out with status 70.
+        if (failed.isEmpty()) {
+            journal.ifPresent(j -> j.append(r));
+        }
     }
 }
