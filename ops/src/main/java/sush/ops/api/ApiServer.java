@@ -361,7 +361,7 @@ public final class ApiServer {
     /**
      * {@code GET /ready}: whether the sled can run jobs now, and why not: its store trusted, in a
      * universe, at least one peer connected when it has peers, its gossip set not full, its loop
-     * not failed. 200 when ready, 503 with the reasons otherwise.
+     * not failed, its output disk not short of space. 200 when ready, 503 with the reasons otherwise.
      */
     private Publisher<Void> ready(HttpServerResponse s) {
         return runtime.query(this::readiness).timeout(HEALTH_DEADLINE)
@@ -388,6 +388,9 @@ public final class ApiServer {
             reasons.add("the gossip set is full (" + held + " messages)");
         }
         runtime.failure().ifPresent(f -> reasons.add("the sled stopped admitting: " + f));
+        // A full output disk is not a failure: /health stays ok (a restart frees nothing), /ready
+        // says why jobs are refused until space returns (issue 35).
+        runtime.shortOfSpace().ifPresent(reasons::add);
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("ready", reasons.isEmpty());
         m.put("reasons", reasons);
@@ -403,6 +406,10 @@ public final class ApiServer {
         m.put("running", v.running().size());
         m.put("set_messages", held);
         m.put("set_fill", (double) held / sush.gossip.set.Replica.MAX_MESSAGES);
+        if (runtime.disk() != sush.pipeline.disk.DiskReserve.NONE) {
+            m.put("disk_free_bytes", runtime.disk().usable());
+            m.put("disk_reserve_bytes", runtime.disk().reserve());
+        }
         return m;
     }
 

@@ -68,6 +68,10 @@ public final class DaemonCommand implements Callable<Integer> {
     @Option(names = "--output-max-bytes", description = "the job outputs' byte budget: past it the oldest finished "
             + "jobs' outputs are deleted (default: 8 GiB)")
     Long outputMaxBytes;
+    @Option(names = "--disk-reserve-bytes", paramLabel = "BYTES", description = "free space kept on the output "
+            + "disk: below it jobs are refused no-space and outputs stop, and the sled serves again once space "
+            + "returns (default: the smaller of 64 MiB and 5%% of the disk)")
+    Long diskReserveBytes;
     @Option(names = "--max-wall-time", paramLabel = "SECONDS", description = "the longest a job may run here, and "
             + "what a job that asks no wall time gets (default: 3600)")
     Long maxWallTime;
@@ -138,6 +142,13 @@ public final class DaemonCommand implements Callable<Integer> {
         }
         s = s.withBudgets(journalMaxBytes != null ? journalMaxBytes : s.journalMaxBytes(),
                 outputMaxBytes != null ? outputMaxBytes : s.outputMaxBytes());
+        if (diskReserveBytes != null) {
+            if (diskReserveBytes < 0) {
+                System.err.println("sush daemon: --disk-reserve-bytes is a number of bytes, 0 or more");
+                return 2;
+            }
+            s = s.withDiskReserve(diskReserveBytes);
+        }
         for (Long n : new Long[] {maxWallTime, maxOutput, maxCpu, maxAddressSpace, maxFileSize}) {
             if (n != null && n <= 0) {
                 System.err.println("sush daemon: a job maximum is a positive number");

@@ -48,7 +48,16 @@ public final class Daemon implements AutoCloseable {
     public record Settings(String baseboard, int cubby, String gossip, String api, List<Path> m2, Path output,
             List<Path> trust, Optional<Path> journalKey, Map<String, String> peers, Optional<TlsFiles> tls,
             Map<String, String> identities, Path operators, Ordering ordering, long journalMaxBytes,
-            long outputMaxBytes, Limits jobLimits) {
+            long outputMaxBytes, Limits jobLimits, long diskReserveBytes) {
+        /** With the output disk's default reserve (the smaller of 64 MiB and 5% of the disk). */
+        public Settings(String baseboard, int cubby, String gossip, String api, List<Path> m2, Path output,
+                List<Path> trust, Optional<Path> journalKey, Map<String, String> peers, Optional<TlsFiles> tls,
+                Map<String, String> identities, Path operators, Ordering ordering, long journalMaxBytes,
+                long outputMaxBytes, Limits jobLimits) {
+            this(baseboard, cubby, gossip, api, m2, output, trust, journalKey, peers, tls, identities, operators,
+                    ordering, journalMaxBytes, outputMaxBytes, jobLimits, -1);
+        }
+
         /** Settings with the default journal and output budgets (1 GiB, 8 GiB). */
         public Settings(String baseboard, int cubby, String gossip, String api, List<Path> m2, Path output,
                 List<Path> trust, Optional<Path> journalKey, Map<String, String> peers, Optional<TlsFiles> tls,
@@ -60,7 +69,16 @@ public final class Daemon implements AutoCloseable {
         /** The same settings with these budgets. */
         public Settings withBudgets(long journal, long outputs) {
             return new Settings(baseboard, cubby, gossip, api, m2, output, trust, journalKey, peers, tls, identities,
-                    operators, ordering, journal, outputs, jobLimits);
+                    operators, ordering, journal, outputs, jobLimits, diskReserveBytes);
+        }
+
+        /**
+         * The same settings with this reserve of the output disk, in bytes ({@code -1}: the
+         * default): below it jobs are refused {@code no-space} and outputs stop (issue 35).
+         */
+        public Settings withDiskReserve(long bytes) {
+            return new Settings(baseboard, cubby, gossip, api, m2, output, trust, journalKey, peers, tls, identities,
+                    operators, ordering, journalMaxBytes, outputMaxBytes, jobLimits, bytes);
         }
 
         /**
@@ -69,7 +87,7 @@ public final class Daemon implements AutoCloseable {
          */
         public Settings withLimits(Limits limits) {
             return new Settings(baseboard, cubby, gossip, api, m2, output, trust, journalKey, peers, tls, identities,
-                    operators, ordering, journalMaxBytes, outputMaxBytes, limits);
+                    operators, ordering, journalMaxBytes, outputMaxBytes, limits, diskReserveBytes);
         }
 
         /** The URL the API answers at, as announced to the rack; empty while its port is not fixed (0). */
@@ -226,12 +244,21 @@ public final class Daemon implements AutoCloseable {
                 Entropy.secure());
         Scheduler loop = Schedulers.newSingle("sled-loop");
         Scheduler writer = Schedulers.newSingle("boundary-writer");
-        ProcessLauncher launcher = new ProcessLauncher(s.output());
+        // A full output disk is a state the sled recovers from (issue 35, D-046): outputs stop at
+        // the reserve, the journal keeps half of it, and jobs are refused while it is short.
+        sush.pipeline.disk.DiskReserve disk;
+        try {
+            disk = sush.pipeline.disk.DiskReserve.of(s.output(), s.diskReserveBytes());
+        } catch (IOException e) {
+            locker.close();
+            throw new DaemonException("cannot read the free space of " + s.output() + ": " + e.getMessage());
+        }
+        ProcessLauncher launcher = new ProcessLauncher(s.output(), disk);
         Optional<Journal> journal = Optional.of(Journal.open(s.output().resolve("journal"), key, Entropy.secure(),
-                s.journalMaxBytes()));
+                s.journalMaxBytes(), disk));
         // The sled's clocks stamp its jobs' start and end on their statuses (shown, never ordering).
         SledConfig cfg = new SledConfig(new Sled(s.baseboard(), s.cubby()), trust, SOFTWARE, s.jobLimits(),
-                Optional.of(sush.pipeline.sled.SledClock.system()), s.apiUrl());
+                Optional.of(sush.pipeline.sled.SledClock.system()), s.apiUrl()).withDisk(disk);
         // Deliveries are decoded and their signatures checked on workers of their own, ahead of
         // the sled's single-threaded state machine (D-019), so a burst of checks never delays
         // the gossip node's timers on the shared parallel scheduler.

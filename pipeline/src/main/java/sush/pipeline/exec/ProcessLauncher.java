@@ -61,9 +61,19 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
     private final AtomicInteger running = new AtomicInteger();
     private final int maxRunning;
     private final Containment containment;
+    private final sush.pipeline.disk.DiskReserve disk;
 
     public ProcessLauncher(Path outputDir) {
-        this(outputDir, MAX_RUNNING, Containment.detect());
+        this(outputDir, sush.pipeline.disk.DiskReserve.NONE);
+    }
+
+    /**
+     * Jobs whose kept output stops at the reserve of the disk under {@code outputDir} (issue 35):
+     * a job that would eat into it stops keeping, is killed, and ends {@code io} with a
+     * {@code no-space} reason, leaving the reserve to the journal.
+     */
+    public ProcessLauncher(Path outputDir, sush.pipeline.disk.DiskReserve disk) {
+        this(outputDir, MAX_RUNNING, Containment.detect(), disk);
     }
 
     /** With another bound on jobs running at once (tests reach it without 256 processes). */
@@ -73,6 +83,12 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
 
     /** With a chosen containment (tests run both mechanisms). */
     ProcessLauncher(Path outputDir, int maxRunning, Containment containment) {
+        this(outputDir, maxRunning, containment, sush.pipeline.disk.DiskReserve.NONE);
+    }
+
+    private ProcessLauncher(Path outputDir, int maxRunning, Containment containment,
+            sush.pipeline.disk.DiskReserve disk) {
+        this.disk = java.util.Objects.requireNonNull(disk, "disk");
         this.jobsDir = outputDir.resolve("jobs");
         this.maxRunning = maxRunning;
         this.containment = containment;
@@ -561,6 +577,9 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
                         shown.shown(buf, n);
                     }
                     int keep = (int) Math.min(n, room);
+                    if (keep > 0 && !disk.outputRoom(keep)) {
+                        s.refuse(disk.shortage().orElse("no-space: the output would eat into the " + disk));
+                    }
                     if (keep > 0 && !s.keep(file, buf, keep)) {
                         // A full output disk: stop keeping, keep draining so the job never blocks.
                         kill(Ending.Cause.OUTPUT_LIMIT);
@@ -637,6 +656,13 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
         private long bytes;
         private String error;
         private boolean closed;
+
+        /** Keeps nothing more, for {@code why} (a full disk): as a failed write, unless one failed already. */
+        synchronized void refuse(String why) {
+            if (error == null) {
+                error = why;
+            }
+        }
 
         /** Writes and hashes {@code n} bytes unless closed; false once writing failed. */
         synchronized boolean keep(FileChannel file, byte[] buf, int n) {

@@ -36,6 +36,17 @@ public final class Journal implements AutoCloseable {
     private final Path dir;
     private final long maxBytes;
     private int cycle;
+    private final sush.pipeline.disk.DiskReserve disk;
+    /** Records not written since the last one that was, for want of space. */
+    private long unjournaled;
+    /** Records not written in this life, for want of space. */
+    private long unjournaledTotal;
+
+    /**
+     * Room asked beyond a record's own bytes before it is written: Chronicle's header, index
+     * entries and a fresh index array may land in pages of the mapped file not yet allocated.
+     */
+    static final long MAPPING_MARGIN = 128L << 10;
 
     /** The journal's default byte budget: 1 GiB ({@code sush daemon --journal-max-bytes}). */
     public static final long DEFAULT_MAX_BYTES = 1L << 30;
@@ -44,7 +55,9 @@ public final class Journal implements AutoCloseable {
     /** Chronicle's files of cycles: what the budget counts and deletes (its metadata file is kept). */
     static final String CYCLE_SUFFIX = ".cq4";
 
-    private Journal(ChronicleQueue queue, Optional<Sealer> sealer, long segment, Path dir, long maxBytes) {
+    private Journal(ChronicleQueue queue, Optional<Sealer> sealer, long segment, Path dir, long maxBytes,
+            sush.pipeline.disk.DiskReserve disk) {
+        this.disk = disk;
         this.queue = queue;
         this.appender = queue.createAppender();
         this.sealer = sealer;
@@ -61,19 +74,35 @@ public final class Journal implements AutoCloseable {
 
     /** Opens {@code dir} for appending; its hourly files beyond {@code maxBytes} in all are deleted, oldest first. */
     public static Journal open(Path dir, Optional<byte[]> key, Entropy entropy, long maxBytes) {
-        return open(dir, key, entropy, maxBytes, ChronicleQueue.singleBuilder(dir.toFile()).rollCycle(CYCLE));
+        return open(dir, key, entropy, maxBytes, sush.pipeline.disk.DiskReserve.NONE);
+    }
+
+    /**
+     * As above, on a disk with a reserve (issue 35): a record that would leave less than half of
+     * it free is not written, but counted; the next record that fits is preceded by one saying
+     * how many were not (a gap replay shows, never a torn record).
+     */
+    public static Journal open(Path dir, Optional<byte[]> key, Entropy entropy, long maxBytes,
+            sush.pipeline.disk.DiskReserve disk) {
+        return open(dir, key, entropy, maxBytes, ChronicleQueue.singleBuilder(dir.toFile()).rollCycle(CYCLE), disk);
     }
 
     /** As above, on a queue built by {@code builder} (tests give it a clock they move). */
     static Journal open(Path dir, Optional<byte[]> key, Entropy entropy, long maxBytes,
             net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder builder) {
+        return open(dir, key, entropy, maxBytes, builder, sush.pipeline.disk.DiskReserve.NONE);
+    }
+
+    static Journal open(Path dir, Optional<byte[]> key, Entropy entropy, long maxBytes,
+            net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder builder,
+            sush.pipeline.disk.DiskReserve disk) {
         if (maxBytes <= 0) {
             throw new IllegalArgumentException("a journal budget of " + maxBytes + " bytes");
         }
         byte[] s = new byte[Long.BYTES];
         entropy.nextBytes(s);
         Journal j = new Journal(builder.build(), key.map(k -> new Sealer(k, entropy)), ByteBuffer.wrap(s).getLong(),
-                dir, maxBytes);
+                dir, maxBytes, java.util.Objects.requireNonNull(disk, "disk"));
         j.prune();
         return j;
     }
@@ -121,14 +150,47 @@ public final class Journal implements AutoCloseable {
         return Sealer.readKey(file);
     }
 
-    public synchronized void append(JournalRecord r) {
+    /**
+     * Appends {@code r}; false when it was not written because the disk is short of space (it
+     * is counted, and the next record written is preceded by a note of the gap).
+     */
+    public synchronized boolean append(JournalRecord r) {
+        byte[] stored = seal(r);
+        if (!disk.journalRoom(stored.length + MAPPING_MARGIN)) {
+            unjournaled++;
+            unjournaledTotal++;
+            return false;
+        }
+        if (unjournaled > 0) {
+            byte[] gap = seal(new JournalRecord.Decision(JournalRecord.Decision.Kind.ERROR, "", unjournaled
+                    + (unjournaled == 1 ? " record was" : " records were") + " not journaled here: the disk was short "
+                    + "of space (no-space)"));
+            unjournaled = 0;
+            write(gap);
+            stored = seal(r); // sealed again: its position in the segment moved past the note
+        }
+        write(stored);
+        return true;
+    }
+
+    /** Records not written in this life for want of space. */
+    public synchronized long unjournaled() {
+        return unjournaledTotal;
+    }
+
+    /** {@code r} as stored at the next position: header, then the body, sealed when keyed. */
+    private byte[] seal(JournalRecord r) {
         byte[] body = RecordCodec.encode(r);
         byte[] aad = position(segment, counter);
         byte[] stored = sealer.isPresent() ? sealer.get().seal(aad, body) : body;
         ByteBuffer b = ByteBuffer.allocate(HEADER_BYTES + stored.length);
         b.put((byte) (sealer.isPresent() ? 1 : 0)).put(aad).put(stored);
+        return b.array();
+    }
+
+    private void write(byte[] stored) {
         try (DocumentContext dc = appender.writingDocument()) {
-            dc.wire().write(FIELD).bytes(b.array());
+            dc.wire().write(FIELD).bytes(stored);
         }
         counter++;
         if (appender.cycle() != cycle) {

@@ -13,8 +13,9 @@ import sush.projections.targets.Sled;
  */
 public record SledConfig(Sled me, TrustStore trust, String software, Limits limits,
         java.util.Optional<SledClock> clock, java.util.Optional<String> api,
-        sush.projections.fold.FoldBounds bounds) {
+        sush.projections.fold.FoldBounds bounds, sush.pipeline.disk.DiskReserve disk) {
     public SledConfig {
+        Objects.requireNonNull(disk, "disk");
         Objects.requireNonNull(bounds, "bounds");
         Objects.requireNonNull(me, "me");
         Objects.requireNonNull(trust, "trust");
@@ -27,12 +28,18 @@ public record SledConfig(Sled me, TrustStore trust, String software, Limits limi
     /** A sled whose memories have the daemon's bounds. */
     public SledConfig(Sled me, TrustStore trust, String software, Limits limits,
             java.util.Optional<SledClock> clock, java.util.Optional<String> api) {
-        this(me, trust, software, limits, clock, api, sush.projections.fold.FoldBounds.DEFAULTS);
+        this(me, trust, software, limits, clock, api, sush.projections.fold.FoldBounds.DEFAULTS,
+                sush.pipeline.disk.DiskReserve.NONE);
     }
 
     /** The same sled with its memories bounded by {@code b} (the simulator scales them down). */
     public SledConfig withBounds(sush.projections.fold.FoldBounds b) {
-        return new SledConfig(me, trust, software, limits, clock, api, b);
+        return new SledConfig(me, trust, software, limits, clock, api, b, disk);
+    }
+
+    /** The same sled on an output disk with {@code d}'s reserve: short of space, it refuses jobs (issue 35). */
+    public SledConfig withDisk(sush.pipeline.disk.DiskReserve d) {
+        return new SledConfig(me, trust, software, limits, clock, api, bounds, d);
     }
 
     /** A sled that announces no API. */

@@ -219,6 +219,19 @@ public final class SledRuntime {
         return pendingLaunches;
     }
 
+    /**
+     * Why the output disk counts as full now, if it does (below its reserve): jobs reaching the
+     * head are refused {@code no-space} until space returns. Read from any thread.
+     */
+    public Optional<String> shortOfSpace() {
+        return cfg.disk().shortage();
+    }
+
+    /** The output disk's reserve this sled keeps. */
+    public sush.pipeline.disk.DiskReserve disk() {
+        return cfg.disk();
+    }
+
     /** Why the sled stopped admitting (an unexpected failure in its loop), if it did. */
     public Optional<String> failure() {
         return failed;
@@ -976,6 +989,14 @@ public final class SledRuntime {
         if (pendingLaunches >= MAX_PENDING_LAUNCHES) {
             send(new Message.JobErrored(me, id, Message.JobError.IO, "launch queue full (" + MAX_PENDING_LAUNCHES
                     + " commits in flight)", 0));
+            pass(id, ChainProjection.Passed.MAY_HAVE_RUN);
+            return;
+        }
+        Optional<String> shortOfSpace = cfg.disk().shortage();
+        if (shortOfSpace.isPresent()) {
+            // A full output disk is a state, not a fault (issue 35): the job is refused with the
+            // reason, before anything is committed, and the sled serves again once space returns.
+            send(new Message.JobErrored(me, id, Message.JobError.NO_SPACE, shortOfSpace.get(), 0));
             pass(id, ChainProjection.Passed.MAY_HAVE_RUN);
             return;
         }

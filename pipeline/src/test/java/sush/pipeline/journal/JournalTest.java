@@ -62,6 +62,47 @@ class JournalTest {
         return read;
     }
 
+    /**
+     * Issue 35: on a disk short of space the journal writes nothing (a write into a full disk's
+     * mapping faults the JVM), counts what it did not write, and says so in the record it writes
+     * once space returns; the sealed segment reads on without a gap or a torn record.
+     */
+    @Test
+    void aDiskShortOfSpaceLeavesANoteOfTheRecordsNotJournaledAndNoTornRecord() throws Exception {
+        long[] free = {10L << 20};
+        sush.pipeline.disk.DiskReserve disk = new sush.pipeline.disk.DiskReserve(new sush.pipeline.disk.DiskReserve.Gauge() {
+            @Override
+            public long usable() {
+                return free[0];
+            }
+
+            @Override
+            public long total() {
+                return 100L << 20;
+            }
+        }, 1L << 20, "test disk");
+        List<JournalRecord> in = sample();
+        try (Journal j = Journal.open(dir, Optional.of(KEY), Entropy.seeded(9), Journal.DEFAULT_MAX_BYTES, disk)) {
+            assertTrue(j.append(in.get(0)));
+            free[0] = 600L << 10; // above the reserve's lower half, but not by a record and its margin
+            assertFalse(j.append(in.get(1)));
+            assertFalse(j.append(in.get(2)));
+            assertEquals(2, j.unjournaled());
+            free[0] = 10L << 20;
+            assertTrue(j.append(in.get(3)));
+            assertEquals(2, j.unjournaled());
+        }
+        List<JournalRecord> read = new ArrayList<>();
+        Journal.read(dir, Optional.of(KEY), read::add);
+        assertEquals(3, read.size(), read.toString());
+        assertEquals(in.get(0), read.get(0));
+        JournalRecord.Decision note = (JournalRecord.Decision) read.get(1);
+        assertEquals(JournalRecord.Decision.Kind.ERROR, note.kind());
+        assertTrue(note.detail().startsWith("2 records were not journaled") && note.detail().contains("no-space"),
+                note.detail());
+        assertEquals(in.get(3), read.get(2));
+    }
+
     @Test
     void plainRecordsRoundTrip() throws Exception {
         assertEquals(sample(), roundTrip(Optional.empty(), Optional.empty()));

@@ -117,4 +117,46 @@ class OperatorWordSledTest {
         assertEquals(other.request().successor(), c.get(0).refused());
         assertEquals(1, h.ledger.size(), "the other request never runs here");
     }
+    /**
+     * Issue 35: a full output disk is a state, not a fault. A job reaching the head while the
+     * disk is below its reserve is refused {@code no-space}, before anything is committed (never
+     * started, the record untouched); the sled keeps folding; once space returns the next job runs,
+     * without a restart.
+     */
+    @Test
+    void aJobReachingTheHeadWhileTheDiskIsShortIsRefusedNoSpaceAndTheNextRunsOnceSpaceReturns() throws Exception {
+        long[] free = {0};
+        SledHarness h = new SledHarness().provision();
+        h.disk = new sush.pipeline.disk.DiskReserve(new sush.pipeline.disk.DiskReserve.Gauge() {
+            @Override
+            public long usable() {
+                return free[0];
+            }
+
+            @Override
+            public long total() {
+                return 1L << 30;
+            }
+        }, 1L << 20, "/out");
+        h.boot(1);
+        List<SignedJob> jobs = Rack.jobs(Rack.session(1), 2, "w", "*");
+        h.operator(Rack.start(1));
+        h.operator(new Message.JobStart(jobs.get(0)));
+        h.sync();
+        assertEquals(0, h.ledger.size(), "not started");
+        List<Message.JobErrored> refused = h.gossiped(Message.JobErrored.class);
+        assertEquals(1, refused.size(), h.gossiped().toString());
+        assertEquals(Message.JobError.NO_SPACE, refused.get(0).kind());
+        assertTrue(refused.get(0).detail().startsWith("no-space: 0 bytes free on /out"), refused.get(0).detail());
+        assertTrue(h.sled.view().block().record().map(r -> ((BoundaryRecord) r).committed().isEmpty()).orElse(true),
+                "nothing committed for a refused job");
+        assertTrue(h.sled.shortOfSpace().isPresent());
+        assertTrue(h.sled.failure().isEmpty(), "a full disk is not a failure");
+
+        free[0] = 10L << 20;
+        assertTrue(h.sled.shortOfSpace().isEmpty());
+        h.operator(new Message.JobStart(jobs.get(1)));
+        h.sync();
+        assertEquals(1, h.ledger.size(), "the next job ran once space returned");
+    }
 }

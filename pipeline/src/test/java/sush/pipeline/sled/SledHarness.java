@@ -57,6 +57,8 @@ final class SledHarness {
     reactor.core.scheduler.Scheduler ingress = reactor.core.scheduler.Schedulers.immediate();
     /** The bounds of the sled's memories (the daemon's unless a test scales them down). */
     sush.projections.fold.FoldBounds bounds = sush.projections.fold.FoldBounds.DEFAULTS;
+    /** The output disk's reserve (never short unless a test gives one). */
+    sush.pipeline.disk.DiskReserve disk = sush.pipeline.disk.DiskReserve.NONE;
     /** The keys the sled trusts. */
     sush.projections.job.TrustStore trust = Rack.TRUST;
     /** Runs on each new runtime before it starts (tests install fault probes). */
@@ -157,7 +159,7 @@ final class SledHarness {
                 replica.send(payload);
             }
         };
-        sled = new SledRuntime(new SledConfig(Rack.ME, trust, "0.1.0", Limits.DEFAULT).withBounds(bounds), gossip, opened,
+        sled = new SledRuntime(new SledConfig(Rack.ME, trust, "0.1.0", Limits.DEFAULT).withBounds(bounds).withDisk(disk), gossip, opened,
                 used,
                 journal, time, writerTime, ingress);
         sled.events().subscribe(events::add);

@@ -157,7 +157,12 @@ public sealed interface Message {
     enum JobError {
         INTERRUPTED, INVALID_JOB, IO, KILLED, OUTPUT_LIMIT,
         /** A limit other than output ended the job: wall time, CPU seconds or file size (the detail names it). */
-        LIMIT
+        LIMIT,
+        /**
+         * The sled's output disk was short of space (below its reserve) when the job reached its
+         * head: the job was not started there (issue 35).
+         */
+        NO_SPACE
     }
 
     /** Reasons of {@link JobSkipped}. */
