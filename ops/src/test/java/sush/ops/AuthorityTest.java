@@ -24,7 +24,9 @@ import sush.projections.message.Message;
 class AuthorityTest {
     @TempDir
     Path dir;
-    final AtomicLong now = new AtomicLong(1_000_000);
+    final AtomicLong now = new AtomicLong(1_700_000_000_000L);
+    static final String CLIENT = "192.0.2.1";
+    static final Authority.Audience HERE = new Authority.Audience("rack", "sled-a", java.util.Optional.empty());
 
     Authority authority(OperatorSigner... ops) throws Exception {
         StringBuilder b = new StringBuilder("# operators\n");
@@ -41,10 +43,10 @@ class AuthorityTest {
 
     /** Logs in; returns the credentials that sign for it. */
     Credentials login(Authority a, OperatorSigner op) throws Exception {
-        byte[] nonce = a.challenge();
+        byte[] nonce = a.challenge(CLIENT);
         byte[][] eph = Credentials.ephemeral(new SecureRandom());
         byte[] client = {1, 2, 3};
-        Message.OperatorLogin m = a.login("sled", op.publicKey().blob(), nonce, client, eph[1],
+        Message.OperatorLogin m = a.login("sled", CLIENT, op.publicKey().blob(), nonce, client, eph[1],
                 op.sign(Authority.loginBytes(nonce, client, eph[1])));
         Credentials c = new Credentials(() -> op, java.util.Optional.empty());
         c.loggedIn(new Credentials.Identity(op.publicKey().id(), nonce, eph[0], m.expires(), "sled"));
@@ -55,47 +57,43 @@ class AuthorityTest {
     void aChallengeIsSingleUseAndExpires() throws Exception {
         OperatorSigner op = key("op");
         Authority a = authority(op);
-        byte[] nonce = a.challenge();
+        byte[] nonce = a.challenge(CLIENT);
         byte[][] eph = Credentials.ephemeral(new SecureRandom());
         byte[] sig = op.sign(Authority.loginBytes(nonce, new byte[0], eph[1]));
-        a.login("s", op.publicKey().blob(), nonce, new byte[0], eph[1], sig);
-        Authority.Refusal used = assertThrows(Authority.Refusal.class, () -> a.login("s", op.publicKey().blob(), nonce,
+        a.login("s", CLIENT, op.publicKey().blob(), nonce, new byte[0], eph[1], sig);
+        Authority.Refusal used = assertThrows(Authority.Refusal.class, () -> a.login("s", CLIENT, op.publicKey().blob(), nonce,
                 new byte[0], eph[1], sig));
         assertEquals("expired", used.code());
-        byte[] late = a.challenge();
+        byte[] late = a.challenge(CLIENT);
         now.addAndGet(Authority.CHALLENGE_MILLIS);
-        assertEquals("expired", assertThrows(Authority.Refusal.class, () -> a.login("s", op.publicKey().blob(), late,
+        assertEquals("expired", assertThrows(Authority.Refusal.class, () -> a.login("s", CLIENT, op.publicKey().blob(), late,
                 new byte[0], eph[1], op.sign(Authority.loginBytes(late, new byte[0], eph[1])))).code());
     }
 
+    /**
+     * Issue 36: challenges are stateless, so 10,000 asked by strangers evict nobody's; a
+     * challenge is good for the client it was given to, and a forged or altered one is refused.
+     */
     @Test
-    void outstandingChallengesAreBounded() throws Exception {
-        Authority a = authority(key("op"));
-        byte[] first = a.challenge();
-        for (int i = 1; i < Authority.MAX_CHALLENGES; i++) {
-            a.challenge();
-        }
-        OperatorSigner op = OperatorSigner.fromFile(dir.resolve("op"));
-        byte[][] eph = Credentials.ephemeral(new SecureRandom());
-        // Exactly the bound: the first is still there; one more pushes it out.
-        byte[] probe = first.clone();
-        a.challenge();
-        assertEquals("expired", assertThrows(Authority.Refusal.class, () -> a.login("s", op.publicKey().blob(), probe,
-                new byte[0], eph[1], op.sign(Authority.loginBytes(probe, new byte[0], eph[1])))).code());
-    }
-
-    @Test
-    void atExactlyTheBoundTheOldestChallengeStillLogsIn() throws Exception {
+    void challengesAreStatelessBoundToTheirClientAndNeverEvicted() throws Exception {
         OperatorSigner op = key("op");
         Authority a = authority(op);
-        byte[] first = a.challenge();
-        for (int i = 1; i < Authority.MAX_CHALLENGES; i++) {
-            a.challenge();
+        byte[] mine = a.challenge(CLIENT);
+        for (int i = 0; i < 10_000; i++) {
+            a.challenge("198.51.100." + (i % 250));
         }
         byte[][] eph = Credentials.ephemeral(new SecureRandom());
-        a.login("s", op.publicKey().blob(), first, new byte[0], eph[1],
-                op.sign(Authority.loginBytes(first, new byte[0], eph[1])));
-        assertEquals(1, a.identities().size());
+        byte[] other = a.challenge(CLIENT);
+        assertEquals("expired", assertThrows(Authority.Refusal.class, () -> a.login("s", "203.0.113.9",
+                op.publicKey().blob(), other, new byte[0], eph[1], op.sign(Authority.loginBytes(other, new byte[0],
+                        eph[1])))).code(), "a challenge is good only for the client it was given to");
+        byte[] forged = mine.clone();
+        forged[5] ^= 1; // a later expiry, say
+        assertEquals("expired", assertThrows(Authority.Refusal.class, () -> a.login("s", CLIENT, op.publicKey().blob(),
+                forged, new byte[0], eph[1], op.sign(Authority.loginBytes(forged, new byte[0], eph[1])))).code());
+        a.login("s", CLIENT, op.publicKey().blob(), mine, new byte[0], eph[1],
+                op.sign(Authority.loginBytes(mine, new byte[0], eph[1])));
+        assertEquals(1, a.identities().size(), "the first challenge still logs in after 10,000 others");
     }
 
     @Test
@@ -103,17 +101,17 @@ class AuthorityTest {
         OperatorSigner op = key("op");
         OperatorSigner other = key("other");
         Authority a = authority(op);
-        byte[] nonce = a.challenge();
+        byte[] nonce = a.challenge(CLIENT);
         byte[][] eph = Credentials.ephemeral(new SecureRandom());
-        assertEquals("unknown-key", assertThrows(Authority.Refusal.class, () -> a.login("s", other.publicKey().blob(),
+        assertEquals("unknown-key", assertThrows(Authority.Refusal.class, () -> a.login("s", CLIENT, other.publicKey().blob(),
                 nonce, new byte[0], eph[1], other.sign(Authority.loginBytes(nonce, new byte[0], eph[1])))).code());
-        byte[] n2 = a.challenge();
+        byte[] n2 = a.challenge(CLIENT);
         byte[] sig = op.sign(Authority.loginBytes(n2, new byte[0], eph[1]));
         sig[sig.length - 1] ^= 1;
-        assertEquals("bad-signature", assertThrows(Authority.Refusal.class, () -> a.login("s", op.publicKey().blob(), n2,
+        assertEquals("bad-signature", assertThrows(Authority.Refusal.class, () -> a.login("s", CLIENT, op.publicKey().blob(), n2,
                 new byte[0], eph[1], sig)).code());
-        assertEquals("unknown-key", assertThrows(Authority.Refusal.class, () -> a.login("s", new byte[] {0, 0, 0, 9, 'x'},
-                a.challenge(), new byte[0], eph[1], sig)).code());
+        assertEquals("unknown-key", assertThrows(Authority.Refusal.class, () -> a.login("s", CLIENT, new byte[] {0, 0, 0, 9, 'x'},
+                a.challenge(CLIENT), new byte[0], eph[1], sig)).code());
         assertTrue(a.identities().isEmpty());
     }
 
@@ -126,11 +124,13 @@ class AuthorityTest {
         java.util.function.LongFunction<String> header = seq -> {
             org.bouncycastle.crypto.signers.Ed25519Signer s = new org.bouncycastle.crypto.signers.Ed25519Signer();
             s.init(true, new org.bouncycastle.crypto.params.Ed25519PrivateKeyParameters(id.ephemeralSecret(), 0));
-            byte[] m = Authority.requestBytes(id.key(), id.nonce(), "GET", "/x", seq, Authority.sha3(new byte[0]));
+            byte[] m = Authority.requestBytes(id.key(), id.nonce(), "rack", "sled-a", "GET", "/x", seq,
+                    Authority.sha3(new byte[0]));
             s.update(m, 0, m.length);
             java.util.Base64.Encoder e = java.util.Base64.getUrlEncoder().withoutPadding();
             return "Sush key-id=" + id.key().codephrase() + ", nonce=" + e.encodeToString(id.nonce()) + ", seq=" + seq
-                    + ", sig=" + e.encodeToString(s.generateSignature());
+                    + ", aud=" + e.encodeToString("sled-a".getBytes(java.nio.charset.StandardCharsets.UTF_8)) + ", sig="
+                    + e.encodeToString(s.generateSignature());
         };
         assertTrue(ok(a, header.apply(1000)));
         assertTrue(ok(a, header.apply(990)), "late but inside the window");
@@ -145,7 +145,7 @@ class AuthorityTest {
 
     private static boolean ok(Authority a, String header) {
         try {
-            a.authenticate(header, "GET", "/x", new byte[0]);
+            a.authenticate(header, "GET", "/x", new byte[0], HERE);
             return true;
         } catch (Authority.Refusal r) {
             return false;
@@ -157,19 +157,19 @@ class AuthorityTest {
         OperatorSigner op = key("op");
         Authority a = authority(op);
         Credentials c = login(a, op);
-        assertTrue(ok(a, c.authorize("GET", "/x", new byte[0]).orElseThrow()));
+        assertTrue(ok(a, c.authorize("rack", "sled-a", "GET", "/x", new byte[0]).orElseThrow()));
         now.addAndGet(Authority.IDLE_MILLIS - 1);
-        assertTrue(ok(a, c.authorize("GET", "/x", new byte[0]).orElseThrow()), "used within the idle time");
+        assertTrue(ok(a, c.authorize("rack", "sled-a", "GET", "/x", new byte[0]).orElseThrow()), "used within the idle time");
         now.addAndGet(Authority.IDLE_MILLIS);
-        assertFalse(ok(a, c.authorize("GET", "/x", new byte[0]).orElseThrow()), "idle too long");
+        assertFalse(ok(a, c.authorize("rack", "sled-a", "GET", "/x", new byte[0]).orElseThrow()), "idle too long");
         Credentials d = login(a, op);
         for (long t = 0; t < Authority.MAX_MILLIS; t += Authority.IDLE_MILLIS / 2) {
             now.addAndGet(Authority.IDLE_MILLIS / 2);
             if (t + Authority.IDLE_MILLIS / 2 < Authority.MAX_MILLIS) {
-                assertTrue(ok(a, d.authorize("GET", "/x", new byte[0]).orElseThrow()), "in use at " + t);
+                assertTrue(ok(a, d.authorize("rack", "sled-a", "GET", "/x", new byte[0]).orElseThrow()), "in use at " + t);
             }
         }
-        assertFalse(ok(a, d.authorize("GET", "/x", new byte[0]).orElseThrow()), "past 8 hours, however busy");
+        assertFalse(ok(a, d.authorize("rack", "sled-a", "GET", "/x", new byte[0]).orElseThrow()), "past 8 hours, however busy");
     }
 
     @Test
@@ -179,7 +179,7 @@ class AuthorityTest {
         Credentials c = login(a, op);
         Files.writeString(dir.resolve("operators"), "# nobody\n");
         a.reload();
-        assertFalse(ok(a, c.authorize("GET", "/x", new byte[0]).orElseThrow()));
+        assertFalse(ok(a, c.authorize("rack", "sled-a", "GET", "/x", new byte[0]).orElseThrow()));
     }
 
     /** A security-key signature as OpenSSH's PROTOCOL.u2f lays it out, made here with a software key. */

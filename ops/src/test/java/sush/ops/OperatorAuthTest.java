@@ -194,7 +194,8 @@ class OperatorAuthTest extends TwoSledRack {
         Client c = rack.client(0);
         c.get("/version");
         Credentials.Identity id = c.credentials().identity().orElseThrow();
-        String header = c.credentials().authorize("GET", "/version", new byte[0]).orElseThrow();
+        String[] to = c.audience();
+        String header = c.credentials().authorize(to[0], to[1], "GET", "/version", new byte[0]).orElseThrow();
         HttpResponse<String> first = HTTP.send(HttpRequest.newBuilder(URI.create(rack.url(0) + "/version"))
                 .header("Authorization", header).GET().build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(200, first.statusCode(), first.body());
@@ -203,11 +204,50 @@ class OperatorAuthTest extends TwoSledRack {
         assertEquals(401, again.statusCode(), again.body());
         assertEquals("replayed", Json.MAPPER.readTree(again.body()).get("error").asString());
         // A signature over another path does not carry over.
-        String other = c.credentials().authorize("GET", "/boundary", new byte[0]).orElseThrow();
+        String other = c.credentials().authorize(to[0], to[1], "GET", "/boundary", new byte[0]).orElseThrow();
         HttpResponse<String> moved = HTTP.send(HttpRequest.newBuilder(URI.create(rack.url(0) + "/version"))
                 .header("Authorization", other).GET().build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(401, moved.statusCode(), moved.body());
         assertEquals(id.key(), c.credentials().identity().orElseThrow().key());
+    }
+
+    /**
+     * Issue 36, item 1: a request signed for one sled is refused {@code wrong-audience} at every
+     * other, and never counts there; a request signed for sled B and sent to sled A with
+     * {@code ?sled=B} is relayed to B, which takes it once.
+     */
+    @Test
+    void aRequestSignedForOneSledIsRefusedAtTheOthersAndARelayedOneCountsOnceAtItsSled() throws Exception {
+        Client c = rack.client(0);
+        c.get("/version");
+        String[] at0 = c.audience();
+        String[] at1 = rack.client(1).audience();
+        assertEquals(at0[0], at1[0], "one rack");
+        String header = c.credentials().authorize(at0[0], at0[1], "POST", "/iam/revoke/x", new byte[0]).orElseThrow();
+        HttpResponse<String> elsewhere = HTTP.send(HttpRequest.newBuilder(URI.create(rack.url(1) + "/iam/revoke/x"))
+                .header("Authorization", header).POST(HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(401, elsewhere.statusCode(), elsewhere.body());
+        assertEquals("wrong-audience", Json.MAPPER.readTree(elsewhere.body()).get("error").asString());
+
+        String path = "/version?sled=" + java.net.URLEncoder.encode(at1[1], java.nio.charset.StandardCharsets.UTF_8);
+        String relayed = c.credentials().authorize(at0[0], at1[1], "GET", path, new byte[0]).orElseThrow();
+        for (int via : new int[] {0, 1}) {
+            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(rack.url(via) + path))
+                    .header("Authorization", relayed).GET().build(), HttpResponse.BodyHandlers.ofString());
+            if (via == 0) {
+                assertEquals(200, r.statusCode(), r.body());
+                assertEquals(at1[1], Json.MAPPER.readTree(r.body()).get("baseboard").asString(), r.body());
+            } else {
+                assertEquals(401, r.statusCode(), "the relayed request, replayed at its sled: " + r.body());
+                assertEquals("replayed", Json.MAPPER.readTree(r.body()).get("error").asString());
+            }
+        }
+        // Signed for sled 1 with no ?sled=: sled 0 does not take it.
+        String direct = c.credentials().authorize(at0[0], at1[1], "GET", "/version", new byte[0]).orElseThrow();
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(rack.url(0) + "/version"))
+                .header("Authorization", direct).GET().build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals("wrong-audience", Json.MAPPER.readTree(r.body()).get("error").asString(), r.body());
     }
 
     @Test

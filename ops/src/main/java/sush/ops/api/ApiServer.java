@@ -263,6 +263,15 @@ public final class ApiServer {
 
     // ---- Who may ask ----------------------------------------------------------------------
 
+    /**
+     * The client's address a login challenge is bound to (its IP: a client may log in over
+     * another connection than the one that asked).
+     */
+    private static String clientOf(HttpServerRequest q) {
+        java.net.InetSocketAddress a = q.remoteAddress();
+        return a == null ? "" : a.getAddress() != null ? a.getAddress().getHostAddress() : a.getHostString();
+    }
+
     /** A handler that runs once the request's body is read and its identity checked. */
     @FunctionalInterface
     private interface Guarded {
@@ -286,10 +295,13 @@ public final class ApiServer {
                     }
                     who = authority.authenticateRead(header);
                 } else {
-                    who = authority.authenticate(header, q.method().name(), q.uri(), b);
+                    // Signed for this sled, or for the sled a relaying request names (issue 36).
+                    who = authority.authenticate(header, q.method().name(), q.uri(), b, new Authority.Audience(
+                            rackId(), cfg.me().baseboard(), sush.ops.Audiences.relaying(q.method().name(),
+                                    q.fullPath()) ? sledParameter(q) : Optional.empty()));
                 }
             } catch (Authority.Refusal e) {
-                return Mono.from(unauthorized(s, e));
+                return Mono.from(unauthorized(q, s, e));
             }
             return Mono.from(then.run(b, who));
         }).onErrorResume(Refused.class, e -> error(s, e.status, e.code, e.getMessage())));
@@ -302,9 +314,9 @@ public final class ApiServer {
                 || (path.startsWith("/jobs/") && (path.endsWith("/status") || path.contains("/output/")));
     }
 
-    private Publisher<Void> unauthorized(HttpServerResponse s, Authority.Refusal e) {
+    private Publisher<Void> unauthorized(HttpServerRequest q, HttpServerResponse s, Authority.Refusal e) {
         LOG.info("request refused: {} {}: {}", e.status(), e.code(), e.getMessage());
-        String nonce = Base64.getEncoder().encodeToString(authority.challenge());
+        String nonce = Base64.getEncoder().encodeToString(authority.challenge(clientOf(q)));
         return s.header("WWW-Authenticate", "Sush nonce=\"" + nonce + "\"").status(e.status())
                 .header("Content-Type", "application/json").sendString(Mono.just(Json.MAPPER.writeValueAsString(
                         Map.of("error", e.code(), "message", e.getMessage())) + "\n")).then();
@@ -322,6 +334,7 @@ public final class ApiServer {
      */
     public void relayTrust(java.security.cert.X509Certificate ca) {
         this.relayCa = Optional.of(ca);
+        this.rackId = null;
     }
 
     private volatile Optional<java.security.cert.X509Certificate> relayCa = Optional.empty();
@@ -350,12 +363,16 @@ public final class ApiServer {
         return runtime.query(v -> true).timeout(HEALTH_DEADLINE).map(ok -> {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("status", runtime.failure().isPresent() ? "failed" : "ok");
+            // Who answers: what a client names in every signed request (issue 36).
+            m.put("sled", cfg.me().baseboard());
+            m.put("rack_id", rackId());
             m.put("loop_ms", (System.nanoTime() - t0) / 1_000_000.0);
             runtime.failure().ifPresent(f -> m.put("failure", f));
             return m;
         }).flatMap(m -> json(s, "ok".equals(m.get("status")) ? 200 : 503, m))
-                .onErrorResume(e -> json(s, 503, Map.of("status", "stalled", "message", "the sled's loop did not "
-                        + "answer within " + HEALTH_DEADLINE.toMillis() + " ms")));
+                .onErrorResume(e -> json(s, 503, Map.of("status", "stalled", "sled", cfg.me().baseboard(), "rack_id",
+                        rackId(), "message", "the sled's loop did not answer within " + HEALTH_DEADLINE.toMillis()
+                                + " ms")));
     }
 
     /**
@@ -429,7 +446,7 @@ public final class ApiServer {
                     return error(s, 400, "malformed-body", "a challenge's body is empty or a JSON object");
                 }
             }
-            return json(s, 200, Map.of("nonce", Base64.getEncoder().encodeToString(authority.challenge()),
+            return json(s, 200, Map.of("nonce", Base64.getEncoder().encodeToString(authority.challenge(clientOf(q))),
                     "expires_in_s", Authority.CHALLENGE_MILLIS / 1000));
         }).onErrorResume(Refused.class, e -> Mono.from(error(s, e.status, e.code, e.getMessage())));
     }
@@ -451,9 +468,9 @@ public final class ApiServer {
             }
             Message.OperatorLogin m;
             try {
-                m = authority.login(cfg.me().baseboard(), f[0], f[1], f[2], f[3], f[4]);
+                m = authority.login(cfg.me().baseboard(), clientOf(q), f[0], f[1], f[2], f[3], f[4]);
             } catch (Authority.Refusal e) {
-                return Mono.from(unauthorized(s, e));
+                return Mono.from(unauthorized(q, s, e));
             }
             // Gossiped with its evidence: every sled checks it against its own operators file.
             send(new Message.OperatorLogin(m.acceptor(), m.key(), m.nonce(), m.clientNonce(), m.ephemeral(),
@@ -795,6 +812,18 @@ public final class ApiServer {
      * {@code signer-}.
      */
     private String rackId() {
+        String id = rackId;
+        if (id == null) {
+            id = computeRackId();
+            rackId = id;
+        }
+        return id;
+    }
+
+    /** {@link #rackId()}, worked out once per CA (cleared when the relay's CA is given). */
+    private volatile String rackId;
+
+    private String computeRackId() {
         if (relayCa.isPresent()) {
             return new sush.projections.id.KeyId(sush.projections.id.Hashes.low88(sush.projections.id.Hashes.sha3Raw(
                     relayCa.get().getPublicKey().getEncoded()))).codephrase();

@@ -12,6 +12,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.LongSupplier;
 
@@ -31,9 +32,12 @@ import sush.projections.message.Message;
 public final class Authority {
     /** Domain separation: what an operator key signs for a login, and an identity for a request. */
     public static final String LOGIN_DOMAIN = "sush-operator-login-v1";
-    public static final String REQUEST_DOMAIN = "sush-operator-request-v1";
+    /**
+     * v2 (issue 36): the signed bytes name the rack and the sled the request is for, so a request
+     * captured at one sled is refused {@code wrong-audience} at every other.
+     */
+    public static final String REQUEST_DOMAIN = "sush-operator-request-v2";
     public static final long CHALLENGE_MILLIS = 60_000;
-    public static final int MAX_CHALLENGES = 10_000;
     public static final long IDLE_MILLIS = 10 * 60_000;
     public static final long MAX_MILLIS = 8 * 3_600_000;
     public static final int WINDOW = 256;
@@ -45,7 +49,13 @@ public final class Authority {
     private final LongSupplier clock;
     private final Entropy entropy;
     private volatile Map<KeyId, Operator> operators;
-    private final LinkedHashMap<String, Long> challenges = new LinkedHashMap<>();
+    /**
+     * Logins completed with a challenge of this sled, until the challenge's expiry: what makes a
+     * stateless challenge single use. Only a good operator signature adds one.
+     */
+    private final LinkedHashMap<String, Long> completed = new LinkedHashMap<>();
+    /** The per-sled secret a challenge's MAC is made with (never leaves this process). */
+    private final byte[] challengeSecret = new byte[32];
     private final LinkedHashMap<String, Identity> identities = new LinkedHashMap<>();
     private final Set<KeyId> revoked = new java.util.HashSet<>();
 
@@ -165,6 +175,7 @@ public final class Authority {
         this.clock = clock;
         this.entropy = entropy;
         this.operators = read(operatorsFile);
+        entropy.nextBytes(challengeSecret);
     }
 
     /** Re-reads the operators file (SIGHUP). A key taken out of it logs in no more; its identities end. */
@@ -178,23 +189,47 @@ public final class Authority {
         return operators;
     }
 
-    /** A fresh single-use challenge nonce (60 s). */
-    public synchronized byte[] challenge() {
-        long now = clock.getAsLong();
-        for (Iterator<Map.Entry<String, Long>> it = challenges.entrySet().iterator(); it.hasNext();) {
-            if (it.next().getValue() <= now) {
-                it.remove();
-            } else {
-                break; // insertion order is expiry order
-            }
-        }
-        while (challenges.size() >= MAX_CHALLENGES) {
-            challenges.remove(challenges.keySet().iterator().next());
-        }
+    /**
+     * A fresh challenge nonce for a client at {@code client} (its address), valid 60 s, single
+     * use. Stateless (security.md section 5, issue 36): 4 random bytes, the expiry in seconds
+     * (4 bytes), and a MAC (8 bytes of HMAC-SHA256 with this sled's secret) over both and the
+     * client's address. No number of challenges asked evicts another client's: none is stored.
+     */
+    public byte[] challenge(String client) {
+        long expires = Math.floorDiv(clock.getAsLong() + CHALLENGE_MILLIS + 999, 1000);
         byte[] nonce = new byte[NONCE_BYTES];
-        entropy.nextBytes(nonce);
-        challenges.put(HexFormat.of().formatHex(nonce), now + CHALLENGE_MILLIS);
+        byte[] random = new byte[4];
+        entropy.nextBytes(random);
+        java.nio.ByteBuffer.wrap(nonce).put(random).putInt((int) expires).put(challengeMac(nonce, client));
         return nonce;
+    }
+
+    /** The 8 bytes of MAC a challenge {@code nonce} (its first 8 bytes read) carries for {@code client}. */
+    private byte[] challengeMac(byte[] nonce, String client) {
+        try {
+            javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+            mac.init(new javax.crypto.spec.SecretKeySpec(challengeSecret, "HmacSHA256"));
+            mac.update(nonce, 0, 8);
+            mac.update(client.getBytes(StandardCharsets.UTF_8));
+            return java.util.Arrays.copyOf(mac.doFinal(), 8);
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256", e);
+        }
+    }
+
+    /**
+     * When the challenge {@code nonce} expires (ms), if this sled gave it to {@code client}; or
+     * -1 when it did not (forged, or another client's).
+     */
+    private long challengeExpiry(byte[] nonce, String client) {
+        if (nonce.length != NONCE_BYTES) {
+            return -1;
+        }
+        byte[] mac = java.util.Arrays.copyOfRange(nonce, 8, 16);
+        if (!MessageDigest.isEqual(mac, challengeMac(nonce, client))) {
+            return -1;
+        }
+        return (java.nio.ByteBuffer.wrap(nonce, 4, 4).getInt() & 0xFFFFFFFFL) * 1000;
     }
 
     /** What an operator key signs to log in. */
@@ -203,19 +238,29 @@ public final class Authority {
     }
 
     /**
-     * A login at this sled: the challenge must be one this sled gave (unused, not expired), the key
-     * in the operators file and not revoked, the signature good. Returns the message to gossip.
+     * A login at this sled: the challenge must be one this sled gave to {@code client} (unused,
+     * not expired), the key in the operators file and not revoked, the signature good. Returns
+     * the message to gossip.
      */
-    public synchronized Message.OperatorLogin login(String acceptor, byte[] keyBlob, byte[] nonce, byte[] clientNonce,
-            byte[] ephemeral, byte[] signature) throws Refusal {
+    public synchronized Message.OperatorLogin login(String acceptor, String client, byte[] keyBlob, byte[] nonce,
+            byte[] clientNonce, byte[] ephemeral, byte[] signature) throws Refusal {
         long now = clock.getAsLong();
-        Long expiry = challenges.remove(HexFormat.of().formatHex(nonce));
-        if (expiry == null || expiry <= now) {
+        for (Iterator<Map.Entry<String, Long>> it = completed.entrySet().iterator(); it.hasNext();) {
+            if (it.next().getValue() <= now) {
+                it.remove();
+            } else {
+                break; // nearly expiry order: a later login's challenge expires later, within a second
+            }
+        }
+        long expiry = challengeExpiry(nonce, client);
+        String handle = HexFormat.of().formatHex(nonce);
+        if (expiry <= now || completed.containsKey(handle)) {
             throw new Refusal(401, "expired", "the challenge is unknown, used or expired: ask for a new one");
         }
         Message.OperatorLogin m = new Message.OperatorLogin(acceptor, keyBlob, nonce, clientNonce, ephemeral, signature,
                 now + MAX_MILLIS);
         accept(m);
+        completed.put(handle, expiry);
         return m;
     }
 
@@ -282,11 +327,33 @@ public final class Authority {
         return out;
     }
 
-    /** What an identity signs for one request. */
-    public static byte[] requestBytes(KeyId key, byte[] nonce, String method, String pathAndQuery, long seq,
-            byte[] bodySha3) {
-        return new SshKey.Writer().string(REQUEST_DOMAIN).string(key.codephrase()).bytes(nonce).string(method)
-                .string(pathAndQuery).u32(seq >>> 32).u32(seq & 0xFFFFFFFFL).bytes(bodySha3).toBytes();
+    /**
+     * Who a request is for (security.md section 5): the rack (its CA's key id) and this sled; a
+     * request this sled relays names the sled it is relayed to ({@code ?sled=B}), and that sled
+     * checks it again for itself.
+     */
+    public record Audience(String rack, String me, Optional<String> relayTo) {
+        public Audience {
+            java.util.Objects.requireNonNull(rack, "rack");
+            java.util.Objects.requireNonNull(me, "me");
+            java.util.Objects.requireNonNull(relayTo, "relayTo");
+        }
+
+        /** Whether a request signed for sled {@code sled} may be taken here. */
+        boolean admits(String sled) {
+            return sled.equals(me) || relayTo.filter(r -> !r.equals(me)).map(sled::equals).orElse(false);
+        }
+    }
+
+    /**
+     * What an identity signs for one request: the rack and the sled it is for, so that it is good
+     * at that sled only (issue 36: a request captured at one sled replayed once at every other).
+     */
+    public static byte[] requestBytes(KeyId key, byte[] nonce, String rack, String sled, String method,
+            String pathAndQuery, long seq, byte[] bodySha3) {
+        return new SshKey.Writer().string(REQUEST_DOMAIN).string(key.codephrase()).bytes(nonce).string(rack)
+                .string(sled).string(method).string(pathAndQuery).u32(seq >>> 32).u32(seq & 0xFFFFFFFFL)
+                .bytes(bodySha3).toBytes();
     }
 
     public static byte[] sha3(byte[] body) {
@@ -298,11 +365,12 @@ public final class Authority {
     }
 
     /**
-     * Checks a request's {@code Authorization: Sush key-id=..., nonce=..., seq=..., sig=...};
-     * returns its identity or refuses (401: login required, expired, replayed, unknown, revoked).
+     * Checks a request's {@code Authorization: Sush key-id=..., nonce=..., seq=..., aud=...,
+     * sig=...} ({@code aud}: the sled it is for, base64url); returns its identity or refuses (401:
+     * login required, expired, replayed, unknown, revoked, wrong audience).
      */
-    public synchronized Identity authenticate(String header, String method, String pathAndQuery, byte[] body)
-            throws Refusal {
+    public synchronized Identity authenticate(String header, String method, String pathAndQuery, byte[] body,
+            Audience audience) throws Refusal {
         if (header == null || !header.startsWith("Sush ")) {
             throw new Refusal(401, "login-required", "this request needs an operator identity: sush login");
         }
@@ -318,14 +386,25 @@ public final class Authority {
         byte[] nonce;
         byte[] sig;
         long seq;
+        String aud;
         try {
             key = KeyId.parse(f.getOrDefault("key-id", ""));
             nonce = java.util.Base64.getUrlDecoder().decode(f.getOrDefault("nonce", ""));
             sig = java.util.Base64.getUrlDecoder().decode(f.getOrDefault("sig", ""));
             seq = Long.parseLong(f.getOrDefault("seq", ""));
+            aud = new String(java.util.Base64.getUrlDecoder().decode(f.getOrDefault("aud", "")), StandardCharsets.UTF_8);
         } catch (sush.projections.id.IdException | IllegalArgumentException e) {
-            throw new Refusal(401, "malformed-authorization", "Authorization: Sush key-id=, nonce=, seq=, sig=: "
+            throw new Refusal(401, "malformed-authorization", "Authorization: Sush key-id=, nonce=, seq=, aud=, sig=: "
                     + e.getMessage());
+        }
+        if (aud.isEmpty()) {
+            throw new Refusal(401, "wrong-audience", "the request names no sled it is for (aud=): a client of an "
+                    + "older build; update sush");
+        }
+        if (!audience.admits(aud)) {
+            throw new Refusal(401, "wrong-audience", "the request was signed for sled " + printable(aud)
+                    + ", not for this one (" + audience.me() + ")" + audience.relayTo().map(r -> " or sled " + r
+                    + ", which it names").orElse(""));
         }
         if (revoked.contains(key)) {
             throw new Refusal(401, "revoked", "key " + key + " is revoked");
@@ -339,7 +418,7 @@ public final class Authority {
             identities.remove(HexFormat.of().formatHex(nonce));
             throw new Refusal(401, "expired", "the identity expired: sush login");
         }
-        if (!signedBy(i, requestBytes(key, nonce, method, pathAndQuery, seq, sha3(body)), sig)) {
+        if (!signedBy(i, requestBytes(key, nonce, audience.rack(), aud, method, pathAndQuery, seq, sha3(body)), sig)) {
             throw new Refusal(401, "bad-signature", "the request signature does not verify");
         }
         if (!i.accept(seq)) {
@@ -347,6 +426,12 @@ public final class Authority {
         }
         i.lastUsed = now;
         return i;
+    }
+
+    /** {@code t} with anything but printable ASCII replaced, at most 128 characters (for refusals). */
+    private static String printable(String t) {
+        String cut = t.length() > 128 ? t.substring(0, 128) + "..." : t;
+        return cut.replaceAll("[^\\x20-\\x7e]", "?");
     }
 
     /** Domain separation of a read token (D-035). */

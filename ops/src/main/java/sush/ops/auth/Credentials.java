@@ -119,8 +119,11 @@ public final class Credentials {
                 + "." + b64.encodeToString(s.generateSignature()));
     }
 
-    /** The {@code Authorization} header for one request, or empty without an identity. */
-    public Optional<String> authorize(String method, String pathAndQuery, byte[] body) {
+    /**
+     * The {@code Authorization} header for one request to sled {@code sled} of rack {@code rack},
+     * or empty without an identity. It is good at that sled only (issue 36).
+     */
+    public Optional<String> authorize(String rack, String sled, String method, String pathAndQuery, byte[] body) {
         Identity i = identity;
         if (i == null) {
             return Optional.empty();
@@ -128,11 +131,13 @@ public final class Credentials {
         long n = nextSeq(System.currentTimeMillis());
         Ed25519Signer s = new Ed25519Signer();
         s.init(true, new Ed25519PrivateKeyParameters(i.ephemeralSecret(), 0));
-        byte[] signed = Authority.requestBytes(i.key(), i.nonce(), method, pathAndQuery, n, Authority.sha3(body));
+        byte[] signed = Authority.requestBytes(i.key(), i.nonce(), rack, sled, method, pathAndQuery, n,
+                Authority.sha3(body));
         s.update(signed, 0, signed.length);
         Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
         return Optional.of("Sush key-id=" + i.key().codephrase().replace(' ', '-') + ", nonce="
-                + b64.encodeToString(i.nonce()) + ", seq=" + n + ", sig=" + b64.encodeToString(s.generateSignature()));
+                + b64.encodeToString(i.nonce()) + ", seq=" + n + ", aud=" + b64.encodeToString(sled.getBytes(
+                        StandardCharsets.UTF_8)) + ", sig=" + b64.encodeToString(s.generateSignature()));
     }
 
     /**

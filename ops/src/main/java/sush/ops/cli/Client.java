@@ -186,7 +186,7 @@ public final class Client {
             if (!method.equals("GET")) {
                 b.header("Content-Type", "application/json");
             }
-            credentials.authorize(method, path, body).ifPresent(h -> b.header("Authorization", h));
+            authorization(method, path, body).ifPresent(h -> b.header("Authorization", h));
             extra.accept(b);
             if (timeout != null) {
                 b.timeout(timeout);
@@ -202,6 +202,38 @@ public final class Client {
 
     public String url() {
         return base;
+    }
+
+    /**
+     * The rack and the sled this client's URL reaches ({rack_id, sled}), which every signed
+     * request names (issue 36): learned once from the sled's {@code /health}, which needs no login.
+     */
+    private volatile String[] audience;
+
+    /** {rack_id, sled} of the sled at this client's URL. */
+    public String[] audience() throws Failure {
+        String[] a = audience;
+        if (a == null) {
+            Probe p = probe("/health");
+            String rack = p.body().path("rack_id").asString("");
+            String sled = p.body().path("sled").asString("");
+            if (rack.isEmpty() || sled.isEmpty()) {
+                throw new Failure(2, "bad-answer", base + "/health names no sled and rack (" + p.status() + "): a "
+                        + "daemon of an older build, or not a sled");
+            }
+            a = new String[] {rack, sled};
+            audience = a;
+        }
+        return a;
+    }
+
+    /**
+     * The {@code Authorization} of one request: signed for the sled it is for
+     * ({@link sush.ops.Audiences}): the sled at this URL, or the one a relayed request names.
+     */
+    private java.util.Optional<String> authorization(String method, String path, byte[] body) throws Failure {
+        String[] a = audience();
+        return credentials.authorize(a[0], sush.ops.Audiences.of(method, path, a[1]), method, path, body);
     }
 
     /** A refusal or an unreachable sled, with the exit code a script can test. */
@@ -260,7 +292,7 @@ public final class Client {
                 login();
             }
             java.net.http.WebSocket.Builder b = http.newWebSocketBuilder().connectTimeout(Duration.ofSeconds(10));
-            credentials.authorize("GET", path, new byte[0]).ifPresent(h -> b.header("Authorization", h));
+            authorization("GET", path, new byte[0]).ifPresent(h -> b.header("Authorization", h));
             try {
                 return b.buildAsync(URI.create(base.replaceFirst("^http", "ws") + path), listener).join();
             } catch (java.util.concurrent.CompletionException e) {

@@ -1,0 +1,48 @@
+package sush.ops;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * Which sled a signed request is for (issue 36, security.md section 5): the one rule the client
+ * signs by and the sled checks by. A request is for the sled whose API it is sent to, except a
+ * relayed one: a GET of a relaying endpoint whose {@code ?sled=B} names another sled is for B,
+ * which the receiving sled relays it to and which checks it again. Elsewhere {@code ?sled=}
+ * only chooses what to show ({@code /jobs/{id}/status?sled=B} is the receiving sled's view of
+ * B's status), and the request is for the receiving sled.
+ */
+public final class Audiences {
+    private Audiences() {
+    }
+
+    /** The paths a sled relays to the sled their {@code ?sled=} names. */
+    private static final Pattern RELAYING = Pattern.compile(
+            "/version|/rack|/boundary|/sessions/[^/]+/chain|/jobs/[^/]+/output/[^/]+");
+
+    /** Whether {@code method path} (no query) is relayed to the sled its {@code ?sled=} names. */
+    public static boolean relaying(String method, String path) {
+        return "GET".equals(method) && RELAYING.matcher(path).matches();
+    }
+
+    /** The sled a request of {@code method pathAndQuery} sent to sled {@code here}'s API is for. */
+    public static String of(String method, String pathAndQuery, String here) {
+        int q = pathAndQuery.indexOf('?');
+        String path = q < 0 ? pathAndQuery : pathAndQuery.substring(0, q);
+        return relaying(method, path) ? sled(pathAndQuery).orElse(here) : here;
+    }
+
+    /** The {@code sled} query parameter of {@code pathAndQuery}, decoded, when it has one. */
+    public static Optional<String> sled(String pathAndQuery) {
+        int q = pathAndQuery.indexOf('?');
+        if (q < 0) {
+            return Optional.empty();
+        }
+        for (String p : pathAndQuery.substring(q + 1).split("&")) {
+            if (p.startsWith("sled=")) {
+                return Optional.of(java.net.URLDecoder.decode(p.substring(5), StandardCharsets.UTF_8));
+            }
+        }
+        return Optional.empty();
+    }
+}
