@@ -250,6 +250,74 @@ class OperatorAuthTest extends TwoSledRack {
         assertEquals("wrong-audience", Json.MAPPER.readTree(r.body()).get("error").asString(), r.body());
     }
 
+    /**
+     * Issue 36, item 6: 10,000 unauthenticated challenges asked after a client's never push it
+     * out (they were kept in a bounded table, and the client's login then failed 401 expired).
+     */
+    @Test
+    void tenThousandStrangersChallengesEvictNoClientsChallenge() throws Exception {
+        HttpRequest ask = HttpRequest.newBuilder(URI.create(rack.url(0) + "/login/challenge"))
+                .POST(HttpRequest.BodyPublishers.noBody()).build();
+        byte[] nonce = java.util.Base64.getDecoder().decode(Json.MAPPER.readTree(HTTP.send(ask,
+                HttpResponse.BodyHandlers.ofString()).body()).get("nonce").asString());
+        List<java.util.concurrent.CompletableFuture<HttpResponse<Void>>> strangers = new java.util.ArrayList<>();
+        for (int i = 0; i < 10_000; i++) {
+            strangers.add(HTTP.sendAsync(ask, HttpResponse.BodyHandlers.discarding()));
+            if (strangers.size() >= 64) {
+                strangers.forEach(java.util.concurrent.CompletableFuture::join);
+                strangers.clear();
+            }
+        }
+        strangers.forEach(java.util.concurrent.CompletableFuture::join);
+        OperatorSigner op = OperatorSigner.fromFile(rack.dir.resolve("operator.key"));
+        byte[][] eph = Credentials.ephemeral(new SecureRandom());
+        byte[] clientNonce = new byte[16];
+        java.util.Base64.Encoder b64 = java.util.Base64.getEncoder();
+        String body = Json.MAPPER.writeValueAsString(Map.of("key", b64.encodeToString(op.publicKey().blob()), "nonce",
+                b64.encodeToString(nonce), "client_nonce", b64.encodeToString(clientNonce), "ephemeral",
+                b64.encodeToString(eph[1]), "signature", b64.encodeToString(op.sign(sush.ops.auth.Authority.loginBytes(
+                        nonce, clientNonce, eph[1])))));
+        HttpRequest login = HttpRequest.newBuilder(URI.create(rack.url(0) + "/login")).header("Content-Type",
+                "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        HttpResponse<String> r = HTTP.send(login, HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, r.statusCode(), r.body());
+        HttpResponse<String> again = HTTP.send(login, HttpResponse.BodyHandlers.ofString());
+        assertEquals(401, again.statusCode(), "a challenge logs in once: " + again.body());
+    }
+
+    /**
+     * Issue 36, item 4: a request-target that is not a path is 400 before any routing; the relay
+     * never connects where such a target points (it used to paste it onto the announced address).
+     */
+    @Test
+    void aRequestTargetThatIsNotAPathIs400BeforeRouting() throws Exception {
+        String token = rack.client(0).credentials().readToken(System.currentTimeMillis() + 60_000).orElseGet(() -> {
+            try {
+                rack.client(0).get("/version");
+            } catch (Client.Failure f) {
+                throw new AssertionError(f);
+            }
+            return rack.client(0).credentials().readToken(System.currentTimeMillis() + 60_000).orElseThrow();
+        });
+        String board1 = rack.rack.sleds().get(1).baseboard();
+        try (java.net.ServerSocket trap = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            trap.setSoTimeout(1);
+            for (String target : new String[] {"@127.0.0.1:" + trap.getLocalPort() + "/version?sled=" + board1,
+                    ":" + trap.getLocalPort() + "/version?sled=" + board1, "/version/../boundary"}) {
+                java.net.URI api = URI.create(rack.url(0));
+                try (java.net.Socket c = new java.net.Socket(api.getHost(), api.getPort())) {
+                    c.getOutputStream().write(("GET " + target + " HTTP/1.1\r\nHost: x\r\nAuthorization: "
+                            + sush.ops.auth.Authority.READ_SCHEME + token + "\r\nConnection: close\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
+                    String answer = new String(c.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+                    assertTrue(answer.startsWith("HTTP/1.1 400") && answer.contains("bad-request-target"), target
+                            + ": " + answer);
+                }
+                assertThrows(java.net.SocketTimeoutException.class, trap::accept, "the sled connected to the trap");
+            }
+        }
+    }
+
     @Test
     void onlyTheStarterStopsAndSkips() throws Exception {
         String s = session(rack.client(0));

@@ -117,7 +117,7 @@ public final class ApiServer {
                     channel.close();
                 }
             }, REQUEST_DEADLINE.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-        }).route(r -> r
+        }).handle(originFormOnly(reactor.netty.http.server.HttpServerRoutes.newRoutes()
                 // Probes for supervisors and monitors: no login, nothing private in them.
                 .get("/health", (q, s) -> served(q, () -> health(s)))
                 .get("/ready", (q, s) -> served(q, () -> ready(s)))
@@ -150,7 +150,51 @@ public final class ApiServer {
                         elsewhere(q).get()) : query(s, this::boundary)))
                 .get("/iam", (q, s) -> guard(q, s, (b, who) -> json(s, 200, iam())))
                 .post("/iam/revoke/{kid}", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> revoke(q, who))))
-                .get("/events", (q, s) -> guard(q, s, (b, who) -> events(q, s)))).bindNow();
+                .get("/events", (q, s) -> guard(q, s, (b, who) -> events(q, s))))).bindNow();
+    }
+
+    /**
+     * Every request-target in origin form before any routing (issue 36, item 4): a relay used
+     * to paste {@code @host:port/...} or {@code :port/...} onto the announced address, making
+     * the sled connect where the caller chose. Anything else is 400 {@code bad-request-target}.
+     */
+    private java.util.function.BiFunction<HttpServerRequest, HttpServerResponse, Publisher<Void>> originFormOnly(
+            reactor.netty.http.server.HttpServerRoutes routes) {
+        return (q, s) -> originForm(q.uri()) ? routes.apply(q, s) : served(q, () -> error(s, 400,
+                "bad-request-target", "the request-target must be a path: '/' first, no authority, no '@', no "
+                        + "'..' or '.' segments, printable ASCII"));
+    }
+
+    /**
+     * Whether {@code target} is an origin-form request-target this API serves: {@code /} first
+     * (not {@code //}), printable ASCII without {@code @}, backslash or fragment, and no
+     * {@code .} or {@code ..} path segment, raw or percent-encoded.
+     */
+    static boolean originForm(String target) {
+        if (target == null || !target.startsWith("/") || target.startsWith("//")) {
+            return false;
+        }
+        for (int i = 0; i < target.length(); i++) {
+            char c = target.charAt(i);
+            if (c <= 0x20 || c >= 0x7f || c == '@' || c == '\\' || c == '#') {
+                return false;
+            }
+        }
+        int q = target.indexOf('?');
+        String path = q < 0 ? target : target.substring(0, q);
+        for (String segment : path.split("/", -1)) {
+            String decoded;
+            try {
+                decoded = java.net.URLDecoder.decode(segment.replace("+", "%2B"), java.nio.charset.StandardCharsets.UTF_8);
+            } catch (IllegalArgumentException e) {
+                return false;
+            }
+            if (decoded.equals(".") || decoded.equals("..") || decoded.contains("/") || decoded.contains("\\")
+                    || decoded.contains("@")) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -989,6 +1033,18 @@ public final class ApiServer {
                 });
     }
 
+    /**
+     * The URI of a relayed request: the announced API's scheme, host and port, and the request's
+     * origin-form path and query (checked before routing); never the caller's text pasted on.
+     */
+    static String relayUri(String api, String target) {
+        if (!originForm(target)) {
+            throw new IllegalArgumentException("not an origin-form request-target");
+        }
+        java.net.URI a = java.net.URI.create(api);
+        return a.getScheme() + "://" + a.getHost() + (a.getPort() < 0 ? "" : ":" + a.getPort()) + target;
+    }
+
     /** The kept client of sled {@code sled} at {@code api}, made at first use. */
     private reactor.netty.http.client.HttpClient relayClientOf(String sled, String api)
             throws javax.net.ssl.SSLException, sush.gossip.net.GossipTls.TlsException {
@@ -1021,7 +1077,7 @@ public final class ApiServer {
                 }
             }
             h.set(RELAYED_BY, cfg.me().baseboard());
-        }).get().uri(api + q.uri()).response((r, body) -> {
+        }).get().uri(relayUri(api, q.uri())).response((r, body) -> {
             s.status(r.status());
             for (String name : new String[] {"Content-Type", "Content-Length", "Content-Range"}) {
                 if (r.responseHeaders().contains(name)) {
