@@ -177,6 +177,22 @@ class InteractiveJobTest extends TwoSledRack {
         }
         org.junit.jupiter.api.Assertions.assertNotNull(denied);
         assertEquals("denied", denied.code());
+        // Issue 36, item 5: denied in every form: the recorded transcript too, at the sled, relayed
+        // through another, and with a read token (each served the live transcript before).
+        String transcript = "/jobs/" + id + "/output/stdout?sled=" + java.net.URLEncoder.encode(sled,
+                StandardCharsets.UTF_8);
+        for (Client via : new Client[] {other, new Client(rack.url(0), other.credentials())}) {
+            Client.Failure read = org.junit.jupiter.api.Assertions.assertThrows(Client.Failure.class,
+                    () -> via.bytes(transcript), "the denied key read the transcript through " + via.url());
+            assertEquals("denied", read.code(), read.getMessage());
+        }
+        String token = other.credentials().readToken(System.currentTimeMillis() + 60_000).orElseThrow();
+        java.net.http.HttpResponse<String> byToken = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create(rack.url(1) + transcript)).header(
+                        "Authorization", sush.ops.auth.Authority.READ_SCHEME + token).GET().build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(403, byToken.statusCode(), byToken.body());
+        assertTrue(rack.client(1).bytes(transcript).length > 0, "the starter still reads it");
         // Only the starter sets access.
         Client.Failure notStarter = org.junit.jupiter.api.Assertions.assertThrows(Client.Failure.class, () -> other
                 .post("/sessions/" + sid + "/access/" + watcherKey + "?access=write", java.util.Map.of()));

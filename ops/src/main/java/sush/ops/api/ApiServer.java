@@ -142,7 +142,7 @@ public final class ApiServer {
                 .post("/jobs/{jid}/start", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> startJob(q, b))))
                 .post("/jobs/{jid}/stop", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> stopJob(q, who))))
                 .get("/jobs/{jid}/status", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> status(q))))
-                .get("/jobs/{jid}/output/{stream}", (q, s) -> guard(q, s, (b, who) -> output(q, s)))
+                .get("/jobs/{jid}/output/{stream}", (q, s) -> guard(q, s, (b, who) -> output(q, s, who)))
                 .get("/jobs/{jid}/attach", (q, s) -> guard(q, s, (b, who) -> attach(q, s, who)))
                 .get("/jobs/{jid}/stream", (q, s) -> guard(q, s, (b, who) -> stream(q, s, who)))
                 .get("/jobs", (q, s) -> guard(q, s, (b, who) -> history(q, s)))
@@ -920,7 +920,7 @@ public final class ApiServer {
         return given == null || given.isEmpty() ? Optional.empty() : Optional.of(given.get(0));
     }
 
-    private Publisher<Void> output(HttpServerRequest q, HttpServerResponse s) {
+    private Publisher<Void> output(HttpServerRequest q, HttpServerResponse s, Authority.Identity who) {
         JobId job;
         try {
             job = jobId(q.param("jid"));
@@ -935,6 +935,22 @@ public final class ApiServer {
         if (sled.isPresent() && !sled.get().equals(cfg.me().baseboard())) {
             return relay(q, s, sled.get());
         }
+        Optional<SessionId> interactive = launcher.interactiveSession(job);
+        if (interactive.isPresent()) {
+            // Issue 36, item 5: `session deny` keeps the key from the terminal in every form, its
+            // recorded transcript included (signed, relayed here, or with a read token).
+            SessionId session = interactive.get();
+            return runtime.query(v -> v.fold() == null || v.fold().session(session).isEmpty() ? Message.Access.READ
+                    : v.fold().access(session, who.key().codephrase())).flatMap(access -> access
+                            == Message.Access.NONE ? Mono.from(error(s, 403, "denied", "the session's starter denied "
+                                    + who.key().codephrase() + " its interactive jobs, their transcripts included"))
+                            : Mono.from(sendOutput(q, s, job, stream)));
+        }
+        return sendOutput(q, s, job, stream);
+    }
+
+    /** The bytes of a job's {@code stream} as kept on this sled (a range of them when asked). */
+    private Publisher<Void> sendOutput(HttpServerRequest q, HttpServerResponse s, JobId job, String stream) {
         if ("stdout".equals(stream) && launcher.streamed(job)) {
             return error(s, 404, "not-stored", "job " + job.codephrase() + " streamed its stdout to its client; this "
                     + "sled kept none (its length and hash are in the status)");

@@ -305,6 +305,22 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
         return Files.exists(jobDir(job).resolve(STREAMED));
     }
 
+    /**
+     * The session of an interactive job this launcher started, read from its {@code job.json}
+     * (kept with its transcript, whatever the fold forgets); empty for any other job.
+     */
+    public java.util.Optional<sush.projections.id.SessionId> interactiveSession(JobId job) {
+        try {
+            tools.jackson.databind.JsonNode d = JSON.readTree(Files.readAllBytes(jobDir(job).resolve("job.json")));
+            if (!sush.projections.job.JobMode.INTERACTIVE.wire().equals(d.path("mode").asString(""))) {
+                return java.util.Optional.empty();
+            }
+            return java.util.Optional.of(sush.projections.id.SessionId.parse(d.path("session").asString("")));
+        } catch (IOException | RuntimeException | sush.projections.id.IdException e) {
+            return java.util.Optional.empty();
+        }
+    }
+
     /** The output of a running streaming job, until its client took the last byte. */
     public java.util.Optional<Outflow> outflow(JobId job) {
         return java.util.Optional.ofNullable(outflows.get(job));
