@@ -18,6 +18,7 @@ import sush.ops.auth.Authority;
 import sush.ops.auth.Credentials;
 import sush.ops.auth.OperatorSigner;
 import sush.ops.auth.SshKey;
+import sush.projections.id.KeyId;
 import sush.projections.message.Message;
 
 /** The authority's rules with an injected clock: challenges, the sequence window, expiry, bounds, bad input. */
@@ -94,6 +95,49 @@ class AuthorityTest {
         a.login("s", CLIENT, op.publicKey().blob(), mine, new byte[0], eph[1],
                 op.sign(Authority.loginBytes(mine, new byte[0], eph[1])));
         assertEquals(1, a.identities().size(), "the first challenge still logs in after 10,000 others");
+    }
+
+    /**
+     * Issue 36: revocations are kept on disk and read back before anything is served; one lifted
+     * stays lifted when re-gossiped; a revocation and an unrevoke of an earlier one settle the
+     * same on every sled whatever their order; a file that does not read stops the sled.
+     */
+    @Test
+    void revocationsAreKeptOnDiskLiftedByIdAndSettleTheSameInAnyOrder() throws Exception {
+        OperatorSigner op = key("op");
+        authority(op);
+        Path file = dir.resolve("revoked.json");
+        KeyId k = op.publicKey().id();
+        Authority a = new Authority(dir.resolve("operators"), now::get, Entropy.seeded(1), java.util.Optional.of(file));
+        a.revoke(new Authority.Revocation(k, "admin", "r1"));
+        assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(file)));
+        Authority again = new Authority(dir.resolve("operators"), now::get, Entropy.seeded(2), java.util.Optional.of(file));
+        assertTrue(again.isRevoked(k), "read back");
+        assertTrue(again.unrevoke(k, "admin2", "r1"));
+        again.revoke(new Authority.Revocation(k, "admin", "r1"));
+        assertFalse(again.isRevoked(k), "a lifted revocation re-gossiped stays lifted");
+        assertFalse(new Authority(dir.resolve("operators"), now::get, Entropy.seeded(3), java.util.Optional.of(file))
+                .isRevoked(k), "and after a restart");
+
+        // r2 made while someone lifted r1: revoked on every sled, whatever the order.
+        for (boolean unrevokeFirst : new boolean[] {true, false}) {
+            Authority s = authority(op);
+            s.revoke(new Authority.Revocation(k, "admin", "r1"));
+            if (unrevokeFirst) {
+                s.unrevoke(k, "admin2", "r1");
+                s.revoke(new Authority.Revocation(k, "admin3", "r2"));
+            } else {
+                s.revoke(new Authority.Revocation(k, "admin3", "r2"));
+                s.unrevoke(k, "admin2", "r1");
+            }
+            assertTrue(s.isRevoked(k), "unrevoke first: " + unrevokeFirst);
+        }
+
+        Files.writeString(file, "{\"revoked\": [{\"key\": 7}]}");
+        java.io.IOException bad = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
+                () -> new Authority(dir.resolve("operators"), now::get, Entropy.seeded(4), java.util.Optional.of(file)));
+        assertTrue(bad.getMessage().contains(file.toString()), bad.getMessage());
     }
 
     @Test

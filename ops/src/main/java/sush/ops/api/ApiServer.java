@@ -89,6 +89,8 @@ public final class ApiServer {
         // from other sleds: their operators log in here again, which is safe), and it is said.
         runtime.events().subscribe(this::number, e -> System.err.println("sush daemon: the API lost the sled's "
                 + "event stream: " + e));
+        runtime.events().filter(e -> e instanceof SledEvent.Entered).subscribe(e -> regossipRevocations(),
+                e -> System.err.println("sush daemon: revocations are no longer re-told to new universes: " + e));
         runtime.events().filter(e -> e instanceof SledEvent.Operator).subscribe(e -> onOperatorMessage(
                 ((SledEvent.Operator) e).message()), e -> System.err.println("sush daemon: logins and revocations of "
                         + "other sleds are no longer followed: " + e));
@@ -150,6 +152,7 @@ public final class ApiServer {
                         elsewhere(q).get()) : query(s, this::boundary)))
                 .get("/iam", (q, s) -> guard(q, s, (b, who) -> json(s, 200, iam())))
                 .post("/iam/revoke/{kid}", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> revoke(q, who))))
+                .post("/iam/unrevoke/{kid}", (q, s) -> guard(q, s, (b, who) -> handle(s, () -> unrevoke(q, who))))
                 .get("/events", (q, s) -> guard(q, s, (b, who) -> events(q, s))))).bindNow();
     }
 
@@ -565,9 +568,54 @@ public final class ApiServer {
         } catch (IdException e) {
             throw new BadRequest("bad-codephrase", "key id: " + e.getMessage());
         }
-        send(new Message.OperatorRevoked(key, who.key().codephrase()));
-        int ended = authority.revoke(key);
-        return Mono.just(Map.of("key_id", key.codephrase(), "revoked", true, "identities_ended_here", ended));
+        byte[] id = new byte[16];
+        entropy.nextBytes(id);
+        Authority.Revocation r = new Authority.Revocation(key, who.key().codephrase(), java.util.HexFormat.of().formatHex(id));
+        send(new Message.OperatorRevoked(r.key(), r.by(), r.id()));
+        int ended = authority.revoke(r);
+        return Mono.just(Map.of("key_id", key.codephrase(), "revoked", true, "identities_ended_here", ended,
+                "revocation", r.id()));
+    }
+
+    /**
+     * {@code POST /iam/unrevoke/{kid}} (issue 36): lifts the key's revocation in force on this
+     * sled, rack-wide (gossiped, kept on every sled's disk); a revocation made meanwhile stays.
+     */
+    private Mono<Object> unrevoke(HttpServerRequest q, Authority.Identity who) throws BadRequest {
+        sush.projections.id.KeyId key;
+        try {
+            key = sush.projections.id.KeyId.parse(q.param("kid"));
+        } catch (IdException e) {
+            throw new BadRequest("bad-codephrase", "key id: " + e.getMessage());
+        }
+        Optional<Authority.Revocation> r = authority.revocation(key);
+        if (r.isEmpty()) {
+            throw new Refused(404, "not-revoked", "key " + key.codephrase() + " is not revoked on sled "
+                    + cfg.me().baseboard());
+        }
+        send(new Message.OperatorUnrevoked(key, who.key().codephrase(), r.get().id()));
+        authority.unrevoke(key, who.key().codephrase(), r.get().id());
+        LOG.warn("operator {} lifted the revocation of key {} (revoked by {})", who.key().codephrase(),
+                key.codephrase(), r.get().by());
+        return Mono.just(Map.of("key_id", key.codephrase(), "revoked", false, "lifted", r.get().id()));
+    }
+
+    /**
+     * Every revocation this sled keeps, and every lifted one it remembers, told to the universe it
+     * just entered (issue 36), like the newest grant: a cold-booted rack, or a sled that missed
+     * one, learns it. Sends refused while the node bootstraps are tried again.
+     */
+    private void regossipRevocations() {
+        List<Message> all = new ArrayList<>();
+        authority.revocations().forEach(r -> all.add(new Message.OperatorRevoked(r.key(), r.by(), r.id())));
+        authority.liftedRevocations().forEach(r -> all.add(new Message.OperatorUnrevoked(r.key(), r.by(), r.id())));
+        if (all.isEmpty()) {
+            return;
+        }
+        Mono.fromRunnable(() -> all.forEach(m -> node.send(MessageCodec.encode(m))))
+                .retryWhen(reactor.util.retry.Retry.fixedDelay(240, java.time.Duration.ofMillis(250)))
+                .subscribe(null, e -> LOG.error("the revoked operators could not be told to the new universe: {}",
+                        e.toString()));
     }
 
     /** Logins and revocations other sleds gossip (this sled's own were applied when made). */
@@ -582,7 +630,20 @@ public final class ApiServer {
                 System.err.println("sush daemon: a gossiped login was not honoured: " + e);
             }
         } else if (m instanceof Message.OperatorRevoked) {
-            authority.revoke(((Message.OperatorRevoked) m).key());
+            Message.OperatorRevoked r = (Message.OperatorRevoked) m;
+            try {
+                authority.revoke(new Authority.Revocation(r.key(), r.by(), r.id()));
+            } catch (IllegalStateException e) {
+                // In force in memory; not kept: said loudly, a restart would forget it.
+                LOG.error("{}", e.getMessage());
+            }
+        } else if (m instanceof Message.OperatorUnrevoked) {
+            Message.OperatorUnrevoked u = (Message.OperatorUnrevoked) m;
+            try {
+                authority.unrevoke(u.key(), u.by(), u.lifts());
+            } catch (IllegalStateException e) {
+                LOG.error("{}", e.getMessage());
+            }
         }
     }
 

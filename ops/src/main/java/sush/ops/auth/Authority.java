@@ -57,7 +57,19 @@ public final class Authority {
     /** The per-sled secret a challenge's MAC is made with (never leaves this process). */
     private final byte[] challengeSecret = new byte[32];
     private final LinkedHashMap<String, Identity> identities = new LinkedHashMap<>();
-    private final Set<KeyId> revoked = new java.util.HashSet<>();
+    /** Revocations in force, by key (issue 36: kept on disk, read before the API serves). */
+    private final Map<KeyId, Revocation> revoked = new LinkedHashMap<>();
+    /** Revocations lifted ({@code iam unrevoke}), by id, newest last: a re-gossiped one stays lifted. */
+    private final LinkedHashMap<String, Revocation> lifted = new LinkedHashMap<>();
+    /** Where the revocations are kept, when they are (the daemon's output directory). */
+    private final Optional<Path> revocationsFile;
+
+    /** One revocation: whose key, by whom, and its id (an unrevoke names it). */
+    public record Revocation(KeyId key, String by, String id) {
+    }
+
+    /** Bound on lifted revocations remembered (the oldest are forgotten first). */
+    public static final int MAX_LIFTED = 4096;
 
     /** A key of the operators file and its comment. */
     public record Operator(SshKey key, String comment) {
@@ -171,11 +183,95 @@ public final class Authority {
     }
 
     public Authority(Path operatorsFile, LongSupplier clock, Entropy entropy) throws IOException {
+        this(operatorsFile, clock, entropy, Optional.empty());
+    }
+
+    /**
+     * With the revocations kept in {@code revocations} (issue 36): read now, before anything is
+     * served, and written (temporary file, fsync, rename; mode 0600) at every change. A file
+     * that does not read is an {@link IOException}: a sled never serves having forgotten them.
+     */
+    public Authority(Path operatorsFile, LongSupplier clock, Entropy entropy, Optional<Path> revocations)
+            throws IOException {
         this.operatorsFile = operatorsFile;
         this.clock = clock;
         this.entropy = entropy;
         this.operators = read(operatorsFile);
+        this.revocationsFile = revocations;
         entropy.nextBytes(challengeSecret);
+        if (revocations.isPresent()) {
+            loadRevocations(revocations.get());
+        }
+    }
+
+    private void loadRevocations(Path file) throws IOException {
+        if (!Files.exists(file)) {
+            return;
+        }
+        try {
+            tools.jackson.databind.JsonNode n = sush.ops.Json.MAPPER.readTree(Files.readString(file,
+                    StandardCharsets.UTF_8));
+            for (tools.jackson.databind.JsonNode r : n.path("revoked")) {
+                Revocation v = revocation(r);
+                revoked.put(v.key(), v);
+            }
+            for (tools.jackson.databind.JsonNode r : n.path("lifted")) {
+                Revocation v = revocation(r);
+                lifted.put(v.id(), v);
+            }
+        } catch (RuntimeException | sush.projections.id.IdException e) {
+            throw new IOException("the revoked operators in " + file + " do not read (" + e.getMessage() + "): fix or "
+                    + "restore the file; a sled does not serve having forgotten a revocation");
+        }
+    }
+
+    private static Revocation revocation(tools.jackson.databind.JsonNode r) throws sush.projections.id.IdException {
+        if (!r.path("key").isString() || !r.path("by").isString() || !r.path("id").isString()) {
+            throw new IllegalArgumentException("each entry has key, by and id");
+        }
+        return new Revocation(KeyId.parse(r.get("key").asString()), r.get("by").asString(), r.get("id").asString());
+    }
+
+    /** Writes the revocations (temporary file, fsync, rename, directory fsync); a failure is said, never hidden. */
+    private void saveRevocations() {
+        if (revocationsFile.isEmpty()) {
+            return;
+        }
+        Path file = revocationsFile.get();
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("revoked", revoked.values().stream().map(Authority::json).toList());
+        doc.put("lifted", lifted.values().stream().map(Authority::json).toList());
+        Path temp = file.resolveSibling(file.getFileName() + ".tmp");
+        try {
+            Files.deleteIfExists(temp);
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(temp,
+                    Set.of(java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE),
+                    java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                            java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")))) {
+                java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(sush.ops.Json.MAPPER.writeValueAsBytes(doc));
+                while (b.hasRemaining()) {
+                    ch.write(b);
+                }
+                ch.force(true);
+            }
+            Files.move(temp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            try (java.nio.channels.FileChannel dir = java.nio.channels.FileChannel.open(file.getParent())) {
+                dir.force(true);
+            } catch (IOException e) {
+                // some file systems cannot sync a directory: the rename itself is atomic
+            }
+        } catch (IOException | RuntimeException e) {
+            throw new IllegalStateException("keeping the revoked operators in " + file + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    private static Map<String, Object> json(Revocation r) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("key", r.key().codephrase());
+        m.put("by", r.by());
+        m.put("id", r.id());
+        return m;
     }
 
     /** Re-reads the operators file (SIGHUP). A key taken out of it logs in no more; its identities end. */
@@ -281,7 +377,7 @@ public final class Authority {
         if (op == null || !op.key().equals(key)) {
             throw new Refusal(401, "unknown-key", "key " + id + " is not in this sled's operators file");
         }
-        if (revoked.contains(id)) {
+        if (revoked.containsKey(id)) {
             throw new Refusal(401, "revoked", "key " + id + " is revoked");
         }
         if (m.ephemeral().length != 32 || !key.verifies(loginBytes(m.nonce(), m.clientNonce(), m.ephemeral()),
@@ -303,16 +399,63 @@ public final class Authority {
         return i;
     }
 
-    /** A revocation (local or gossiped): the key's identities end, its logins are refused from now on. */
+    /**
+     * A revocation (local or gossiped): the key's identities end, its logins are refused from now
+     * on, and it is kept on disk before this returns. One already lifted (re-gossiped after an
+     * unrevoke) changes nothing. Returns how many identities it ended here.
+     */
+    public synchronized int revoke(Revocation r) {
+        if (lifted.containsKey(r.id()) && !r.id().isEmpty()) {
+            return 0;
+        }
+        Revocation before = revoked.put(r.key(), r);
+        if (!r.equals(before)) {
+            saveRevocations();
+        }
+        int n = identities.size();
+        identities.values().removeIf(i -> i.key.equals(r.key()));
+        return n - identities.size();
+    }
+
+    /** A revocation of {@code key} with no id (tests; journals of older builds). */
     public synchronized int revoke(KeyId key) {
-        revoked.add(key);
-        int before = identities.size();
-        identities.values().removeIf(i -> i.key.equals(key));
-        return before - identities.size();
+        return revoke(new Revocation(key, "", ""));
+    }
+
+    /**
+     * Lifts revocation {@code lifts} of {@code key}: the key logs in again, unless a revocation
+     * with another id is in force (made meanwhile); the lifted id is remembered either way.
+     * Returns whether the key is no longer revoked here.
+     */
+    public synchronized boolean unrevoke(KeyId key, String by, String lifts) {
+        Revocation current = revoked.get(key);
+        lifted.put(lifts, new Revocation(key, by, lifts));
+        while (lifted.size() > MAX_LIFTED) {
+            lifted.remove(lifted.keySet().iterator().next());
+        }
+        if (current != null && current.id().equals(lifts)) {
+            revoked.remove(key);
+        }
+        saveRevocations();
+        return !revoked.containsKey(key);
     }
 
     public synchronized boolean isRevoked(KeyId key) {
-        return revoked.contains(key);
+        return revoked.containsKey(key);
+    }
+
+    /** The revocation of {@code key} in force, if any. */
+    public synchronized Optional<Revocation> revocation(KeyId key) {
+        return Optional.ofNullable(revoked.get(key));
+    }
+
+    /** Every revocation in force, and every lifted one remembered: what a sled tells a new universe. */
+    public synchronized List<Revocation> revocations() {
+        return List.copyOf(revoked.values());
+    }
+
+    public synchronized List<Revocation> liftedRevocations() {
+        return List.copyOf(lifted.values());
     }
 
     /** The live identities, oldest first. */
@@ -406,7 +549,7 @@ public final class Authority {
                     + ", not for this one (" + audience.me() + ")" + audience.relayTo().map(r -> " or sled " + r
                     + ", which it names").orElse(""));
         }
-        if (revoked.contains(key)) {
+        if (revoked.containsKey(key)) {
             throw new Refusal(401, "revoked", "key " + key + " is revoked");
         }
         Identity i = identities.get(HexFormat.of().formatHex(nonce));
@@ -470,7 +613,7 @@ public final class Authority {
         } catch (sush.projections.id.IdException | IllegalArgumentException e) {
             throw new Refusal(401, "malformed-authorization", "a read token is KEY.NONCE.EXPIRES.SIG: " + e.getMessage());
         }
-        if (revoked.contains(key)) {
+        if (revoked.containsKey(key)) {
             throw new Refusal(401, "revoked", "key " + key + " is revoked");
         }
         Identity i = identities.get(HexFormat.of().formatHex(nonce));

@@ -9,9 +9,12 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 import tools.jackson.databind.JsonNode;
 
-/** {@code sush iam list|revoke}: the operators a sled knows, live identities, rack-wide revocation. */
+/**
+ * {@code sush iam list|revoke|unrevoke}: the operators a sled knows, live identities, rack-wide
+ * revocation kept on every sled's disk (issue 36).
+ */
 @Command(name = "iam", description = "Operators and their identities.", subcommands = {IamCommand.List.class,
-        IamCommand.Revoke.class})
+        IamCommand.Revoke.class, IamCommand.Unrevoke.class})
 public final class IamCommand implements Callable<Integer> {
     @Override
     public Integer call() {
@@ -48,7 +51,9 @@ public final class IamCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "revoke", description = "End a key's identities on every sled and refuse its logins from now on.")
+    @Command(name = "revoke", description = "End a key's identities on every sled and refuse its logins from now on: "
+            + "every sled keeps the revocation on its disk, through restarts and whole-rack cold boots, until "
+            + "`sush iam unrevoke`.")
     static final class Revoke implements Callable<Integer> {
         @Mixin
         Global g;
@@ -60,6 +65,26 @@ public final class IamCommand implements Callable<Integer> {
             try {
                 JsonNode r = g.client().post("/iam/revoke/" + key, Map.of());
                 g.print(r, "revoked " + r.get("key_id").asString() + " rack-wide");
+                return 0;
+            } catch (Client.Failure f) {
+                return g.fail(f);
+            }
+        }
+    }
+
+    @Command(name = "unrevoke", description = "Lift a key's revocation rack-wide (by another operator; logged on every "
+            + "sled). A revocation of the key made meanwhile stays.")
+    static final class Unrevoke implements Callable<Integer> {
+        @Mixin
+        Global g;
+        @Parameters(paramLabel = "KEY_ID", description = "the operator key's id (a codephrase, as `sush iam list` shows it)")
+        String key;
+
+        @Override
+        public Integer call() {
+            try {
+                JsonNode r = g.client().post("/iam/unrevoke/" + key, Map.of());
+                g.print(r, "lifted the revocation of " + r.get("key_id").asString() + " rack-wide");
                 return 0;
             } catch (Client.Failure f) {
                 return g.fail(f);

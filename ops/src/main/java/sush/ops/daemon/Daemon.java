@@ -41,6 +41,8 @@ public final class Daemon implements AutoCloseable {
 
     /** What this sled announces as its software (the build's version and commit). */
     public static final String SOFTWARE = sush.ops.Version.SOFTWARE;
+    /** The file in the output directory that keeps the revoked operators (issue 36). */
+    public static final String REVOKED_OPERATORS = "revoked-operators.json";
     /** How long a graceful stop waits for killed jobs to report their endings. */
     static final Duration STOP_GRACE = Duration.ofSeconds(8);
 
@@ -302,10 +304,13 @@ public final class Daemon implements AutoCloseable {
         }
         Authority authority;
         try {
-            authority = new Authority(s.operators(), System::currentTimeMillis, Entropy.secure());
+            // Revoked operators are kept beside the journal, never on the M.2s, and read before
+            // the API serves (issue 36): a restarted sled never honours a revoked key, not even briefly.
+            authority = new Authority(s.operators(), System::currentTimeMillis, Entropy.secure(),
+                    Optional.of(s.output().resolve(REVOKED_OPERATORS)));
         } catch (IOException e) {
             closeQuietly(locker, launcher, journal, loop, writer, ingress, housekeeping);
-            throw new DaemonException("operators file: " + e.getMessage());
+            throw new DaemonException("operators: " + e.getMessage());
         }
         // The API's authority listens before the sled starts: logins in the replayed history count.
         ApiServer api = new ApiServer(cfg, node, runtime, locker, launcher, Entropy.secure(), authority);

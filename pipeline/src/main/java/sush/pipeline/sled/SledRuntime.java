@@ -671,7 +671,8 @@ public final class SledRuntime {
     private Optional<SignedJob> peek(Message m) {
         if (m instanceof Message.JobStart) {
             return Optional.of(((Message.JobStart) m).job());
-        } else if (m instanceof Message.OperatorLogin || m instanceof Message.OperatorRevoked) {
+        } else if (m instanceof Message.OperatorLogin || m instanceof Message.OperatorRevoked
+                || m instanceof Message.OperatorUnrevoked) {
             emit(new SledEvent.Operator(m));
         }
         return Optional.empty();

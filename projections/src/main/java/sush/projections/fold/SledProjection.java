@@ -350,7 +350,8 @@ public final class SledProjection {
             }
         } else if (m instanceof Message.Unknown) {
             unknown++;
-        } else if (m instanceof Message.OperatorLogin || m instanceof Message.OperatorRevoked) {
+        } else if (m instanceof Message.OperatorLogin || m instanceof Message.OperatorRevoked
+                || m instanceof Message.OperatorUnrevoked) {
             // Who may ask: the API's concern (ops), not the chain's.
         } else {
             if (m instanceof Message.JobStarted && ((Message.JobStarted) m).baseboard().equals(me.baseboard())) {

@@ -1,5 +1,7 @@
 package sush.projections.message;
 
+import java.util.Objects;
+
 import sush.projections.id.JobId;
 import sush.projections.id.KeyId;
 import sush.projections.id.SessionId;
@@ -130,8 +132,30 @@ public sealed interface Message {
             byte[] signature, long expires) implements Message {
     }
 
-    /** Ends every identity of operator key {@code key} rack-wide and refuses its later logins. */
-    record OperatorRevoked(KeyId key, String by) implements Message {
+    /**
+     * Ends every identity of operator key {@code key} rack-wide and refuses its later logins;
+     * every sled keeps it on its disk (issue 36). {@code id} names this revocation, so that an
+     * unrevoke lifts this one and never a later one ("" in journals of older builds).
+     */
+    record OperatorRevoked(KeyId key, String by, String id) implements Message {
+        public OperatorRevoked {
+            Objects.requireNonNull(id, "id");
+        }
+
+        public OperatorRevoked(KeyId key, String by) {
+            this(key, by, "");
+        }
+    }
+
+    /**
+     * Lifts revocation {@code lifts} of operator key {@code key} ({@code iam unrevoke}, by another
+     * operator, {@code by}): a revocation of the key made meanwhile (another id) stays, on every
+     * sled, whatever order the two arrive in.
+     */
+    record OperatorUnrevoked(KeyId key, String by, String lifts) implements Message {
+        public OperatorUnrevoked {
+            Objects.requireNonNull(lifts, "lifts");
+        }
     }
 
     /** A rack-level error a sled reports once. */

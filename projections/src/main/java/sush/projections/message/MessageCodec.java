@@ -122,6 +122,7 @@ public final class MessageCodec {
             case "session-start": case "session-stop": case "job-skip": case "job-start": case "job-stop":
             case "announcement": case "job-started": case "job-stopped": case "job-error": case "job-skipped":
             case "rack-error": case "job-cancelled": case "operator-login": case "operator-revoked":
+            case "operator-unrevoked":
             case "session-grant": case "session-access": case "job-conflict":
                 return true;
             default:
@@ -158,6 +159,8 @@ public final class MessageCodec {
             return "operator-login";
         } else if (m instanceof Message.OperatorRevoked) {
             return "operator-revoked";
+        } else if (m instanceof Message.OperatorUnrevoked) {
+            return "operator-unrevoked";
         } else if (m instanceof Message.SessionGrant) {
             return "session-grant";
         } else if (m instanceof Message.SessionAccess) {
@@ -237,6 +240,12 @@ public final class MessageCodec {
         } else if (m instanceof Message.OperatorRevoked) {
             Message.OperatorRevoked r = (Message.OperatorRevoked) m;
             b.put("key", r.key().toBytes()).put("by", r.by());
+            if (!r.id().isEmpty()) {
+                b.put("id", r.id());
+            }
+        } else if (m instanceof Message.OperatorUnrevoked) {
+            Message.OperatorUnrevoked u = (Message.OperatorUnrevoked) m;
+            b.put("key", u.key().toBytes()).put("by", u.by()).put("lifts", u.lifts());
         } else if (m instanceof Message.SessionAccess) {
             Message.SessionAccess a = (Message.SessionAccess) m;
             b.put("session", a.session().toBytes()).put("key", a.key()).put("access", wireName(a.access()))
@@ -361,7 +370,12 @@ public final class MessageCodec {
                         f.bytes("nonce", 16, 16), f.bytes("clientNonce", -1, 64), f.bytes("ephemeral", 32, 32),
                         f.bytes("signature", -1, Fields.MAX_BLOB_BYTES), f.number("expires", 0, Long.MAX_VALUE));
             case "operator-revoked":
-                return new Message.OperatorRevoked(new KeyId(f.id("key")), f.text("by", name));
+                String revocation = f.optionalText("id", name);
+                return new Message.OperatorRevoked(new KeyId(f.id("key")), f.text("by", name), revocation == null ? ""
+                        : revocation);
+            case "operator-unrevoked":
+                return new Message.OperatorUnrevoked(new KeyId(f.id("key")), f.text("by", name), f.text("lifts",
+                        name));
             case "session-access":
                 return new Message.SessionAccess(RecentIds.SESSIONS.of(f.id("session")), f.text("key", name),
                         f.choice("access", Message.Access.class), f.text("by", name));
