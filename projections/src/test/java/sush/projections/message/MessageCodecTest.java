@@ -24,6 +24,16 @@ class MessageCodecTest {
         assertEquals(Samples.all().keySet(), PINNED.keySet());
     }
 
+    /** A revocation's id (issue 36) is carried when given; one without (older builds') reads as "". */
+    @Test
+    void aRevocationsIdRoundTripsAndItsAbsenceReadsAsEmpty() throws MessageException {
+        Message.OperatorRevoked r = new Message.OperatorRevoked(new sush.projections.id.KeyId(new byte[11]), "admin",
+                "00112233445566778899aabbccddeeff");
+        assertEquals(r, MessageCodec.decode(MessageCodec.encode(r)));
+        Message.OperatorRevoked old = (Message.OperatorRevoked) Samples.all().get("operator-revoked");
+        assertEquals("", ((Message.OperatorRevoked) MessageCodec.decode(MessageCodec.encode(old))).id());
+    }
+
     @Test
     void everyKindRoundTrips() throws MessageException {
         for (Message m : Samples.all().values()) {

@@ -58,6 +58,8 @@ final class Samples {
                 Message.Access.WRITE, "operator"));
         m.put("operator-revoked", new Message.OperatorRevoked(new KeyId(filled(Id88.BYTES, 15)),
                 "able-acid-aged-also-area-army-away-baby"));
+        m.put("operator-unrevoked", new Message.OperatorUnrevoked(new KeyId(filled(Id88.BYTES, 15)),
+                "able-acid-aged-also-area-army-away-baby", "00112233445566778899aabbccddeeff"));
         return m;
     }
 }
