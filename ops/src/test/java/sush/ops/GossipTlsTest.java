@@ -143,6 +143,35 @@ class GossipTlsTest extends TwoSledRack {
         assertServing();
     }
 
+    /**
+     * Issue 36, item 3: {@code rack revoke BASEBOARD} revokes every certificate issued to it up
+     * to then, the one issued earlier (kept elsewhere) as well as the one in the sled's folder;
+     * a certificate issued afterwards is accepted. Before, only the folder's serial was revoked
+     * and the earlier certificate still joined.
+     */
+    @Test
+    void revokingABaseboardRefusesEveryCertificateIssuedToItUpToThenAndNoLaterOne() throws Exception {
+        RackCa ours = RackCa.load(dir, new SecureRandom());
+        String spare = "913-0000019:SPARE";
+        Instant from = Instant.now().minus(Duration.ofMinutes(5));
+        GossipTls earlier = tlsFor(ours, spare, dir.resolve("spare-earlier"), from, Duration.ofDays(1));
+        GossipTls folder = tlsFor(ours, spare, dir.resolve("spare-folder"), from, Duration.ofDays(1));
+        long revokedUpTo = RackCa.revokeSled(dir, spare);
+        assertEquals(GossipTls.generation(sush.gossip.net.GossipTls.readCertificate(dir.resolve("spare-folder")
+                .resolve(RackCa.SLED_CERT))), revokedUpTo, "up to the last one issued");
+        rack.daemons.get(0).reloadRevocations();
+        for (GossipTls t : new GossipTls[] {earlier, folder}) {
+            long before = rack.daemons.get(0).refusedHandshakes();
+            refused(t);
+            assertTrue(rack.daemons.get(0).refusedHandshakes() > before, "a revoked generation was refused");
+        }
+        GossipTls reissued = tlsFor(ours, spare, dir.resolve("spare-new"), from, Duration.ofDays(1));
+        long before = rack.daemons.get(0).refusedHandshakes();
+        refused(reissued);
+        assertEquals(before, rack.daemons.get(0).refusedHandshakes(), "the certificate issued after the revocation");
+        assertServing();
+    }
+
     @Test
     void aValidCertificateClaimingAnotherSledsNameIsRefused() throws Exception {
         long before = rack.daemons.get(1).impostors();

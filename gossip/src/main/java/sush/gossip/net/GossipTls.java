@@ -44,6 +44,13 @@ import io.netty.handler.ssl.SslProvider;
 public final class GossipTls {
     /** The SAN URI prefix naming a sled. */
     public static final String SLED_URI = "sush:sled:";
+    /**
+     * A certificate's issue generation, as a second SAN URI (issue 36): a revocation by
+     * baseboard refuses every generation up to the one it names. None: generation 0.
+     */
+    public static final String GENERATION_URI = "sush:generation:";
+    /** A line of the revocation list that revokes a baseboard's certificates: {@code sled BOARD up-to N}. */
+    public static final String SLED_REVOCATION = "sled";
     /** A handshake not done by then loses its connection (a peer that sends nothing, or garbage). */
     public static final java.time.Duration HANDSHAKE_TIMEOUT = java.time.Duration.ofSeconds(5);
 
@@ -51,7 +58,18 @@ public final class GossipTls {
     private final X509Certificate cert;
     private final PrivateKey key;
     private final Optional<Path> revokedFile;
-    private volatile Set<BigInteger> revoked;
+    private volatile Revoked revoked;
+
+    /** The revocation list: single serials, and for each revoked baseboard the last generation revoked. */
+    record Revoked(Set<BigInteger> serials, java.util.Map<String, Long> sledsUpTo) {
+        boolean covers(X509Certificate c) {
+            if (serials.contains(c.getSerialNumber())) {
+                return true;
+            }
+            Long upTo = identity(c).map(sledsUpTo::get).orElse(null);
+            return upTo != null && generation(c) <= upTo;
+        }
+    }
     private final X509TrustManager trust;
     private final SslContext server;
     private final SslContext client;
@@ -349,9 +367,9 @@ public final class GossipTls {
                 if (identity(leaf).isEmpty()) {
                     throw new CertificateException("the certificate names no sled");
                 }
-                if (revoked.contains(leaf.getSerialNumber())) {
+                if (revoked.covers(leaf)) {
                     throw new CertificateException("certificate " + leaf.getSerialNumber().toString(16) + " of "
-                            + identity(leaf).get() + " is revoked");
+                            + identity(leaf).get() + " (generation " + generation(leaf) + ") is revoked");
                 }
             } catch (CertificateException e) {
                 refusals.incrementAndGet();
@@ -445,11 +463,30 @@ public final class GossipTls {
         throw new TlsException(file + " holds neither an EC nor an Ed25519 key");
     }
 
-    private static Set<BigInteger> readRevoked(Optional<Path> file) throws TlsException {
+    /** A certificate's issue generation (its {@link #GENERATION_URI} SAN), 0 when it has none. */
+    public static long generation(X509Certificate c) {
+        try {
+            Collection<List<?>> names = c.getSubjectAlternativeNames();
+            if (names != null) {
+                for (List<?> n : names) {
+                    if (n.size() >= 2 && Integer.valueOf(6).equals(n.get(0)) && n.get(1) instanceof String
+                            && ((String) n.get(1)).startsWith(GENERATION_URI)) {
+                        return Long.parseLong(((String) n.get(1)).substring(GENERATION_URI.length()));
+                    }
+                }
+            }
+        } catch (java.security.cert.CertificateParsingException | NumberFormatException e) {
+            return 0;
+        }
+        return 0;
+    }
+
+    private static Revoked readRevoked(Optional<Path> file) throws TlsException {
         if (file.isEmpty() || !Files.exists(file.get())) {
-            return Set.of();
+            return new Revoked(Set.of(), java.util.Map.of());
         }
         List<BigInteger> out = new ArrayList<>();
+        java.util.Map<String, Long> sleds = new java.util.HashMap<>();
         try {
             int n = 0;
             for (String line : Files.readAllLines(file.get(), StandardCharsets.US_ASCII)) {
@@ -458,6 +495,18 @@ public final class GossipTls {
                 String t = (hash < 0 ? line : line.substring(0, hash)).strip();
                 if (t.isEmpty()) {
                     continue;
+                }
+                String[] f = t.split("\\s+");
+                if (f[0].equals(SLED_REVOCATION)) {
+                    try {
+                        if (f.length != 4 || !f[2].equals("up-to")) {
+                            throw new NumberFormatException("sled BOARD up-to N");
+                        }
+                        sleds.merge(f[1], Long.parseLong(f[3]), Math::max);
+                        continue;
+                    } catch (NumberFormatException e) {
+                        throw new TlsException(file.get() + " line " + n + ": not 'sled BOARD up-to N': " + t);
+                    }
                 }
                 try {
                     out.add(new BigInteger(t.replace(":", ""), 16));
@@ -468,6 +517,6 @@ public final class GossipTls {
         } catch (IOException e) {
             throw new TlsException("cannot read revoked serials from " + file.get() + ": " + e.getMessage());
         }
-        return Set.copyOf(out);
+        return new Revoked(Set.copyOf(out), java.util.Map.copyOf(sleds));
     }
 }

@@ -53,14 +53,19 @@ public final class RackCa {
     public static final Duration CA_VALIDITY = Duration.ofDays(3650);
     public static final Duration SLED_VALIDITY = Duration.ofDays(365);
 
+    /** The CA's record of the last generation issued to each baseboard (issue 36): {@code BOARD N} lines. */
+    public static final String GENERATIONS = "generations.txt";
+
     private final X509Certificate cert;
     private final PrivateKey key;
     private final SecureRandom random;
+    private final Path dir;
 
-    private RackCa(X509Certificate cert, PrivateKey key, SecureRandom random) {
+    private RackCa(X509Certificate cert, PrivateKey key, SecureRandom random, Path dir) {
         this.cert = cert;
         this.key = key;
         this.random = random;
+        this.dir = dir;
     }
 
     /** A problem with the CA or its files, in one line. */
@@ -92,7 +97,7 @@ public final class RackCa {
             if (!Files.exists(dir.resolve(REVOKED))) {
                 Files.writeString(dir.resolve(REVOKED), "# revoked sled certificate serials (hex), one per line\n");
             }
-            return new RackCa(cert, kp.getPrivate(), random);
+            return new RackCa(cert, kp.getPrivate(), random, dir);
         } catch (IOException | GeneralSecurityException | OperatorCreationException e) {
             throw new CaException("cannot make a rack CA in " + dir + ": " + e.getMessage());
         }
@@ -102,7 +107,7 @@ public final class RackCa {
     public static RackCa load(Path dir, SecureRandom random) throws CaException {
         try {
             return new RackCa(GossipTls.readCertificate(dir.resolve(CA_CERT)), GossipTls.readKey(dir.resolve(CA_KEY)),
-                    random);
+                    random, dir);
         } catch (GossipTls.TlsException e) {
             throw new CaException(e.getMessage());
         }
@@ -123,6 +128,10 @@ public final class RackCa {
             throw new CaException("a baseboard is printable ASCII without spaces, not '" + baseboard + "'");
         }
         try {
+            // Each certificate of a baseboard has a higher generation than the last (issue 36): a
+            // revocation by baseboard names every one issued up to then, never a later one.
+            long generation = lastGeneration(dir, baseboard) + 1;
+            recordGeneration(dir, baseboard, generation);
             KeyPair kp = p256(random);
             X500Name subject = new X500NameBuilder(BCStyle.INSTANCE).addRDN(BCStyle.O, "sush")
                     .addRDN(BCStyle.CN, baseboard).build();
@@ -133,8 +142,9 @@ public final class RackCa {
             b.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature));
             b.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(new KeyPurposeId[] {
                 KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth}));
-            b.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName(
-                    GeneralName.uniformResourceIdentifier, GossipTls.SLED_URI + baseboard)));
+            b.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[] {new GeneralName(
+                    GeneralName.uniformResourceIdentifier, GossipTls.SLED_URI + baseboard), new GeneralName(
+                            GeneralName.uniformResourceIdentifier, GossipTls.GENERATION_URI + generation)}));
             b.addExtension(Extension.subjectKeyIdentifier, false, ext.createSubjectKeyIdentifier(kp.getPublic()));
             b.addExtension(Extension.authorityKeyIdentifier, false, ext.createAuthorityKeyIdentifier(cert));
             X509Certificate issued = sign(b, key);
@@ -150,6 +160,66 @@ public final class RackCa {
     /** Issues for the default validity, from now. */
     public X509Certificate issue(String baseboard, Path sledDir) throws CaException {
         return issue(baseboard, sledDir, Instant.now().minus(Duration.ofMinutes(5)), SLED_VALIDITY);
+    }
+
+    /**
+     * The last generation the CA in {@code rackDir} issued to {@code baseboard}: 0 when it
+     * issued none with a generation (certificates of older builds count as generation 0).
+     */
+    public static long lastGeneration(Path rackDir, String baseboard) throws IOException {
+        Path f = rackDir.resolve(GENERATIONS);
+        if (!Files.exists(f)) {
+            return 0;
+        }
+        long last = 0;
+        for (String line : Files.readAllLines(f, StandardCharsets.US_ASCII)) {
+            String[] p = line.strip().split("\\s+");
+            if (p.length == 2 && p[0].equals(baseboard)) {
+                try {
+                    last = Math.max(last, Long.parseLong(p[1]));
+                } catch (NumberFormatException e) {
+                    throw new IOException(f + ": not a generation: " + line);
+                }
+            }
+        }
+        return last;
+    }
+
+    private static void recordGeneration(Path rackDir, String baseboard, long generation) throws IOException {
+        Files.writeString(rackDir.resolve(GENERATIONS), baseboard + " " + generation + "\n", StandardCharsets.US_ASCII,
+                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND,
+                java.nio.file.StandardOpenOption.SYNC);
+    }
+
+    /**
+     * Revokes every certificate the CA issued to {@code baseboard} up to now (issue 36): a line
+     * {@code sled BOARD up-to N} in the rack's revocation list, N the last generation issued.
+     * Returns N. A certificate issued after this has a higher generation and is accepted.
+     */
+    public static long revokeSled(Path rackDir, String baseboard) throws CaException {
+        if (baseboard.isEmpty() || baseboard.chars().anyMatch(c -> c < 0x21 || c > 0x7e)) {
+            throw new CaException("a baseboard is printable ASCII without spaces, not '" + baseboard + "'");
+        }
+        try {
+            long upTo = lastGeneration(rackDir, baseboard);
+            Files.writeString(rackDir.resolve(REVOKED), GossipTls.SLED_REVOCATION + " " + baseboard + " up-to " + upTo
+                    + "\n", StandardCharsets.US_ASCII, java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.APPEND, java.nio.file.StandardOpenOption.SYNC);
+            return upTo;
+        } catch (IOException e) {
+            throw new CaException("cannot revoke sled " + baseboard + ": " + e.getMessage());
+        }
+    }
+
+    /** Revokes one certificate by its serial ({@code rack revoke --serial}). */
+    public static void revokeSerial(Path rackDir, BigInteger serial) throws CaException {
+        try {
+            Files.writeString(rackDir.resolve(REVOKED), serial.toString(16) + "\n", StandardCharsets.US_ASCII,
+                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND,
+                    java.nio.file.StandardOpenOption.SYNC);
+        } catch (IOException e) {
+            throw new CaException("cannot revoke serial " + serial.toString(16) + ": " + e.getMessage());
+        }
     }
 
     /** Appends the serial of the certificate in {@code sledCert} to the rack's revocation list. */

@@ -422,30 +422,53 @@ public final class RackCommand implements Callable<Integer> {
             }
             java.security.cert.X509Certificate c = ca.issue(board, where, java.time.Instant.now()
                     .minus(Duration.ofMinutes(5)), Duration.ofDays(days));
-            System.out.println("issued " + board + " serial " + c.getSerialNumber().toString(16) + " until "
+            System.out.println("issued " + board + " generation " + sush.gossip.net.GossipTls.generation(c) + " serial "
+                    + c.getSerialNumber().toString(16) + " until "
                     + c.getNotAfter().toInstant() + " -> " + where);
             return 0;
         }
     }
 
-    @Command(name = "revoke", description = "Revoke a sled's certificate: its serial goes to DIR's revocation list; "
-            + "SIGHUP (or `rack peers`) makes every daemon re-read it and close the sled's links.")
+    @Command(name = "revoke", description = "Revoke a sled's certificates: every one the rack CA in DIR issued to "
+            + "BASEBOARD up to now (by baseboard and generation; one issued later is accepted), or one certificate "
+            + "with --serial; SIGHUP (or `rack peers`) makes every daemon re-read the list and close the links.")
     static final class Revoke implements Callable<Integer> {
         @Option(names = "--dir", defaultValue = "rack", description = "the rack's directory (default: ${DEFAULT-VALUE})")
         Path dir;
-        @Parameters(paramLabel = "BASEBOARD", description = "the sled's baseboard")
+        @Option(names = "--serial", paramLabel = "HEX", description = "revoke only the certificate with this serial "
+                + "(as `rack issue` printed it)")
+        String serial;
+        @Parameters(paramLabel = "BASEBOARD", arity = "0..1", description = "the sled's baseboard")
         String board;
 
         @Override
         public Integer call() throws Exception {
-            RackFile r = RackFile.read(dir.resolve("rack.json"));
-            Path certDir = r.tls().map(t -> t.sledDirs().get(board)).orElse(null);
-            if (certDir == null) {
-                System.err.println("sush rack revoke: " + board + " has no certificate in " + dir);
+            if ((serial == null) == (board == null)) {
+                System.err.println("sush rack revoke: give a BASEBOARD (all its certificates) or --serial HEX (one)");
                 return 2;
             }
-            java.math.BigInteger serial = RackCa.revoke(dir, certDir.resolve(RackCa.SLED_CERT));
-            System.out.println("revoked " + board + " serial " + serial.toString(16));
+            RackFile r = RackFile.read(dir.resolve("rack.json"));
+            try {
+                if (serial != null) {
+                    java.math.BigInteger s;
+                    try {
+                        s = new java.math.BigInteger(serial.replace(":", ""), 16);
+                    } catch (NumberFormatException e) {
+                        System.err.println("sush rack revoke: --serial is hexadecimal, not " + serial);
+                        return 2;
+                    }
+                    RackCa.revokeSerial(dir, s);
+                    System.out.println("revoked serial " + s.toString(16));
+                } else {
+                    long upTo = RackCa.revokeSled(dir, board);
+                    System.out.println("revoked every certificate of " + board + " up to generation " + upTo
+                            + (upTo == 0 ? " (none was issued with a generation: all of them)" : "")
+                            + "; `sush rack issue " + board + "` gives it a new one");
+                }
+            } catch (RackCa.CaException e) {
+                System.err.println("sush rack revoke: " + e.getMessage());
+                return 2;
+            }
             for (RackFile.SledEntry s : r.sleds()) {
                 hangup(s);
             }
