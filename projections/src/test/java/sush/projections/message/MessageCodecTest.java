@@ -30,6 +30,8 @@ class MessageCodecTest {
         Message.OperatorRevoked r = new Message.OperatorRevoked(new sush.projections.id.KeyId(new byte[11]), "admin",
                 "00112233445566778899aabbccddeeff");
         assertEquals(r, MessageCodec.decode(MessageCodec.encode(r)));
+        org.junit.jupiter.api.Assertions.assertNotNull(DirectReader.read(MessageCodec.encode(r)), "read directly");
+        assertEquals(MessageCodec.decodeWithJackson(MessageCodec.encode(r)), MessageCodec.decode(MessageCodec.encode(r)));
         Message.OperatorRevoked old = (Message.OperatorRevoked) Samples.all().get("operator-revoked");
         assertEquals("", ((Message.OperatorRevoked) MessageCodec.decode(MessageCodec.encode(old))).id());
     }
