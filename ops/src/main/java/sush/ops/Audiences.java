@@ -2,7 +2,6 @@ package sush.ops;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * Which sled a signed request is for (issue 36, security.md section 5): the one rule the client
@@ -16,13 +15,33 @@ public final class Audiences {
     private Audiences() {
     }
 
-    /** The paths a sled relays to the sled their {@code ?sled=} names. */
-    private static final Pattern RELAYING = Pattern.compile(
-            "/version|/rack|/boundary|/sessions/[^/]+/chain|/jobs/[^/]+/output/[^/]+");
-
-    /** Whether {@code method path} (no query) is relayed to the sled its {@code ?sled=} names. */
+    /**
+     * Whether {@code method path} (no query) is relayed to the sled its {@code ?sled=} names:
+     * a GET of {@code /version}, {@code /rack}, {@code /boundary}, {@code /sessions/{id}/chain} or
+     * {@code /jobs/{id}/output/{stream}}. Plain string checks: every request asks.
+     */
     public static boolean relaying(String method, String path) {
-        return "GET".equals(method) && RELAYING.matcher(path).matches();
+        if (!"GET".equals(method)) {
+            return false;
+        }
+        switch (path) {
+            case "/version":
+            case "/rack":
+            case "/boundary":
+                return true;
+            default:
+                break;
+        }
+        if (path.startsWith("/sessions/") && path.endsWith("/chain")) {
+            int end = path.indexOf('/', "/sessions/".length());
+            return end > "/sessions/".length() && end == path.length() - "/chain".length();
+        }
+        if (path.startsWith("/jobs/")) {
+            int job = path.indexOf('/', "/jobs/".length());
+            return job > "/jobs/".length() && path.startsWith("/output/", job)
+                    && path.indexOf('/', job + "/output/".length()) < 0 && path.length() > job + "/output/".length();
+        }
+        return false;
     }
 
     /** The sled a request of {@code method pathAndQuery} sent to sled {@code here}'s API is for. */

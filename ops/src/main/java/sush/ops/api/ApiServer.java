@@ -174,30 +174,39 @@ public final class ApiServer {
      * {@code .} or {@code ..} path segment, raw or percent-encoded.
      */
     static boolean originForm(String target) {
-        if (target == null || !target.startsWith("/") || target.startsWith("//")) {
+        if (target == null || target.isEmpty() || target.charAt(0) != '/' || target.startsWith("//")) {
             return false;
         }
+        int query = target.length();
+        boolean escaped = false;
         for (int i = 0; i < target.length(); i++) {
             char c = target.charAt(i);
             if (c <= 0x20 || c >= 0x7f || c == '@' || c == '\\' || c == '#') {
                 return false;
             }
+            if (c == '?' && query == target.length()) {
+                query = i;
+            }
+            escaped |= c == '%' && i < query;
         }
-        int q = target.indexOf('?');
-        String path = q < 0 ? target : target.substring(0, q);
-        for (String segment : path.split("/", -1)) {
-            String decoded;
+        String path = target.substring(0, query);
+        if (escaped) {
+            // Percent-encoded segments are judged decoded: %2e%2e is "..", %2f a slash inside one.
             try {
-                decoded = java.net.URLDecoder.decode(segment.replace("+", "%2B"), java.nio.charset.StandardCharsets.UTF_8);
+                for (String segment : path.split("/", -1)) {
+                    String d = java.net.URLDecoder.decode(segment.replace("+", "%2B"),
+                            java.nio.charset.StandardCharsets.UTF_8);
+                    if (d.equals(".") || d.equals("..") || d.indexOf('/') >= 0 || d.indexOf('\\') >= 0
+                            || d.indexOf('@') >= 0) {
+                        return false;
+                    }
+                }
             } catch (IllegalArgumentException e) {
                 return false;
             }
-            if (decoded.equals(".") || decoded.equals("..") || decoded.contains("/") || decoded.contains("\\")
-                    || decoded.contains("@")) {
-                return false;
-            }
+            return true;
         }
-        return true;
+        return !(path.contains("/./") || path.contains("/../") || path.endsWith("/.") || path.endsWith("/.."));
     }
 
     /**

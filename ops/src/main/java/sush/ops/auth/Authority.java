@@ -301,14 +301,24 @@ public final class Authority {
     }
 
     /** The 8 bytes of MAC a challenge {@code nonce} (its first 8 bytes read) carries for {@code client}. */
-    private byte[] challengeMac(byte[] nonce, String client) {
+    private final ThreadLocal<javax.crypto.Mac> macs = ThreadLocal.withInitial(() -> {
         try {
             javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
             mac.init(new javax.crypto.spec.SecretKeySpec(challengeSecret, "HmacSHA256"));
+            return mac;
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256", e);
+        }
+    });
+
+    private byte[] challengeMac(byte[] nonce, String client) {
+        try {
+            javax.crypto.Mac mac = macs.get();
+            mac.reset();
             mac.update(nonce, 0, 8);
             mac.update(client.getBytes(StandardCharsets.UTF_8));
             return java.util.Arrays.copyOf(mac.doFinal(), 8);
-        } catch (java.security.GeneralSecurityException e) {
+        } catch (IllegalStateException e) {
             throw new IllegalStateException("HmacSHA256", e);
         }
     }
