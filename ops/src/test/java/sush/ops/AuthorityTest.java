@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.security.SecureRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -138,6 +139,22 @@ class AuthorityTest {
         java.io.IOException bad = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
                 () -> new Authority(dir.resolve("operators"), now::get, Entropy.seeded(4), java.util.Optional.of(file)));
         assertTrue(bad.getMessage().contains(file.toString()), bad.getMessage());
+    }
+
+    /** What a sled tells a universe it enters: the live logins it accepted itself, with their evidence. */
+    @Test
+    void theLiveLoginsASledAcceptedAreWhatItTellsANewUniverse() throws Exception {
+        OperatorSigner op = key("op");
+        Authority a = authority(op);
+        login(a, op);
+        List<Message.OperatorLogin> mine = a.liveLoginsAcceptedBy("sled");
+        assertEquals(1, mine.size());
+        Authority other = authority(op);
+        other.accept(mine.get(0));
+        assertEquals(1, other.identities().size(), "another sled honours it again");
+        assertTrue(a.liveLoginsAcceptedBy("elsewhere").isEmpty());
+        now.addAndGet(Authority.IDLE_MILLIS);
+        assertTrue(a.liveLoginsAcceptedBy("sled").isEmpty(), "an expired identity is not told again");
     }
 
     @Test

@@ -6,9 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -46,7 +44,7 @@ class FullDiskTest extends ProcessRack {
             for (int i = 0; i < SLEDS; i++) {
                 processes.add(RackAccess.start(dir, rack.sleds().get(i)));
             }
-            await("one universe", this::oneUniverse);
+            await("one universe", () -> oneUniverse(SLEDS));
             assertEquals(0, cli(1, "session", "start", "--wait").exit());
             String board0 = rack.sleds().get(0).baseboard();
             // A job larger than the disk: its output stops at the reserve, and it says why.
@@ -137,21 +135,6 @@ class FullDiskTest extends ProcessRack {
         } catch (Client.Failure f) {
             return "";
         }
-    }
-
-    private boolean oneUniverse() {
-        Set<String> n = new HashSet<>();
-        for (int i = 0; i < SLEDS; i++) {
-            try {
-                n.add(client(i).get("/version").get("network").asString());
-                if (client(i).get("/versions").get("sleds").size() < SLEDS) {
-                    return false;
-                }
-            } catch (Client.Failure f) {
-                return false;
-            }
-        }
-        return n.size() == 1;
     }
 
     /** Whether sled {@code i} answers ready (200); a sled that does not answer is not ready. */

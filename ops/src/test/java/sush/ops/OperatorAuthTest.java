@@ -230,6 +230,17 @@ class OperatorAuthTest extends TwoSledRack {
         assertEquals(401, elsewhere.statusCode(), elsewhere.body());
         assertEquals("wrong-audience", Json.MAPPER.readTree(elsewhere.body()).get("error").asString());
 
+        // Sled 1 honours the identity once the login's gossip reached it.
+        HttpResponse<String> known = null;
+        for (int i = 0; i < 400 && (known == null || known.statusCode() != 200); i++) {
+            String probe = c.credentials().authorize(at0[0], at1[1], "GET", "/version", new byte[0]).orElseThrow();
+            known = HTTP.send(HttpRequest.newBuilder(URI.create(rack.url(1) + "/version")).header("Authorization", probe)
+                    .GET().build(), HttpResponse.BodyHandlers.ofString());
+            if (known.statusCode() != 200) {
+                Thread.sleep(25);
+            }
+        }
+        assertEquals(200, known.statusCode(), "sled 1 learnt the identity: " + known.body());
         String path = "/version?sled=" + java.net.URLEncoder.encode(at1[1], java.nio.charset.StandardCharsets.UTF_8);
         String relayed = c.credentials().authorize(at0[0], at1[1], "GET", path, new byte[0]).orElseThrow();
         for (int via : new int[] {0, 1}) {

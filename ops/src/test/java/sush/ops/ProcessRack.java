@@ -47,6 +47,22 @@ abstract class ProcessRack {
         return out;
     }
 
+    /** Whether all {@code sleds} answer in one universe, each knowing every sled's announcement. */
+    boolean oneUniverse(int sleds) {
+        java.util.Set<String> n = new java.util.HashSet<>();
+        for (int i = 0; i < sleds; i++) {
+            try {
+                n.add(client(i).get("/version").get("network").asString());
+                if (client(i).get("/versions").get("sleds").size() < sleds) {
+                    return false;
+                }
+            } catch (Client.Failure f) {
+                return false;
+            }
+        }
+        return n.size() == 1;
+    }
+
     static void await(String what, BooleanSupplier done) throws InterruptedException {
         for (int i = 0; i < 600 && !done.getAsBoolean(); i++) {
             Thread.sleep(50);

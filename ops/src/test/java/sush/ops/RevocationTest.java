@@ -62,21 +62,6 @@ class RevocationTest extends ProcessRack {
         return true;
     }
 
-    private boolean oneUniverse() {
-        Set<String> n = new HashSet<>();
-        for (int i = 0; i < SLEDS; i++) {
-            try {
-                n.add(client(i).get("/version").get("network").asString());
-                if (client(i).get("/versions").get("sleds").size() < SLEDS) {
-                    return false;
-                }
-            } catch (Client.Failure f) {
-                return false;
-            }
-        }
-        return n.size() == 1;
-    }
-
     private void killHard(int i) throws Exception {
         Process p = processes.get(i);
         p.descendants().forEach(ProcessHandle::destroyForcibly);
@@ -98,7 +83,7 @@ class RevocationTest extends ProcessRack {
         for (int i = 0; i < SLEDS; i++) {
             processes.add(RackAccess.start(dir, rack.sleds().get(i)));
         }
-        await("one universe", this::oneUniverse);
+        await("one universe", () -> oneUniverse(SLEDS));
         String id = m.publicKey().id().codephrase();
         assertEquals("ok", login(mallory, 1));
         client(0).post("/iam/revoke/" + id, java.util.Map.of());
@@ -148,7 +133,7 @@ class RevocationTest extends ProcessRack {
             }
         }
         assertTrue(answers.contains("revoked"), "answers after the cold boot: " + answers);
-        await("one universe after the cold boot", this::oneUniverse);
+        await("one universe after the cold boot", () -> oneUniverse(SLEDS));
         assertTrue(revokedEverywhere(id, true));
 
         // Lifted by another operator: logs in again everywhere.

@@ -570,13 +570,17 @@ public final class ApiServer {
         return Map.of("identities", out, "operators", ops);
     }
 
-    private Mono<Object> revoke(HttpServerRequest q, Authority.Identity who) throws BadRequest {
-        sush.projections.id.KeyId key;
+    /** The {@code {kid}} of the path: an operator key's id, else 400 {@code bad-codephrase}. */
+    private static sush.projections.id.KeyId keyParam(HttpServerRequest q) throws BadRequest {
         try {
-            key = sush.projections.id.KeyId.parse(q.param("kid"));
+            return sush.projections.id.KeyId.parse(q.param("kid"));
         } catch (IdException e) {
             throw new BadRequest("bad-codephrase", "key id: " + e.getMessage());
         }
+    }
+
+    private Mono<Object> revoke(HttpServerRequest q, Authority.Identity who) throws BadRequest {
+        sush.projections.id.KeyId key = keyParam(q);
         byte[] id = new byte[16];
         entropy.nextBytes(id);
         Authority.Revocation r = new Authority.Revocation(key, who.key().codephrase(), java.util.HexFormat.of().formatHex(id));
@@ -591,12 +595,7 @@ public final class ApiServer {
      * sled, rack-wide (gossiped, kept on every sled's disk); a revocation made meanwhile stays.
      */
     private Mono<Object> unrevoke(HttpServerRequest q, Authority.Identity who) throws BadRequest {
-        sush.projections.id.KeyId key;
-        try {
-            key = sush.projections.id.KeyId.parse(q.param("kid"));
-        } catch (IdException e) {
-            throw new BadRequest("bad-codephrase", "key id: " + e.getMessage());
-        }
+        sush.projections.id.KeyId key = keyParam(q);
         Optional<Authority.Revocation> r = authority.revocation(key);
         if (r.isEmpty()) {
             throw new Refused(404, "not-revoked", "key " + key.codephrase() + " is not revoked on sled "
@@ -612,10 +611,14 @@ public final class ApiServer {
     /**
      * Every revocation this sled keeps, and every lifted one it remembers, told to the universe it
      * just entered (issue 36), like the newest grant: a cold-booted rack, or a sled that missed
-     * one, learns it. Sends refused while the node bootstraps are tried again.
+     * one, learns it; and the live identities its logins made. Sends refused while the node
+     * bootstraps are tried again.
      */
     private void regossipRevocations() {
         List<Message> all = new ArrayList<>();
+        // The live identities this sled's logins made, too: one made just before a migration
+        // would otherwise be unknown to the sleds of the new universe ("no identity here").
+        all.addAll(authority.liveLoginsAcceptedBy(cfg.me().baseboard()));
         authority.revocations().forEach(r -> all.add(new Message.OperatorRevoked(r.key(), r.by(), r.id())));
         authority.liftedRevocations().forEach(r -> all.add(new Message.OperatorUnrevoked(r.key(), r.by(), r.id())));
         if (all.isEmpty()) {

@@ -108,6 +108,8 @@ public final class Authority {
         private long lastUsed;
         private long highest = -1;
         private final long[] seen = new long[WINDOW / 64];
+        /** The login that made it, with its evidence. */
+        private Message.OperatorLogin login;
 
         Identity(KeyId key, String comment, byte[] nonce, byte[] ephemeral, String acceptor, long created, long expires) {
             this.key = key;
@@ -405,8 +407,25 @@ public final class Authority {
         }
         Identity i = new Identity(id, op.comment(), m.nonce().clone(), m.ephemeral().clone(), m.acceptor(), now,
                 Math.min(m.expires(), now + MAX_MILLIS));
+        i.login = m;
         identities.put(handle, i);
         return i;
+    }
+
+    /**
+     * The logins this sled accepted ({@code acceptor}) whose identities live: what it tells a
+     * universe it enters, so that an identity made just before a migration is honoured on the
+     * sleds of the new one too (every sled checks each again against its own operators file).
+     */
+    public synchronized List<Message.OperatorLogin> liveLoginsAcceptedBy(String acceptor) {
+        long now = clock.getAsLong();
+        List<Message.OperatorLogin> out = new ArrayList<>();
+        for (Identity i : identities.values()) {
+            if (i.login != null && i.acceptor.equals(acceptor) && live(i, now)) {
+                out.add(i.login);
+            }
+        }
+        return out;
     }
 
     /**

@@ -62,13 +62,7 @@ public final class IamCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            try {
-                JsonNode r = g.client().post("/iam/revoke/" + key, Map.of());
-                g.print(r, "revoked " + r.get("key_id").asString() + " rack-wide");
-                return 0;
-            } catch (Client.Failure f) {
-                return g.fail(f);
-            }
+            return post(g, "/iam/revoke/" + key, "revoked %s rack-wide");
         }
     }
 
@@ -82,13 +76,18 @@ public final class IamCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            try {
-                JsonNode r = g.client().post("/iam/unrevoke/" + key, Map.of());
-                g.print(r, "lifted the revocation of " + r.get("key_id").asString() + " rack-wide");
-                return 0;
-            } catch (Client.Failure f) {
-                return g.fail(f);
-            }
+            return post(g, "/iam/unrevoke/" + key, "lifted the revocation of %s rack-wide");
+        }
+    }
+
+    /** POSTs {@code path} and says {@code said} (its {@code %s}: the key id the sled answers). */
+    private static int post(Global g, String path, String said) {
+        try {
+            JsonNode r = g.client().post(path, Map.of());
+            g.print(r, String.format(said, r.get("key_id").asString()));
+            return 0;
+        } catch (Client.Failure f) {
+            return g.fail(f);
         }
     }
 }
