@@ -147,7 +147,12 @@ public final class HeadRules {
 
     /** The sled reserved a boundary record for {@code job}: it may run from now on. */
     public void committed(JobId job) {
-        committed.add(job);
+        // The at-most-once invariant in this life (issue 37): a job is committed once. A second
+        // commit is a bug upstream; it is refused here, and the sled's loop fails closed.
+        if (!committed.add(job)) {
+            throw new IllegalStateException("job " + job + " was committed twice in this life: the at-most-once "
+                    + "invariant is broken");
+        }
     }
 
     /**
@@ -159,7 +164,10 @@ public final class HeadRules {
         if (atLaunch.remove(job)) {
             return false;
         }
-        launched.add(job);
+        if (!launched.add(job)) {
+            throw new IllegalStateException("job " + job + " was launched twice in this life: the at-most-once "
+                    + "invariant is broken");
+        }
         running.add(job);
         return true;
     }

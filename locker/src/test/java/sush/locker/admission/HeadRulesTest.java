@@ -160,4 +160,15 @@ class HeadRulesTest {
         assertTrue(head.ownStatus(j[0].request().job()).isEmpty());
         assertEquals(HeadRules.AtHead.SCREEN, head.atHead(j[0]));
     }
+
+    /** Issue 37: the at-most-once invariant of a life is asserted, never thrown away. */
+    @Test
+    void aSecondCommitOrLaunchOfAJobInOneLifeIsRefused() {
+        HeadRules head = new HeadRules(ME);
+        JobId job = Chain.first(S);
+        head.committed(job);
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> head.committed(job));
+        assertTrue(head.launch(job));
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> head.launch(job));
+    }
 }

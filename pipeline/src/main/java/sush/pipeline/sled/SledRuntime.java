@@ -987,6 +987,12 @@ public final class SledRuntime {
 
     private void commit(SignedJob job, SessionProjection.Session session) {
         JobId id = job.request().job();
+        if (head.committedThisLife(id)) {
+            // The at-most-once invariant (issue 37): admission never commits a job twice in a
+            // life. Should it, the loop fails closed before a second record is even reserved.
+            throw new IllegalStateException("job " + id + " reached its commit a second time in this life: the "
+                    + "at-most-once invariant is broken");
+        }
         if (pendingLaunches >= MAX_PENDING_LAUNCHES) {
             send(new Message.JobErrored(me, id, Message.JobError.IO, "launch queue full (" + MAX_PENDING_LAUNCHES
                     + " commits in flight)", 0));
