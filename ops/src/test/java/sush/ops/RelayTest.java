@@ -80,22 +80,7 @@ class RelayTest {
             for (int i = 0; i < 300 && a.get("/versions").get("sleds").size() < 2; i++) {
                 Thread.sleep(50);
             }
-            // Active once A folded it ("no session is active" until then); a start sent just before
-            // the two sleds' universes merged is started again.
-            String sid = null;
-            for (int attempt = 0; attempt < 3 && sid == null; attempt++) {
-                String started = a.post("/sessions/start", Map.of()).get("session_id").asString();
-                for (int i = 0; i < 100 && sid == null; i++) {
-                    try {
-                        sid = started.equals(a.get("/sessions").path("session_id").asString()) ? started : null;
-                    } catch (Client.Failure f) {
-                        // not active yet
-                    }
-                    if (sid == null) {
-                        Thread.sleep(50);
-                    }
-                }
-            }
+            String sid = sush.ops.bench.ActiveSession.start(a);
             SignerKey key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
             JsonNode s = a.get("/sessions");
             SignedJob job = key.sign(new JobRequest(SessionId.parse(s.get("session_id").asString()),

@@ -624,7 +624,9 @@ public final class ApiServer {
         if (all.isEmpty()) {
             return;
         }
+        // Off the sled's loop (the event is emitted there): sends never hold it up.
         Mono.fromRunnable(() -> all.forEach(m -> node.send(MessageCodec.encode(m))))
+                .subscribeOn(reactor.core.scheduler.Schedulers.parallel())
                 .retryWhen(reactor.util.retry.Retry.fixedDelay(240, java.time.Duration.ofMillis(250)))
                 .subscribe(null, e -> LOG.error("the revoked operators could not be told to the new universe: {}",
                         e.toString()));

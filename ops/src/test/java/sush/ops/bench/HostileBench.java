@@ -47,7 +47,7 @@ public final class HostileBench {
         try {
             RackAccess.awaitApi(sled.api());
             Client c = RackCommand.operatorClient(dir, "http://" + sled.api());
-            String sid = c.post("/sessions/start", Map.of()).get("session_id").asString();
+            String sid = ActiveSession.start(c);
             JsonNode s = c.get("/sessions");
             while (!sid.equals(s.path("session_id").asString())) {
                 Thread.sleep(20);

@@ -92,10 +92,7 @@ public final class PageBench {
                     Thread.sleep(200);
                 }
                 System.err.printf(Locale.ROOT, "%d sleds up in %.1f s%n", sleds, (System.nanoTime() - t0) / 1e9);
-                String session = c.post("/sessions/start", Map.of()).get("session_id").asString();
-                while (!session.equals(c.get("/sessions").path("session_id").asString(""))) {
-                    Thread.sleep(50);
-                }
+                String session = ActiveSession.start(c);
                 JsonNode s = c.get("/sessions");
                 JobId at = JobId.parse(s.get("next_job").asString());
                 SessionId sid = SessionId.parse(session);
