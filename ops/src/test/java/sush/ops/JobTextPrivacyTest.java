@@ -8,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
@@ -73,19 +72,9 @@ class JobTextPrivacyTest extends TwoSledRack {
 
     /** ApiTest's helpers, on this class's rack. */
     static final class ApiTestAccess {
+        /** A session active on both sleds (it waited for sled 1 only, and returned after 5 s regardless). */
         static String session() throws Exception {
-            String sid = rack.client(0).post("/sessions/start", Map.of()).get("session_id").asString();
-            for (int i = 0; i < 100; i++) {
-                try {
-                    if (sid.equals(rack.client(1).get("/sessions").get("session_id").asString())) {
-                        return sid;
-                    }
-                } catch (sush.ops.cli.Client.Failure f) {
-                    // not yet
-                }
-                Thread.sleep(50);
-            }
-            return sid;
+            return ApiTest.session();
         }
 
         static SignedJob next(sush.projections.job.SignerKey key, String command, String target) throws Exception {
