@@ -62,6 +62,12 @@ class RevocationTest extends ProcessRack {
         return true;
     }
 
+    /** {@code sush iam VERB KEY} through sled 0, as the rack's operator. */
+    private CliRun iam(String verb, String key) {
+        return CliRun.of("iam", verb, key, "--url", "http://" + rack.sleds().get(0).api(), "--operator-key",
+                dir.resolve(RackCommand.OPERATOR_KEY).toString());
+    }
+
     private void killHard(int i) throws Exception {
         Process p = processes.get(i);
         p.descendants().forEach(ProcessHandle::destroyForcibly);
@@ -86,7 +92,8 @@ class RevocationTest extends ProcessRack {
         await("one universe", () -> oneUniverse(SLEDS));
         String id = m.publicKey().id().codephrase();
         assertEquals("ok", login(mallory, 1));
-        client(0).post("/iam/revoke/" + id, java.util.Map.of());
+        // As an operator does it: the CLI, through sled 0.
+        assertEquals(0, iam("revoke", id).exit());
         await("every sled knows the revocation", () -> revokedEverywhere(id, true));
 
         // Each sled in turn is killed and started again while the revoked key tries to log in there.
@@ -137,7 +144,8 @@ class RevocationTest extends ProcessRack {
         assertTrue(revokedEverywhere(id, true));
 
         // Lifted by another operator: logs in again everywhere.
-        client(0).post("/iam/unrevoke/" + id, java.util.Map.of());
+        CliRun lifted = iam("unrevoke", id);
+        assertEquals(0, lifted.exit(), lifted.out() + lifted.err());
         await("every sled knows the revocation was lifted", () -> revokedEverywhere(id, false));
         for (int i = 0; i < SLEDS; i++) {
             assertEquals("ok", login(mallory, i), "sled " + i + " after the unrevoke");

@@ -24,27 +24,14 @@ public final class DiskReserve {
     /** The default reserve's share of the disk: one twentieth (5%). */
     public static final int DEFAULT_SHARE = 20;
 
-    /** The disk's free and total bytes. */
+    /** The bytes this process may still write on the disk. */
+    @FunctionalInterface
     public interface Gauge {
-        /** Bytes this process may still write. */
         long usable() throws IOException;
-
-        /** The disk's size in bytes. */
-        long total() throws IOException;
     }
 
     /** A disk that is never short (the simulator, tests that are not about space). */
-    public static final DiskReserve NONE = new DiskReserve(new Gauge() {
-        @Override
-        public long usable() {
-            return Long.MAX_VALUE;
-        }
-
-        @Override
-        public long total() {
-            return Long.MAX_VALUE;
-        }
-    }, 0, "(no disk)");
+    public static final DiskReserve NONE = new DiskReserve(() -> Long.MAX_VALUE, 0, "(no disk)");
 
     private final Gauge gauge;
     private final long reserve;
@@ -65,19 +52,8 @@ public final class DiskReserve {
      */
     public static DiskReserve of(Path dir, long reserve) throws IOException {
         FileStore store = Files.getFileStore(dir);
-        Gauge g = new Gauge() {
-            @Override
-            public long usable() throws IOException {
-                return store.getUsableSpace();
-            }
-
-            @Override
-            public long total() throws IOException {
-                return store.getTotalSpace();
-            }
-        };
-        long r = reserve >= 0 ? reserve : Math.min(MAX_DEFAULT, g.total() / DEFAULT_SHARE);
-        return new DiskReserve(g, r, dir.toString());
+        long r = reserve >= 0 ? reserve : Math.min(MAX_DEFAULT, store.getTotalSpace() / DEFAULT_SHARE);
+        return new DiskReserve(store::getUsableSpace, r, dir.toString());
     }
 
     /** The reserve in bytes. */

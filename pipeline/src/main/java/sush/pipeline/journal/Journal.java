@@ -271,9 +271,7 @@ public final class Journal implements AutoCloseable {
                     return null;
                 }
                 try {
-                    JournalRecord r = parse(raw);
-                    good++;
-                    return r;
+                    return counted(raw);
                 } catch (JournalException e) {
                     if (good == 0) {
                         throw e; // nothing read yet: the key or the format is what is wrong
@@ -297,15 +295,20 @@ public final class Journal implements AutoCloseable {
                         return null;
                     }
                     try {
-                        JournalRecord r = parse(raw);
-                        good++;
-                        return r;
+                        return counted(raw);
                     } catch (JournalException again) {
                         throw new JournalException(JournalException.Kind.DAMAGED, "record " + n + ", the first of "
                                 + "the life after a damaged one, is damaged too: " + again.getMessage());
                     }
                 }
             }
+        }
+
+        /** {@code raw} parsed, and counted as read whole (one proves the key right). */
+        private JournalRecord counted(byte[] raw) throws JournalException {
+            JournalRecord r = parse(raw);
+            good++;
+            return r;
         }
 
         /** The next excerpt's bytes, or null at the end. */

@@ -15,19 +15,11 @@ class DiskReserveTest {
     Path dir;
 
     private static DiskReserve of(long[] free, long reserve) {
-        return new DiskReserve(new DiskReserve.Gauge() {
-            @Override
-            public long usable() throws IOException {
-                if (free[0] < 0) {
-                    throw new IOException("statvfs failed");
-                }
-                return free[0];
+        return new DiskReserve(() -> {
+            if (free[0] < 0) {
+                throw new IOException("statvfs failed");
             }
-
-            @Override
-            public long total() {
-                return 1L << 30;
-            }
+            return free[0];
         }, reserve, "/out");
     }
 

@@ -70,17 +70,7 @@ class JournalTest {
     @Test
     void aDiskShortOfSpaceLeavesANoteOfTheRecordsNotJournaledAndNoTornRecord() throws Exception {
         long[] free = {10L << 20};
-        sush.pipeline.disk.DiskReserve disk = new sush.pipeline.disk.DiskReserve(new sush.pipeline.disk.DiskReserve.Gauge() {
-            @Override
-            public long usable() {
-                return free[0];
-            }
-
-            @Override
-            public long total() {
-                return 100L << 20;
-            }
-        }, 1L << 20, "test disk");
+        sush.pipeline.disk.DiskReserve disk = new sush.pipeline.disk.DiskReserve(() -> free[0], 1L << 20, "test disk");
         List<JournalRecord> in = sample();
         try (Journal j = Journal.open(dir, Optional.of(KEY), Entropy.seeded(9), Journal.DEFAULT_MAX_BYTES, disk)) {
             assertTrue(j.append(in.get(0)));

@@ -127,17 +127,7 @@ class OperatorWordSledTest {
     void aJobReachingTheHeadWhileTheDiskIsShortIsRefusedNoSpaceAndTheNextRunsOnceSpaceReturns() throws Exception {
         long[] free = {0};
         SledHarness h = new SledHarness().provision();
-        h.disk = new sush.pipeline.disk.DiskReserve(new sush.pipeline.disk.DiskReserve.Gauge() {
-            @Override
-            public long usable() {
-                return free[0];
-            }
-
-            @Override
-            public long total() {
-                return 1L << 30;
-            }
-        }, 1L << 20, "/out");
+        h.disk = new sush.pipeline.disk.DiskReserve(() -> free[0], 1L << 20, "/out");
         h.boot(1);
         List<SignedJob> jobs = Rack.jobs(Rack.session(1), 2, "w", "*");
         h.operator(Rack.start(1));
