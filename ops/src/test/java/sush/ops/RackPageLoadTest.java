@@ -25,9 +25,10 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 import sush.ops.bench.PageBench;
 
 /**
- * Issue 20's bar, in the browser test: the rack page of 32 real daemons (in this JVM) with a
+ * Issue 20's bar, in the browser test: the rack page of 8 real daemons (in this JVM) with a
  * generated history of 1,000 jobs, loaded by Chromium three times (the first of a fresh browser,
- * then two more). It checks everything is drawn (32 sleds up, 1,000 rows, a row far down the
+ * then two more). The 32-sled load of issue 20 is {@code ./bench.sh page} (issue 37 moved it out
+ * of the suite; the page draws each sled the same way, so 8 prove the drawing). It checks everything is drawn (32 sleds up, 1,000 rows, a row far down the
  * list drawn once scrolled to, the event stream followed) and writes the load times, from
  * navigation to the page drawn after its next frame, to {@code target/rack-page/load.json}
  * and the test's output. The times are recorded, not asserted: a figure of this machine is
@@ -35,14 +36,14 @@ import sush.ops.bench.PageBench;
  * the same with more loads.
  */
 class RackPageLoadTest {
-    static final int SLEDS = 32;
+    static final int SLEDS = 8;
     static final int JOBS = 1000;
 
     @TempDir
     Path dir;
 
     @Test
-    void thePageOfThirtyTwoSledsAndAThousandJobsLoadsWhole() throws Exception {
+    void thePageOfEightSledsAndAThousandJobsLoadsWhole() throws Exception {
         boolean browser = Files.isExecutable(RackPageTest.CHROMIUM) && Files.isExecutable(RackPageTest.DRIVER);
         if (!browser) {
             System.out.println("skipped: no chromium and chromedriver here (Debian packages chromium, chromium-driver)");
@@ -77,7 +78,7 @@ class RackPageLoadTest {
                         + "']")).size(), oldest.getText());
                 ((JavascriptExecutor) web).executeScript("window.scrollTo(0, 0)");
                 File f = ((TakesScreenshot) web).getScreenshotAs(OutputType.FILE);
-                Files.copy(f.toPath(), shots.resolve("5-32-sleds-1000-jobs.png"),
+                Files.copy(f.toPath(), shots.resolve("5-" + SLEDS + "-sleds-1000-jobs.png"),
                         java.nio.file.StandardCopyOption.REPLACE_EXISTING);
                 new WebDriverWait(web, Duration.ofSeconds(20)).until(d -> "live".equals(d.findElement(By.id("live"))
                         .getText()));
