@@ -12,7 +12,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
-import reactor.test.scheduler.VirtualTimeScheduler;
 import sush.gossip.Entropy;
 import sush.gossip.net.MemoryNetwork;
 import sush.gossip.node.GossipConfig;
@@ -92,7 +91,7 @@ public final class Simulation {
 
     private final long seed;
     private final int count;
-    private final VirtualTimeScheduler time = VirtualTimeScheduler.create();
+    private final VirtualClock time = VirtualClock.create();
     private final MemoryNetwork network = new MemoryNetwork();
     private final List<SimSled> sleds = new ArrayList<>();
     private final List<LedgerLauncher.Launch> ledger = LedgerLauncher.newLedger();
