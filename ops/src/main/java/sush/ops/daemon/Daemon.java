@@ -8,6 +8,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.netty.http.Http11SslContextSpec;
+import reactor.netty.http.server.HttpServer;
+import reactor.netty.tcp.SslProvider;
+import sush.pipeline.disk.DiskReserve;
+import sush.pipeline.sled.SledClock;
+import sush.pipeline.sled.SledEvent;
 
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -118,46 +130,60 @@ public final class Daemon implements AutoCloseable {
         }
     }
 
-    /** The daemon's metrics, closed with it. */
-    private SledMetrics metrics;
     private final Settings settings;
+    private final SledMetrics metrics;
     private final GossipNode node;
     private final Locker<?> locker;
     private final ProcessLauncher launcher;
-    private final Optional<Journal> journal;
     private final SledRuntime runtime;
     private final DisposableServer http;
     private final SledConfig cfg;
     private final Optional<GossipTls> tls;
     private final TcpTransport transport;
     private final Authority authority;
-    private final ApiServer api;
-    private final Scheduler loop;
-    private final Scheduler writer;
-    private final Scheduler ingress;
-    private final Scheduler housekeeping;
-    /** Watches the boundary slots for changes this daemon did not make (issue 22). */
-    private volatile SlotWatch watch;
+    /** Everything this daemon opened, closed in reverse by {@link #close()} (issue 37). */
+    private final Teardown resources;
 
-    private Daemon(Settings settings, SledConfig cfg, ApiServer api, Authority authority, Optional<GossipTls> tls, TcpTransport transport, GossipNode node, Locker<?> locker, ProcessLauncher launcher,
-            Optional<Journal> journal, SledRuntime runtime, DisposableServer http, Scheduler loop, Scheduler writer,
-            Scheduler ingress, Scheduler housekeeping) {
-        this.settings = settings;
-        this.cfg = cfg;
-        this.authority = authority;
-        this.api = api;
-        this.tls = tls;
-        this.transport = transport;
-        this.node = node;
-        this.locker = locker;
-        this.launcher = launcher;
-        this.journal = journal;
-        this.runtime = runtime;
-        this.http = http;
-        this.loop = loop;
-        this.writer = writer;
-        this.ingress = ingress;
-        this.housekeeping = housekeeping;
+    private Daemon(Parts p) {
+        this.settings = p.s;
+        this.metrics = p.metrics;
+        this.cfg = p.cfg;
+        this.authority = p.authority;
+        this.tls = p.tls;
+        this.transport = p.transport;
+        this.node = p.node;
+        this.locker = p.locker;
+        this.launcher = p.launcher;
+        this.runtime = p.runtime;
+        this.http = p.http;
+        this.resources = p.stack;
+    }
+
+    /**
+     * The pieces of a daemon while {@link #start} assembles them, and the stack of what is open:
+     * each step pushes what it opened, so a failed step closes exactly what came before it.
+     */
+    private static final class Parts {
+        final Settings s;
+        final Teardown stack = new Teardown();
+        final SledMetrics metrics;
+        Locker<?> locker;
+        Optional<GossipTls> tls = Optional.empty();
+        TcpTransport transport;
+        GossipNode node;
+        ProcessLauncher launcher;
+        Optional<Journal> journal = Optional.empty();
+        SledConfig cfg;
+        SledRuntime runtime;
+        Authority authority;
+        ApiServer api;
+        DisposableServer http;
+
+        Parts(Settings s) {
+            this.s = s;
+            this.metrics = new SledMetrics();
+            stack.push("metrics", metrics::close);
+        }
     }
 
     public static Daemon start(Settings s) throws DaemonException {
@@ -167,118 +193,192 @@ public final class Daemon implements AutoCloseable {
     /**
      * As {@link #start(Settings)}; {@code observer} sees every event of the sled as it is
      * emitted, from before the sled starts (the stage trace, {@code sush daemon --trace}).
+     * Whatever step fails, everything opened before it is closed in reverse (issue 37: a throw
+     * from the journal's open once left the slot locks held).
      */
-    public static Daemon start(Settings s, java.util.function.Consumer<sush.pipeline.sled.SledEvent> observer)
-            throws DaemonException {
-        SledMetrics metrics = new SledMetrics();
+    public static Daemon start(Settings s, Consumer<SledEvent> observer) throws DaemonException {
+        if (s.m2().size() != 2) {
+            throw new DaemonException("--m2 needs exactly two slot directories, got " + s.m2().size());
+        }
+        Parts p = new Parts(s);
         try {
-            Daemon d = start(s, metrics, observer);
-            d.metrics = metrics;
+            TrustStore trust = trust(s.trust());
+            Optional<byte[]> key = journalKey(s.journalKey());
+            openLocker(p);
+            openOutput(p, key);
+            openGossip(p);
+            openSled(p, trust, key, observer);
+            serve(p);
+            Daemon d = new Daemon(p);
+            watchSlots(p);
             return d;
-        } catch (DaemonException | RuntimeException e) {
-            metrics.close();
+        } catch (DaemonException | RuntimeException | Error e) {
+            p.stack.closeAfter(e);
             throw e;
         }
     }
 
-    private static Daemon start(Settings s, SledMetrics metrics,
-            java.util.function.Consumer<sush.pipeline.sled.SledEvent> observer) throws DaemonException {
-        if (s.m2().size() != 2) {
-            throw new DaemonException("--m2 needs exactly two slot directories, got " + s.m2().size());
-        }
-        TrustStore trust = trust(s.trust());
-        Optional<byte[]> key = journalKey(s.journalKey());
+    /** The boundary slots, locked for this process; the record format is the rack's ordering's. */
+    private static void openLocker(Parts p) throws DaemonException {
         List<Slot> slots = new ArrayList<>();
-        for (Path p : s.m2()) {
-            slots.add(new DirectorySlot(p, metrics::fsync));
+        for (Path m2 : p.s.m2()) {
+            slots.add(new DirectorySlot(m2, p.metrics::fsync));
         }
-        Locker<?> locker;
         try {
             // The rack's ordering picks the record format; a record of the other ordering loads
             // untrusted, naming the mismatch (ordered-sessions.md section 6).
-            locker = Locker.open(RecordFormat.of(s.ordering().wireName()), s.baseboard(), slots, Entropy.secure());
-            // Each M.2 is its own device: a commit writes them at once (D-029).
-            locker.writeInParallel(SLOT_WRITERS);
+            p.locker = Locker.open(RecordFormat.of(p.s.ordering().wireName()), p.s.baseboard(), slots,
+                    Entropy.secure());
         } catch (LockerException e) {
             throw new DaemonException("unusable M.2 slots: " + e.getMessage());
         }
+        p.stack.push("locker", p.locker::close);
+        // Each M.2 is its own device: a commit writes them at once (D-029).
+        p.locker.writeInParallel(SLOT_WRITERS);
+    }
+
+    /** The output directory and the journal in it, the daemon's user's alone (issue 22). */
+    private static void openOutput(Parts p, Optional<byte[]> key) throws DaemonException {
         try {
             // Job text is private (issue 22): the output directory and the journal in it are the
             // daemon's user's alone, whatever they were before.
-            ownerOnly(s.output());
-            ownerOnly(s.output().resolve("journal"));
+            ownerOnly(p.s.output());
+            ownerOnly(p.s.output().resolve("journal"));
         } catch (IOException e) {
-            locker.close();
-            throw new DaemonException("cannot create output directory " + s.output() + ": " + e.getMessage());
+            throw new DaemonException("cannot create output directory " + p.s.output() + ": " + e.getMessage());
         }
         if (key.isEmpty()) {
-            LOG.warn("the journal in " + s.output().resolve("journal") + " is NOT sealed: every job's "
+            LOG.warn("the journal in " + p.s.output().resolve("journal") + " is NOT sealed: every job's "
                     + "command is stored there in clear; give --journal-key (sush rack init makes one per sled)");
         }
+    }
+
+    /** The rack's TLS (when given), the gossip transport and node, listening once this returns. */
+    private static void openGossip(Parts p) throws DaemonException {
+        Settings s = p.s;
         String[] hostPort = split(s.gossip(), "--gossip");
-        Optional<GossipTls> tls = Optional.empty();
         if (s.tls().isPresent()) {
             TlsFiles f = s.tls().get();
             try {
-                tls = Optional.of(GossipTls.load(f.ca(), f.cert(), f.key(), f.revoked()));
+                p.tls = Optional.of(GossipTls.load(f.ca(), f.cert(), f.key(), f.revoked()));
             } catch (GossipTls.TlsException e) {
-                locker.close();
                 throw new DaemonException("gossip TLS: " + e.getMessage());
             }
-            if (!tls.get().myIdentity().equals(s.baseboard())) {
-                locker.close();
-                throw new DaemonException("gossip TLS: " + f.cert() + " names sled " + tls.get().myIdentity()
+            if (!p.tls.get().myIdentity().equals(s.baseboard())) {
+                throw new DaemonException("gossip TLS: " + f.cert() + " names sled " + p.tls.get().myIdentity()
                         + ", not " + s.baseboard());
             }
         } else {
             LOG.warn("gossip is plain TCP (--insecure-gossip): any host that reaches "
                     + s.gossip() + " can join this rack and inject messages; use it for tests only");
         }
-        TcpTransport transport = new TcpTransport(hostPort[0], Integer.parseInt(hostPort[1]), Duration.ofSeconds(2),
-                tls);
+        p.transport = new TcpTransport(hostPort[0], Integer.parseInt(hostPort[1]), Duration.ofSeconds(2), p.tls);
         // Gossip names a sled by its gossip address: what its peers dial is what they admit.
         // The documented rack defaults (D-008): a session every 30 s per link as the safety net,
         // links idle for 90 s closed; redial from 50 ms up to 2 s.
         GossipConfig defaults = GossipConfig.defaults(s.gossip());
-        GossipNode node = new GossipNode(new GossipConfig(s.gossip(), defaults.sessionTimeout(),
+        p.node = new GossipNode(new GossipConfig(s.gossip(), defaults.sessionTimeout(),
                 defaults.idleTimeout(), defaults.periodicSync(), Duration.ofMillis(50), Duration.ofSeconds(2)),
-                transport, Schedulers.parallel(),
-                Entropy.secure());
+                p.transport, Schedulers.parallel(), Entropy.secure());
+        // Stopping the node closes its links and its transport, started or not.
+        p.stack.push("gossip", p.node::stop);
+    }
+
+    /**
+     * The launcher, the journal, the sled's threads and runtime, the event observers, the
+     * operators' authority and the API's handlers; the sled and its gossip are started.
+     */
+    private static void openSled(Parts p, TrustStore trust, Optional<byte[]> key, Consumer<SledEvent> observer)
+            throws DaemonException {
+        Settings s = p.s;
         Scheduler loop = Schedulers.newSingle("sled-loop");
+        p.stack.push("sled loop", loop::dispose);
         Scheduler writer = Schedulers.newSingle("boundary-writer");
+        p.stack.push("boundary writer", writer::dispose);
         // A full output disk is a state the sled recovers from (issue 35, D-046): outputs stop at
         // the reserve, the journal keeps half of it, and jobs are refused while it is short.
-        sush.pipeline.disk.DiskReserve disk;
+        DiskReserve disk;
         try {
-            disk = sush.pipeline.disk.DiskReserve.of(s.output(), s.diskReserveBytes());
+            disk = DiskReserve.of(s.output(), s.diskReserveBytes());
         } catch (IOException e) {
-            locker.close();
             throw new DaemonException("cannot read the free space of " + s.output() + ": " + e.getMessage());
         }
-        ProcessLauncher launcher = new ProcessLauncher(s.output(), disk);
-        Optional<Journal> journal = Optional.of(Journal.open(s.output().resolve("journal"), key, Entropy.secure(),
+        p.launcher = new ProcessLauncher(s.output(), disk);
+        p.stack.push("launcher", p.launcher::close);
+        p.journal = Optional.of(Journal.open(s.output().resolve("journal"), key, Entropy.secure(),
                 s.journalMaxBytes(), disk));
+        p.stack.push("journal", () -> closeJournal(p));
         // The sled's clocks stamp its jobs' start and end on their statuses (shown, never ordering).
-        SledConfig cfg = new SledConfig(new Sled(s.baseboard(), s.cubby()), trust, SOFTWARE, s.jobLimits(),
-                Optional.of(sush.pipeline.sled.SledClock.system()), s.apiUrl()).withDisk(disk);
+        p.cfg = new SledConfig(new Sled(s.baseboard(), s.cubby()), trust, SOFTWARE, s.jobLimits(),
+                Optional.of(SledClock.system()), s.apiUrl()).withDisk(disk);
         // Deliveries are decoded and their signatures checked on workers of their own, ahead of
         // the sled's single-threaded state machine (D-019), so a burst of checks never delays
         // the gossip node's timers on the shared parallel scheduler.
         Scheduler ingress = Schedulers.newParallel("sush-ingress", Math.max(1, Runtime.getRuntime().availableProcessors()));
-        SledRuntime runtime = new SledRuntime(cfg, Gossip.of(node), locker, launcher, journal, loop, writer, ingress);
+        p.stack.push("ingress", ingress::dispose);
+        p.runtime = new SledRuntime(p.cfg, Gossip.of(p.node), p.locker, p.launcher, p.journal, loop, writer, ingress);
+        p.stack.push("sled", p.runtime::halt);
+        Housekeeping housekeeping = observe(p, observer);
+        logSlots(p);
+        try {
+            // Revoked operators are kept beside the journal, never on the M.2s, and read before
+            // the API serves (issue 36): a restarted sled never honours a revoked key, not even briefly.
+            p.authority = new Authority(s.operators(), System::currentTimeMillis, Entropy.secure(),
+                    Optional.of(s.output().resolve(REVOKED_OPERATORS)));
+        } catch (IOException e) {
+            throw new DaemonException("operators: " + e.getMessage());
+        }
+        // The API's authority listens before the sled starts: logins in the replayed history count.
+        p.api = new ApiServer(p.cfg, p.node, p.runtime, p.locker, p.launcher, Entropy.secure(), p.authority);
+        p.api.deletedOutputs(housekeeping.outputs()::wasDeleted);
+        housekeeping.api().set(p.api);
+        p.api.metrics(p.metrics);
+        p.tls.ifPresent(t -> p.api.relayTrust(t.ca()));
+        p.runtime.start();
+        try {
+            p.node.start().block(Duration.ofSeconds(10));
+        } catch (RuntimeException e) {
+            throw new DaemonException("cannot listen for gossip on " + s.gossip() + ": " + rootMessage(e));
+        }
+        p.node.setPeers(s.peers(), s.identities());
+    }
+
+    /**
+     * A sled that failed closed leaves its journal to the process's exit: the journal may be what
+     * failed (a full disk under its mapping), and closing it writes to that mapping, which can
+     * crash the JVM instead of letting it exit 70 (issue 35).
+     */
+    private static void closeJournal(Parts p) {
+        if (p.runtime != null && p.runtime.failure().isPresent()) {
+            LOG.warn("the sled failed closed: its journal is left unclosed to the process's exit");
+            return;
+        }
+        p.journal.ifPresent(Journal::close);
+    }
+
+    /** The output budget and the API it asks which outputs are being read (made after it). */
+    private record Housekeeping(OutputBudget outputs, AtomicReference<ApiServer> api) {
+    }
+
+    /**
+     * Subscribes the sled's logs, metrics and {@code observer} to its events, and keeps the
+     * output budget after every ending on a thread of its own.
+     */
+    private static Housekeeping observe(Parts p, Consumer<SledEvent> observer) {
         // One housekeeping thread: the output budget's index is kept by one thread at a time. A
         // thread of its own, where blocking is allowed (issue 35): keeping the budget asks the
         // sled's loop which jobs run and waits for the answer, and a Reactor single scheduler
         // refuses blocking calls, so the budget was never kept.
-        Scheduler housekeeping = Schedulers.fromExecutorService(java.util.concurrent.Executors.newSingleThreadExecutor(
-                r -> {
-                    Thread t = new Thread(r, "sush-housekeeping");
-                    t.setDaemon(true);
-                    return t;
-                }), "sush-housekeeping");
-        OutputBudget outputs = new OutputBudget(s.output().resolve("jobs"), s.outputMaxBytes());
-        // The API is made below; the budget asks it which outputs are being read.
-        java.util.concurrent.atomic.AtomicReference<ApiServer> apiOf = new java.util.concurrent.atomic.AtomicReference<>();
+        Scheduler housekeeping = Schedulers.fromExecutorService(Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "sush-housekeeping");
+            t.setDaemon(true);
+            return t;
+        }), "sush-housekeeping");
+        p.stack.push("housekeeping", housekeeping::dispose);
+        OutputBudget outputs = new OutputBudget(p.s.output().resolve("jobs"), p.s.outputMaxBytes());
+        // The API is made later; the budget asks it which outputs are being read.
+        AtomicReference<ApiServer> apiOf = new AtomicReference<>();
+        SledRuntime runtime = p.runtime;
         runtime.events().subscribe(e -> {
             try {
                 observer.accept(e);
@@ -287,82 +387,69 @@ public final class Daemon implements AutoCloseable {
                 LOG.warn("an event observer failed: {}", err.toString());
             }
             EventLog.log(e);
-            metrics.on(e);
-            if (e instanceof sush.pipeline.sled.SledEvent.Ended) {
+            p.metrics.on(e);
+            if (e instanceof SledEvent.Ended ended) {
                 // Off the sled's loop: the output budget is kept after every ending.
-                String job = ((sush.pipeline.sled.SledEvent.Ended) e).job().codephrase();
+                String job = ended.job().codephrase();
                 housekeeping.schedule(() -> keepOutputBudget(outputs, job, runtime, apiOf.get()));
             }
         }, err -> LOG.error("the sled's event stream failed", err));
-        metrics.bind(node, runtime, s.output().resolve("journal"));
-        if (!locker.trusted()) {
+        p.metrics.bind(p.node, runtime, p.s.output().resolve("journal"));
+        return new Housekeeping(outputs, apiOf);
+    }
+
+    private static void logSlots(Parts p) {
+        if (!p.locker.trusted()) {
             LOG.error("the boundary slots are untrusted ({}): this sled runs no job until serviced",
-                    locker.load().reason());
+                    p.locker.load().reason());
         } else {
-            LOG.info("boundary slots loaded: {} ({}), ordering {}", locker.load().verdict(), locker.load().reason(),
-                    s.ordering());
+            LOG.info("boundary slots loaded: {} ({}), ordering {}", p.locker.load().verdict(),
+                    p.locker.load().reason(), p.s.ordering());
         }
-        Authority authority;
-        try {
-            // Revoked operators are kept beside the journal, never on the M.2s, and read before
-            // the API serves (issue 36): a restarted sled never honours a revoked key, not even briefly.
-            authority = new Authority(s.operators(), System::currentTimeMillis, Entropy.secure(),
-                    Optional.of(s.output().resolve(REVOKED_OPERATORS)));
-        } catch (IOException e) {
-            closeQuietly(locker, launcher, journal, loop, writer, ingress, housekeeping);
-            throw new DaemonException("operators: " + e.getMessage());
-        }
-        // The API's authority listens before the sled starts: logins in the replayed history count.
-        ApiServer api = new ApiServer(cfg, node, runtime, locker, launcher, Entropy.secure(), authority);
-        api.deletedOutputs(outputs::wasDeleted);
-        apiOf.set(api);
-        api.metrics(metrics);
-        tls.ifPresent(t -> api.relayTrust(t.ca()));
-        runtime.start();
-        try {
-            node.start().block(Duration.ofSeconds(10));
-        } catch (RuntimeException e) {
-            closeQuietly(locker, launcher, journal, loop, writer, ingress, housekeeping);
-            throw new DaemonException("cannot listen for gossip on " + s.gossip() + ": " + rootMessage(e));
-        }
-        node.setPeers(s.peers(), s.identities());
+    }
+
+    /** Binds the API (HTTPS off loopback when the rack has certificates) and probes its announced URL. */
+    private static void serve(Parts p) throws DaemonException {
+        Settings s = p.s;
         String[] apiAt = split(s.api(), "--api");
-        DisposableServer http;
         boolean loopback = isLoopback(apiAt[0]);
+        p.stack.push("API connections", p.api::closeConnections);
         try {
-            reactor.netty.http.server.HttpServer server = reactor.netty.http.server.HttpServer.create().host(apiAt[0])
-                    .port(Integer.parseInt(apiAt[1])).metrics(true, SledMetrics::uriTemplate);
-            if (!loopback && tls.isPresent()) {
+            HttpServer server = HttpServer.create().host(apiAt[0]).port(Integer.parseInt(apiAt[1]))
+                    .metrics(true, SledMetrics::uriTemplate);
+            if (!loopback && p.tls.isPresent()) {
                 // Off loopback the API is HTTPS with the sled's certificate (security.md section 3).
-                GossipTls t = tls.get();
-                reactor.netty.tcp.SslProvider.GenericSslContextSpec<?> https =
-                        reactor.netty.http.Http11SslContextSpec.forServer(t.key(), t.certificate());
+                GossipTls t = p.tls.get();
+                SslProvider.GenericSslContextSpec<?> https = Http11SslContextSpec.forServer(t.key(), t.certificate());
                 server = server.secure(spec -> spec.sslContext(https));
             }
-            http = api.bind(server);
+            p.http = p.api.bind(server);
         } catch (RuntimeException e) {
-            node.stop();
-            closeQuietly(locker, launcher, journal, loop, writer, ingress, housekeeping);
             throw new DaemonException("cannot serve the API on " + s.api() + ": " + rootMessage(e));
         }
+        DisposableServer http = p.http;
+        p.stack.push("API", () -> http.disposeNow(Duration.ofSeconds(2)));
         // The address announced to the rack, asked as another sled would ask it (in the background).
-        s.apiUrl().ifPresent(url -> api.probeAnnounced(url).subscribe());
-        if (!loopback && tls.isEmpty()) {
+        s.apiUrl().ifPresent(url -> p.api.probeAnnounced(url).subscribe());
+        if (!loopback && p.tls.isEmpty()) {
             LOG.warn("the API listens on " + s.api() + " over plain HTTP (no rack certificate): "
                     + "operator requests are signed, but their bodies and answers are readable on the network");
         }
-        Daemon d = new Daemon(s, cfg, api, authority, tls, transport, node, locker, launcher, journal, runtime, http, loop,
-                writer, ingress, housekeeping);
+    }
+
+    /** Watches the boundary slots for changes made by something else (a missing watch is logged). */
+    private static void watchSlots(Parts p) {
+        SledRuntime runtime = p.runtime;
         try {
-            d.watch = SlotWatch.start(s.m2(), locker, change -> {
+            SlotWatch watch = SlotWatch.start(p.s.m2(), p.locker, change -> {
                 LOG.error("{}", change);
                 runtime.slotsChanged(change);
             });
+            p.stack.push("slot watch", watch::close);
         } catch (IOException e) {
             LOG.warn("cannot watch the boundary slots (" + e.getMessage() + "): a change made to them "
                     + "by something else is found only by the next load");
         }
-        return d;
     }
 
     /**
@@ -437,35 +524,44 @@ public final class Daemon implements AutoCloseable {
         return http.port();
     }
 
-    /** Graceful stop: running jobs are killed and their endings reported, then everything closes. */
+    /**
+     * Graceful stop: running jobs are killed and their endings reported, then everything the
+     * daemon opened closes in reverse.
+     */
     @Override
     public void close() {
-        runtime.stop();
-        long deadline = System.nanoTime() + STOP_GRACE.toNanos();
-        while (System.nanoTime() < deadline
-                && !runtime.query(v -> v.running().isEmpty()).blockOptional(Duration.ofSeconds(1)).orElse(true)) {
-            sleep(50);
+        if (stopJobs()) {
+            sleep(LINGER.toMillis()); // lets the last endings reach the peers
         }
-        sleep(300); // lets the last endings reach the peers
         runtime.halt();
-        if (watch != null) {
-            watch.close();
+        resources.close();
+    }
+
+    /** How long a stop that ended jobs lets their endings travel before the links close. */
+    static final Duration LINGER = Duration.ofMillis(300);
+
+    /**
+     * Stops the running jobs and waits, at most {@link #STOP_GRACE}, until the sled says none
+     * runs: asked once now and again at each ending the sled reports (a signal, not a poll).
+     * Whether a job was running.
+     */
+    private boolean stopJobs() {
+        runtime.stop();
+        boolean idleNow = runtime.query(v -> v.running().isEmpty()).blockOptional(Duration.ofSeconds(1)).orElse(true);
+        if (idleNow) {
+            return false;
         }
-        http.disposeNow(Duration.ofSeconds(2));
-        api.closeConnections();
-        node.stop();
-        if (runtime.failure().isPresent() && journal.isPresent()) {
-            // A sled that failed closed leaves its journal to the process's exit: the journal may
-            // be what failed (a full disk under its mapping), and closing it writes to that
-            // mapping, which can crash the JVM instead of letting it exit 70 (issue 35).
-            LOG.warn("the sled failed closed: its journal is left unclosed to the process's exit");
-            closeQuietly(locker, launcher, Optional.empty(), loop, writer, ingress, housekeeping);
-        } else {
-            closeQuietly(locker, launcher, journal, loop, writer, ingress, housekeeping);
+        // A late subscriber first gets the recent events: an ending reported before this
+        // subscribed is seen too.
+        Mono<Boolean> idle = Flux.<Object>just(Boolean.TRUE).concatWith(runtime.events().ofType(SledEvent.Ended.class))
+                .concatMap(x -> runtime.query(v -> v.running().isEmpty()))
+                .filter(Boolean::booleanValue).next();
+        try {
+            idle.block(STOP_GRACE);
+        } catch (RuntimeException e) {
+            LOG.warn("the stopped jobs did not all report their endings within {}: closing anyway", STOP_GRACE);
         }
-        if (metrics != null) {
-            metrics.close();
-        }
+        return true;
     }
 
     /** Deletes the oldest finished jobs' outputs past the sled's output budget (never a running job's). */
@@ -498,17 +594,6 @@ public final class Daemon implements AutoCloseable {
                 t.setDaemon(true);
                 return t;
             });
-
-    /** Ends abruptly (tests that need a crash use a separate process and kill -9). */
-    private static void closeQuietly(Locker<?> locker, ProcessLauncher launcher, Optional<Journal> journal,
-            Scheduler... schedulers) {
-        locker.close();
-        launcher.close();
-        journal.ifPresent(Journal::close);
-        for (Scheduler s : schedulers) {
-            s.dispose();
-        }
-    }
 
     private static TrustStore trust(List<Path> files) throws DaemonException {
         List<String> pems = new ArrayList<>();
