@@ -4,37 +4,22 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.netty.http.Http11SslContextSpec;
-import reactor.netty.http.server.HttpServer;
-import reactor.netty.tcp.SslProvider;
-import sush.pipeline.disk.DiskReserve;
-import sush.pipeline.sled.SledClock;
 import sush.pipeline.sled.SledEvent;
 
-import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 import reactor.netty.DisposableServer;
 import sush.gossip.Entropy;
 import sush.gossip.net.GossipTls;
 import sush.ops.auth.Authority;
 import sush.gossip.net.TcpTransport;
-import sush.gossip.node.GossipConfig;
 import sush.gossip.node.GossipNode;
-import sush.locker.store.DirectorySlot;
-import sush.locker.record.RecordFormat;
 import sush.locker.store.Locker;
-import sush.locker.store.LockerException;
-import sush.locker.store.Slot;
 import sush.ops.api.ApiServer;
 import sush.pipeline.exec.Limits;
 import sush.pipeline.exec.ProcessLauncher;
@@ -43,9 +28,7 @@ import sush.pipeline.sled.Gossip;
 import sush.pipeline.sled.SledConfig;
 import sush.pipeline.sled.SledRuntime;
 import sush.projections.fold.Ordering;
-import sush.projections.job.KeyException;
 import sush.projections.job.TrustStore;
-import sush.projections.targets.Sled;
 
 /** One sled's daemon: gossip node, locker, launcher, journal, sled runtime and HTTP API. */
 public final class Daemon implements AutoCloseable {
@@ -144,7 +127,7 @@ public final class Daemon implements AutoCloseable {
     /** Everything this daemon opened, closed in reverse by {@link #close()} (issue 37). */
     private final Teardown resources;
 
-    private Daemon(Parts p) {
+    private Daemon(Assembly p) {
         this.settings = p.s;
         this.metrics = p.metrics;
         this.cfg = p.cfg;
@@ -157,33 +140,6 @@ public final class Daemon implements AutoCloseable {
         this.runtime = p.runtime;
         this.http = p.http;
         this.resources = p.stack;
-    }
-
-    /**
-     * The pieces of a daemon while {@link #start} assembles them, and the stack of what is open:
-     * each step pushes what it opened, so a failed step closes exactly what came before it.
-     */
-    private static final class Parts {
-        final Settings s;
-        final Teardown stack = new Teardown();
-        final SledMetrics metrics;
-        Locker<?> locker;
-        Optional<GossipTls> tls = Optional.empty();
-        TcpTransport transport;
-        GossipNode node;
-        ProcessLauncher launcher;
-        Optional<Journal> journal = Optional.empty();
-        SledConfig cfg;
-        SledRuntime runtime;
-        Authority authority;
-        ApiServer api;
-        DisposableServer http;
-
-        Parts(Settings s) {
-            this.s = s;
-            this.metrics = new SledMetrics();
-            stack.push("metrics", metrics::close);
-        }
     }
 
     public static Daemon start(Settings s) throws DaemonException {
@@ -200,255 +156,21 @@ public final class Daemon implements AutoCloseable {
         if (s.m2().size() != 2) {
             throw new DaemonException("--m2 needs exactly two slot directories, got " + s.m2().size());
         }
-        Parts p = new Parts(s);
+        Assembly p = new Assembly(s);
         try {
-            TrustStore trust = trust(s.trust());
-            Optional<byte[]> key = journalKey(s.journalKey());
-            openLocker(p);
-            openOutput(p, key);
-            openGossip(p);
-            openSled(p, trust, key, observer);
-            serve(p);
+            TrustStore trust = Assembly.trust(s.trust());
+            Optional<byte[]> key = Assembly.journalKey(s.journalKey());
+            Assembly.openLocker(p);
+            Assembly.openOutput(p, key);
+            Assembly.openGossip(p);
+            Assembly.openSled(p, trust, key, observer);
+            Assembly.serve(p);
             Daemon d = new Daemon(p);
-            watchSlots(p);
+            Assembly.watchSlots(p);
             return d;
         } catch (DaemonException | RuntimeException | Error e) {
             p.stack.closeAfter(e);
             throw e;
-        }
-    }
-
-    /** The boundary slots, locked for this process; the record format is the rack's ordering's. */
-    private static void openLocker(Parts p) throws DaemonException {
-        List<Slot> slots = new ArrayList<>();
-        for (Path m2 : p.s.m2()) {
-            slots.add(new DirectorySlot(m2, p.metrics::fsync));
-        }
-        try {
-            // The rack's ordering picks the record format; a record of the other ordering loads
-            // untrusted, naming the mismatch (ordered-sessions.md section 6).
-            p.locker = Locker.open(RecordFormat.of(p.s.ordering().wireName()), p.s.baseboard(), slots,
-                    Entropy.secure());
-        } catch (LockerException e) {
-            throw new DaemonException("unusable M.2 slots: " + e.getMessage());
-        }
-        p.stack.push("locker", p.locker::close);
-        // Each M.2 is its own device: a commit writes them at once (D-029).
-        p.locker.writeInParallel(SLOT_WRITERS);
-    }
-
-    /** The output directory and the journal in it, the daemon's user's alone (issue 22). */
-    private static void openOutput(Parts p, Optional<byte[]> key) throws DaemonException {
-        try {
-            // Job text is private (issue 22): the output directory and the journal in it are the
-            // daemon's user's alone, whatever they were before.
-            ownerOnly(p.s.output());
-            ownerOnly(p.s.output().resolve("journal"));
-        } catch (IOException e) {
-            throw new DaemonException("cannot create output directory " + p.s.output() + ": " + e.getMessage());
-        }
-        if (key.isEmpty()) {
-            LOG.warn("the journal in " + p.s.output().resolve("journal") + " is NOT sealed: every job's "
-                    + "command is stored there in clear; give --journal-key (sush rack init makes one per sled)");
-        }
-    }
-
-    /** The rack's TLS (when given), the gossip transport and node, listening once this returns. */
-    private static void openGossip(Parts p) throws DaemonException {
-        Settings s = p.s;
-        String[] hostPort = split(s.gossip(), "--gossip");
-        if (s.tls().isPresent()) {
-            TlsFiles f = s.tls().get();
-            try {
-                p.tls = Optional.of(GossipTls.load(f.ca(), f.cert(), f.key(), f.revoked()));
-            } catch (GossipTls.TlsException e) {
-                throw new DaemonException("gossip TLS: " + e.getMessage());
-            }
-            if (!p.tls.get().myIdentity().equals(s.baseboard())) {
-                throw new DaemonException("gossip TLS: " + f.cert() + " names sled " + p.tls.get().myIdentity()
-                        + ", not " + s.baseboard());
-            }
-        } else {
-            LOG.warn("gossip is plain TCP (--insecure-gossip): any host that reaches "
-                    + s.gossip() + " can join this rack and inject messages; use it for tests only");
-        }
-        p.transport = new TcpTransport(hostPort[0], Integer.parseInt(hostPort[1]), Duration.ofSeconds(2), p.tls);
-        // Gossip names a sled by its gossip address: what its peers dial is what they admit.
-        // The documented rack defaults (D-008): a session every 30 s per link as the safety net,
-        // links idle for 90 s closed; redial from 50 ms up to 2 s.
-        GossipConfig defaults = GossipConfig.defaults(s.gossip());
-        p.node = new GossipNode(new GossipConfig(s.gossip(), defaults.sessionTimeout(),
-                defaults.idleTimeout(), defaults.periodicSync(), Duration.ofMillis(50), Duration.ofSeconds(2)),
-                p.transport, Schedulers.parallel(), Entropy.secure());
-        // Stopping the node closes its links and its transport, started or not.
-        p.stack.push("gossip", p.node::stop);
-    }
-
-    /**
-     * The launcher, the journal, the sled's threads and runtime, the event observers, the
-     * operators' authority and the API's handlers; the sled and its gossip are started.
-     */
-    private static void openSled(Parts p, TrustStore trust, Optional<byte[]> key, Consumer<SledEvent> observer)
-            throws DaemonException {
-        Settings s = p.s;
-        Scheduler loop = Schedulers.newSingle("sled-loop");
-        p.stack.push("sled loop", loop::dispose);
-        Scheduler writer = Schedulers.newSingle("boundary-writer");
-        p.stack.push("boundary writer", writer::dispose);
-        // A full output disk is a state the sled recovers from (issue 35, D-046): outputs stop at
-        // the reserve, the journal keeps half of it, and jobs are refused while it is short.
-        DiskReserve disk;
-        try {
-            disk = DiskReserve.of(s.output(), s.diskReserveBytes());
-        } catch (IOException e) {
-            throw new DaemonException("cannot read the free space of " + s.output() + ": " + e.getMessage());
-        }
-        p.launcher = new ProcessLauncher(s.output(), disk);
-        p.stack.push("launcher", p.launcher::close);
-        p.journal = Optional.of(Journal.open(s.output().resolve("journal"), key, Entropy.secure(),
-                s.journalMaxBytes(), disk));
-        p.stack.push("journal", () -> closeJournal(p));
-        // The sled's clocks stamp its jobs' start and end on their statuses (shown, never ordering).
-        p.cfg = new SledConfig(new Sled(s.baseboard(), s.cubby()), trust, SOFTWARE, s.jobLimits(),
-                Optional.of(SledClock.system()), s.apiUrl()).withDisk(disk);
-        // Deliveries are decoded and their signatures checked on workers of their own, ahead of
-        // the sled's single-threaded state machine (D-019), so a burst of checks never delays
-        // the gossip node's timers on the shared parallel scheduler.
-        Scheduler ingress = Schedulers.newParallel("sush-ingress", Math.max(1, Runtime.getRuntime().availableProcessors()));
-        p.stack.push("ingress", ingress::dispose);
-        p.runtime = new SledRuntime(p.cfg, Gossip.of(p.node), p.locker, p.launcher, p.journal, loop, writer, ingress);
-        p.stack.push("sled", p.runtime::halt);
-        Housekeeping housekeeping = observe(p, observer);
-        logSlots(p);
-        try {
-            // Revoked operators are kept beside the journal, never on the M.2s, and read before
-            // the API serves (issue 36): a restarted sled never honours a revoked key, not even briefly.
-            p.authority = new Authority(s.operators(), System::currentTimeMillis, Entropy.secure(),
-                    Optional.of(s.output().resolve(REVOKED_OPERATORS)));
-        } catch (IOException e) {
-            throw new DaemonException("operators: " + e.getMessage());
-        }
-        // The API's authority listens before the sled starts: logins in the replayed history count.
-        p.api = new ApiServer(p.cfg, p.node, p.runtime, p.locker, p.launcher, Entropy.secure(), p.authority);
-        p.api.deletedOutputs(housekeeping.outputs()::wasDeleted);
-        housekeeping.api().set(p.api);
-        p.api.metrics(p.metrics);
-        p.tls.ifPresent(t -> p.api.relayTrust(t.ca()));
-        p.runtime.start();
-        try {
-            p.node.start().block(Duration.ofSeconds(10));
-        } catch (RuntimeException e) {
-            throw new DaemonException("cannot listen for gossip on " + s.gossip() + ": " + rootMessage(e));
-        }
-        p.node.setPeers(s.peers(), s.identities());
-    }
-
-    /**
-     * A sled that failed closed leaves its journal to the process's exit: the journal may be what
-     * failed (a full disk under its mapping), and closing it writes to that mapping, which can
-     * crash the JVM instead of letting it exit 70 (issue 35).
-     */
-    private static void closeJournal(Parts p) {
-        if (p.runtime != null && p.runtime.failure().isPresent()) {
-            LOG.warn("the sled failed closed: its journal is left unclosed to the process's exit");
-            return;
-        }
-        p.journal.ifPresent(Journal::close);
-    }
-
-    /** The output budget and the API it asks which outputs are being read (made after it). */
-    private record Housekeeping(OutputBudget outputs, AtomicReference<ApiServer> api) {
-    }
-
-    /**
-     * Subscribes the sled's logs, metrics and {@code observer} to its events, and keeps the
-     * output budget after every ending on a thread of its own.
-     */
-    private static Housekeeping observe(Parts p, Consumer<SledEvent> observer) {
-        // One housekeeping thread: the output budget's index is kept by one thread at a time. A
-        // thread of its own, where blocking is allowed (issue 35): keeping the budget asks the
-        // sled's loop which jobs run and waits for the answer, and a Reactor single scheduler
-        // refuses blocking calls, so the budget was never kept.
-        Scheduler housekeeping = Schedulers.fromExecutorService(Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "sush-housekeeping");
-            t.setDaemon(true);
-            return t;
-        }), "sush-housekeeping");
-        p.stack.push("housekeeping", housekeeping::dispose);
-        OutputBudget outputs = new OutputBudget(p.s.output().resolve("jobs"), p.s.outputMaxBytes());
-        // The API is made later; the budget asks it which outputs are being read.
-        AtomicReference<ApiServer> apiOf = new AtomicReference<>();
-        SledRuntime runtime = p.runtime;
-        runtime.events().subscribe(e -> {
-            try {
-                observer.accept(e);
-            } catch (RuntimeException err) {
-                // An observer's failure never ends the sled's logs and metrics.
-                LOG.warn("an event observer failed: {}", err.toString());
-            }
-            EventLog.log(e);
-            p.metrics.on(e);
-            if (e instanceof SledEvent.Ended ended) {
-                // Off the sled's loop: the output budget is kept after every ending.
-                String job = ended.job().codephrase();
-                housekeeping.schedule(() -> keepOutputBudget(outputs, job, runtime, apiOf.get()));
-            }
-        }, err -> LOG.error("the sled's event stream failed", err));
-        p.metrics.bind(p.node, runtime, p.s.output().resolve("journal"));
-        return new Housekeeping(outputs, apiOf);
-    }
-
-    private static void logSlots(Parts p) {
-        if (!p.locker.trusted()) {
-            LOG.error("the boundary slots are untrusted ({}): this sled runs no job until serviced",
-                    p.locker.load().reason());
-        } else {
-            LOG.info("boundary slots loaded: {} ({}), ordering {}", p.locker.load().verdict(),
-                    p.locker.load().reason(), p.s.ordering());
-        }
-    }
-
-    /** Binds the API (HTTPS off loopback when the rack has certificates) and probes its announced URL. */
-    private static void serve(Parts p) throws DaemonException {
-        Settings s = p.s;
-        String[] apiAt = split(s.api(), "--api");
-        boolean loopback = isLoopback(apiAt[0]);
-        p.stack.push("API connections", p.api::closeConnections);
-        try {
-            HttpServer server = HttpServer.create().host(apiAt[0]).port(Integer.parseInt(apiAt[1]))
-                    .metrics(true, SledMetrics::uriTemplate);
-            if (!loopback && p.tls.isPresent()) {
-                // Off loopback the API is HTTPS with the sled's certificate (security.md section 3).
-                GossipTls t = p.tls.get();
-                SslProvider.GenericSslContextSpec<?> https = Http11SslContextSpec.forServer(t.key(), t.certificate());
-                server = server.secure(spec -> spec.sslContext(https));
-            }
-            p.http = p.api.bind(server);
-        } catch (RuntimeException e) {
-            throw new DaemonException("cannot serve the API on " + s.api() + ": " + rootMessage(e));
-        }
-        DisposableServer http = p.http;
-        p.stack.push("API", () -> http.disposeNow(Duration.ofSeconds(2)));
-        // The address announced to the rack, asked as another sled would ask it (in the background).
-        s.apiUrl().ifPresent(url -> p.api.probeAnnounced(url).subscribe());
-        if (!loopback && p.tls.isEmpty()) {
-            LOG.warn("the API listens on " + s.api() + " over plain HTTP (no rack certificate): "
-                    + "operator requests are signed, but their bodies and answers are readable on the network");
-        }
-    }
-
-    /** Watches the boundary slots for changes made by something else (a missing watch is logged). */
-    private static void watchSlots(Parts p) {
-        SledRuntime runtime = p.runtime;
-        try {
-            SlotWatch watch = SlotWatch.start(p.s.m2(), p.locker, change -> {
-                LOG.error("{}", change);
-                runtime.slotsChanged(change);
-            });
-            p.stack.push("slot watch", watch::close);
-        } catch (IOException e) {
-            LOG.warn("cannot watch the boundary slots (" + e.getMessage() + "): a change made to them "
-                    + "by something else is found only by the next load");
         }
     }
 
@@ -564,53 +286,6 @@ public final class Daemon implements AutoCloseable {
         return true;
     }
 
-    /** Deletes the oldest finished jobs' outputs past the sled's output budget (never a running job's). */
-    private static void keepOutputBudget(OutputBudget outputs, String job, SledRuntime runtime, ApiServer api) {
-        try {
-            for (Path d : outputs.ended(job, () -> {
-                // Kept whatever their age: running jobs', and those a client is reading now.
-                java.util.Set<String> keep = new java.util.HashSet<>(api == null ? java.util.Set.of()
-                        : api.outputsBeingRead());
-                java.util.Set<sush.projections.id.JobId> running = runtime.query(v -> v.running())
-                        .blockOptional(Duration.ofSeconds(5)).orElseThrow(() -> new IllegalStateException(
-                                "the sled's loop did not say which jobs run within 5 s: nothing deleted"));
-                running.forEach(j -> keep.add(j.codephrase()));
-                return keep;
-            })) {
-                LOG.info("deleted the output of {}: the outputs were over their budget", d.getFileName());
-            }
-        } catch (IOException | RuntimeException e) {
-            LOG.warn("keeping the output budget failed: {}", e.getMessage());
-        }
-    }
-
-    /**
-     * The threads that write the boundary slots, one per slot of a store at once (D-029): daemon
-     * threads, idle ones end after a minute; shared by every daemon of this JVM (tests run several).
-     */
-    private static final java.util.concurrent.ExecutorService SLOT_WRITERS = java.util.concurrent.Executors
-            .newCachedThreadPool(r -> {
-                Thread t = new Thread(r, "sush-slot-writer");
-                t.setDaemon(true);
-                return t;
-            });
-
-    private static TrustStore trust(List<Path> files) throws DaemonException {
-        List<String> pems = new ArrayList<>();
-        for (Path f : files) {
-            try {
-                pems.add(Files.readString(f));
-            } catch (IOException e) {
-                throw new DaemonException("cannot read trusted key " + f + ": " + e.getMessage());
-            }
-        }
-        try {
-            return TrustStore.of(pems);
-        } catch (KeyException e) {
-            throw new DaemonException("bad trusted key: " + e.getMessage());
-        }
-    }
-
     /** Creates {@code dir} (and parents) if missing and makes it 0700. */
     static void ownerOnly(Path dir) throws IOException {
         java.util.Set<java.nio.file.attribute.PosixFilePermission> rwx = java.nio.file.attribute.PosixFilePermissions
@@ -619,17 +294,6 @@ public final class Daemon implements AutoCloseable {
             Files.createDirectories(dir, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(rwx));
         }
         Files.setPosixFilePermissions(dir, rwx);
-    }
-
-    private static Optional<byte[]> journalKey(Optional<Path> file) throws DaemonException {
-        if (file.isEmpty()) {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(Journal.readKey(file.get()));
-        } catch (IOException | sush.pipeline.journal.JournalException e) {
-            throw new DaemonException("journal key: " + e.getMessage());
-        }
     }
 
     static String[] split(String hostPort, String flag) throws DaemonException {
@@ -646,14 +310,6 @@ public final class Daemon implements AutoCloseable {
             throw new DaemonException(flag + " has no valid port: " + hostPort);
         }
         return new String[] {hostPort.substring(0, i), hostPort.substring(i + 1)};
-    }
-
-    private static String rootMessage(Throwable t) {
-        Throwable r = t;
-        while (r.getCause() != null) {
-            r = r.getCause();
-        }
-        return r.getMessage() == null ? r.toString() : r.getMessage();
     }
 
     private static void sleep(long ms) {
