@@ -1,19 +1,16 @@
 package sush.ops.auth;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.LongSupplier;
 
 import org.bouncycastle.crypto.params.Ed25519PublicKeyParameters;
@@ -47,22 +44,12 @@ public final class Authority {
 
     private final Path operatorsFile;
     private final LongSupplier clock;
-    private final Entropy entropy;
     private volatile Map<KeyId, Operator> operators;
-    /**
-     * Logins completed with a challenge of this sled, until the challenge's expiry: what makes a
-     * stateless challenge single use. Only a good operator signature adds one.
-     */
-    private final LinkedHashMap<String, Long> completed = new LinkedHashMap<>();
-    /** The per-sled secret a challenge's MAC is made with (never leaves this process). */
-    private final byte[] challengeSecret = new byte[32];
+    /** This sled's login challenges, and the logins completed with them. */
+    private final Challenges challenges;
     private final LinkedHashMap<String, Identity> identities = new LinkedHashMap<>();
-    /** Revocations in force, by key (issue 36: kept on disk, read before the API serves). */
-    private final Map<KeyId, Revocation> revoked = new LinkedHashMap<>();
-    /** Revocations lifted ({@code iam unrevoke}), by id, newest last: a re-gossiped one stays lifted. */
-    private final LinkedHashMap<String, Revocation> lifted = new LinkedHashMap<>();
-    /** Where the revocations are kept, when they are (the daemon's output directory). */
-    private final Optional<Path> revocationsFile;
+    /** The revocations in force and lifted (issue 36: kept on disk, read before the API serves). */
+    private final Revocations revocations;
 
     /** One revocation: whose key, by whom, and its id (an unrevoke names it). */
     public record Revocation(KeyId key, String by, String id) {
@@ -106,8 +93,8 @@ public final class Authority {
         private final long created;
         private final long expires;
         private long lastUsed;
-        private long highest = -1;
-        private final long[] seen = new long[WINDOW / 64];
+        /** The sequence numbers it signed, in the window below the highest. */
+        private final SequenceWindow seen = new SequenceWindow();
         /** The login that made it, with its evidence. */
         private Message.OperatorLogin login;
 
@@ -144,43 +131,7 @@ public final class Authority {
 
         /** Whether {@code seq} is new (and records it): above the highest, or inside the window and unseen. */
         boolean accept(long seq) {
-            if (seq < 0) {
-                return false;
-            }
-            if (seq > highest) {
-                long shift = highest < 0 ? WINDOW : seq - highest;
-                if (shift >= WINDOW) {
-                    java.util.Arrays.fill(seen, 0);
-                } else {
-                    for (long i = 0; i < shift; i++) {
-                        clear(highest + 1 + i);
-                    }
-                }
-                highest = seq;
-                mark(seq);
-                return true;
-            }
-            if (highest - seq >= WINDOW || marked(seq)) {
-                return false;
-            }
-            mark(seq);
-            return true;
-        }
-
-        private int slot(long seq) {
-            return (int) Math.floorMod(seq, (long) WINDOW);
-        }
-
-        private void mark(long seq) {
-            seen[slot(seq) / 64] |= 1L << (slot(seq) % 64);
-        }
-
-        private void clear(long seq) {
-            seen[slot(seq) / 64] &= ~(1L << (slot(seq) % 64));
-        }
-
-        private boolean marked(long seq) {
-            return (seen[slot(seq) / 64] & (1L << (slot(seq) % 64))) != 0;
+            return seen.accept(seq);
         }
     }
 
@@ -197,88 +148,14 @@ public final class Authority {
             throws IOException {
         this.operatorsFile = operatorsFile;
         this.clock = clock;
-        this.entropy = entropy;
-        this.operators = read(operatorsFile);
-        this.revocationsFile = revocations;
-        entropy.nextBytes(challengeSecret);
-        if (revocations.isPresent()) {
-            loadRevocations(revocations.get());
-        }
-    }
-
-    private void loadRevocations(Path file) throws IOException {
-        if (!Files.exists(file)) {
-            return;
-        }
-        try {
-            tools.jackson.databind.JsonNode n = sush.ops.Json.MAPPER.readTree(Files.readString(file,
-                    StandardCharsets.UTF_8));
-            for (tools.jackson.databind.JsonNode r : n.path("revoked")) {
-                Revocation v = revocation(r);
-                revoked.put(v.key(), v);
-            }
-            for (tools.jackson.databind.JsonNode r : n.path("lifted")) {
-                Revocation v = revocation(r);
-                lifted.put(v.id(), v);
-            }
-        } catch (RuntimeException | sush.projections.id.IdException e) {
-            throw new IOException("the revoked operators in " + file + " do not read (" + e.getMessage() + "): fix or "
-                    + "restore the file; a sled does not serve having forgotten a revocation");
-        }
-    }
-
-    private static Revocation revocation(tools.jackson.databind.JsonNode r) throws sush.projections.id.IdException {
-        if (!r.path("key").isString() || !r.path("by").isString() || !r.path("id").isString()) {
-            throw new IllegalArgumentException("each entry has key, by and id");
-        }
-        return new Revocation(KeyId.parse(r.get("key").asString()), r.get("by").asString(), r.get("id").asString());
-    }
-
-    /** Writes the revocations (temporary file, fsync, rename, directory fsync); a failure is said, never hidden. */
-    private void saveRevocations() {
-        if (revocationsFile.isEmpty()) {
-            return;
-        }
-        Path file = revocationsFile.get();
-        Map<String, Object> doc = new LinkedHashMap<>();
-        doc.put("revoked", revoked.values().stream().map(Authority::json).toList());
-        doc.put("lifted", lifted.values().stream().map(Authority::json).toList());
-        Path temp = file.resolveSibling(file.getFileName() + ".tmp");
-        try {
-            Files.deleteIfExists(temp);
-            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(temp,
-                    Set.of(java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE),
-                    java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                            java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")))) {
-                java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(sush.ops.Json.MAPPER.writeValueAsBytes(doc));
-                while (b.hasRemaining()) {
-                    ch.write(b);
-                }
-                ch.force(true);
-            }
-            Files.move(temp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
-                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-            try (java.nio.channels.FileChannel dir = java.nio.channels.FileChannel.open(file.getParent())) {
-                dir.force(true);
-            } catch (IOException e) {
-                // some file systems cannot sync a directory: the rename itself is atomic
-            }
-        } catch (IOException | RuntimeException e) {
-            throw new IllegalStateException("keeping the revoked operators in " + file + " failed: " + e.getMessage(), e);
-        }
-    }
-
-    private static Map<String, Object> json(Revocation r) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("key", r.key().codephrase());
-        m.put("by", r.by());
-        m.put("id", r.id());
-        return m;
+        this.operators = OperatorsFile.read(operatorsFile);
+        this.challenges = new Challenges(clock, entropy);
+        this.revocations = new Revocations(revocations);
     }
 
     /** Re-reads the operators file (SIGHUP). A key taken out of it logs in no more; its identities end. */
     public synchronized int reload() throws IOException {
-        operators = read(operatorsFile);
+        operators = OperatorsFile.read(operatorsFile);
         identities.values().removeIf(i -> !operators.containsKey(i.key));
         return operators.size();
     }
@@ -294,50 +171,7 @@ public final class Authority {
      * client's address. No number of challenges asked evicts another client's: none is stored.
      */
     public byte[] challenge(String client) {
-        long expires = Math.floorDiv(clock.getAsLong() + CHALLENGE_MILLIS + 999, 1000);
-        byte[] nonce = new byte[NONCE_BYTES];
-        byte[] random = new byte[4];
-        entropy.nextBytes(random);
-        java.nio.ByteBuffer.wrap(nonce).put(random).putInt((int) expires).put(challengeMac(nonce, client));
-        return nonce;
-    }
-
-    /** The 8 bytes of MAC a challenge {@code nonce} (its first 8 bytes read) carries for {@code client}. */
-    private final ThreadLocal<javax.crypto.Mac> macs = ThreadLocal.withInitial(() -> {
-        try {
-            javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
-            mac.init(new javax.crypto.spec.SecretKeySpec(challengeSecret, "HmacSHA256"));
-            return mac;
-        } catch (java.security.GeneralSecurityException e) {
-            throw new IllegalStateException("HmacSHA256", e);
-        }
-    });
-
-    private byte[] challengeMac(byte[] nonce, String client) {
-        try {
-            javax.crypto.Mac mac = macs.get();
-            mac.reset();
-            mac.update(nonce, 0, 8);
-            mac.update(client.getBytes(StandardCharsets.UTF_8));
-            return java.util.Arrays.copyOf(mac.doFinal(), 8);
-        } catch (IllegalStateException e) {
-            throw new IllegalStateException("HmacSHA256", e);
-        }
-    }
-
-    /**
-     * When the challenge {@code nonce} expires (ms), if this sled gave it to {@code client}; or
-     * -1 when it did not (forged, or another client's).
-     */
-    private long challengeExpiry(byte[] nonce, String client) {
-        if (nonce.length != NONCE_BYTES) {
-            return -1;
-        }
-        byte[] mac = java.util.Arrays.copyOfRange(nonce, 8, 16);
-        if (!MessageDigest.isEqual(mac, challengeMac(nonce, client))) {
-            return -1;
-        }
-        return (java.nio.ByteBuffer.wrap(nonce, 4, 4).getInt() & 0xFFFFFFFFL) * 1000;
+        return challenges.challenge(client);
     }
 
     /** What an operator key signs to log in. */
@@ -353,22 +187,16 @@ public final class Authority {
     public synchronized Message.OperatorLogin login(String acceptor, String client, byte[] keyBlob, byte[] nonce,
             byte[] clientNonce, byte[] ephemeral, byte[] signature) throws Refusal {
         long now = clock.getAsLong();
-        for (Iterator<Map.Entry<String, Long>> it = completed.entrySet().iterator(); it.hasNext();) {
-            if (it.next().getValue() <= now) {
-                it.remove();
-            } else {
-                break; // nearly expiry order: a later login's challenge expires later, within a second
-            }
-        }
-        long expiry = challengeExpiry(nonce, client);
+        challenges.forgetExpired(now);
+        long expiry = challenges.challengeExpiry(nonce, client);
         String handle = HexFormat.of().formatHex(nonce);
-        if (expiry <= now || completed.containsKey(handle)) {
+        if (expiry <= now || challenges.completed(handle)) {
             throw new Refusal(401, "expired", "the challenge is unknown, used or expired: ask for a new one");
         }
         Message.OperatorLogin m = new Message.OperatorLogin(acceptor, keyBlob, nonce, clientNonce, ephemeral, signature,
                 now + MAX_MILLIS);
         accept(m);
-        completed.put(handle, expiry);
+        challenges.complete(handle, expiry);
         return m;
     }
 
@@ -389,7 +217,7 @@ public final class Authority {
         if (op == null || !op.key().equals(key)) {
             throw new Refusal(401, "unknown-key", "key " + id + " is not in this sled's operators file");
         }
-        if (revoked.containsKey(id)) {
+        if (revocations.isRevoked(id)) {
             throw new Refusal(401, "revoked", "key " + id + " is revoked");
         }
         if (m.ephemeral().length != 32 || !key.verifies(loginBytes(m.nonce(), m.clientNonce(), m.ephemeral()),
@@ -434,12 +262,8 @@ public final class Authority {
      * unrevoke) changes nothing. Returns how many identities it ended here.
      */
     public synchronized int revoke(Revocation r) {
-        if (lifted.containsKey(r.id()) && !r.id().isEmpty()) {
+        if (!revocations.revoke(r)) {
             return 0;
-        }
-        Revocation before = revoked.put(r.key(), r);
-        if (!r.equals(before)) {
-            saveRevocations();
         }
         int n = identities.size();
         identities.values().removeIf(i -> i.key.equals(r.key()));
@@ -457,34 +281,25 @@ public final class Authority {
      * Returns whether the key is no longer revoked here.
      */
     public synchronized boolean unrevoke(KeyId key, String by, String lifts) {
-        Revocation current = revoked.get(key);
-        lifted.put(lifts, new Revocation(key, by, lifts));
-        while (lifted.size() > MAX_LIFTED) {
-            lifted.remove(lifted.keySet().iterator().next());
-        }
-        if (current != null && current.id().equals(lifts)) {
-            revoked.remove(key);
-        }
-        saveRevocations();
-        return !revoked.containsKey(key);
+        return revocations.unrevoke(key, by, lifts);
     }
 
     public synchronized boolean isRevoked(KeyId key) {
-        return revoked.containsKey(key);
+        return revocations.isRevoked(key);
     }
 
     /** The revocation of {@code key} in force, if any. */
     public synchronized Optional<Revocation> revocation(KeyId key) {
-        return Optional.ofNullable(revoked.get(key));
+        return revocations.revocation(key);
     }
 
     /** Every revocation in force, and every lifted one remembered: what a sled tells a new universe. */
     public synchronized List<Revocation> revocations() {
-        return List.copyOf(revoked.values());
+        return revocations.inForce();
     }
 
     public synchronized List<Revocation> liftedRevocations() {
-        return List.copyOf(lifted.values());
+        return revocations.lifted();
     }
 
     /** The live identities, oldest first. */
@@ -506,9 +321,9 @@ public final class Authority {
      */
     public record Audience(String rack, String me, Optional<String> relayTo) {
         public Audience {
-            java.util.Objects.requireNonNull(rack, "rack");
-            java.util.Objects.requireNonNull(me, "me");
-            java.util.Objects.requireNonNull(relayTo, "relayTo");
+            Objects.requireNonNull(rack, "rack");
+            Objects.requireNonNull(me, "me");
+            Objects.requireNonNull(relayTo, "relayTo");
         }
 
         /** Whether a request signed for sled {@code sled} may be taken here. */
@@ -543,42 +358,11 @@ public final class Authority {
      */
     public synchronized Identity authenticate(String header, String method, String pathAndQuery, byte[] body,
             Audience audience) throws Refusal {
-        if (header == null || !header.startsWith("Sush ")) {
-            throw new Refusal(401, "login-required", "this request needs an operator identity: sush login");
-        }
-        Map<String, String> f = new LinkedHashMap<>();
-        for (String part : header.substring(5).split(",")) {
-            int eq = part.indexOf('=');
-            if (eq < 0) {
-                throw new Refusal(401, "malformed-authorization", "Authorization: Sush key-id=, nonce=, seq=, sig=");
-            }
-            f.put(part.substring(0, eq).strip(), part.substring(eq + 1).strip());
-        }
-        KeyId key;
-        byte[] nonce;
-        byte[] sig;
-        long seq;
-        String aud;
-        try {
-            key = KeyId.parse(f.getOrDefault("key-id", ""));
-            nonce = java.util.Base64.getUrlDecoder().decode(f.getOrDefault("nonce", ""));
-            sig = java.util.Base64.getUrlDecoder().decode(f.getOrDefault("sig", ""));
-            seq = Long.parseLong(f.getOrDefault("seq", ""));
-            aud = new String(java.util.Base64.getUrlDecoder().decode(f.getOrDefault("aud", "")), StandardCharsets.UTF_8);
-        } catch (sush.projections.id.IdException | IllegalArgumentException e) {
-            throw new Refusal(401, "malformed-authorization", "Authorization: Sush key-id=, nonce=, seq=, aud=, sig=: "
-                    + e.getMessage());
-        }
-        if (aud.isEmpty()) {
-            throw new Refusal(401, "wrong-audience", "the request names no sled it is for (aud=): a client of an "
-                    + "older build; update sush");
-        }
-        if (!audience.admits(aud)) {
-            throw new Refusal(401, "wrong-audience", "the request was signed for sled " + printable(aud)
-                    + ", not for this one (" + audience.me() + ")" + audience.relayTo().map(r -> " or sled " + r
-                    + ", which it names").orElse(""));
-        }
-        if (revoked.containsKey(key)) {
+        AuthorizationHeaders.Signed h = AuthorizationHeaders.signed(header, audience);
+        KeyId key = h.key();
+        byte[] nonce = h.nonce();
+        long seq = h.seq();
+        if (revocations.isRevoked(key)) {
             throw new Refusal(401, "revoked", "key " + key + " is revoked");
         }
         Identity i = identities.get(HexFormat.of().formatHex(nonce));
@@ -590,7 +374,8 @@ public final class Authority {
             identities.remove(HexFormat.of().formatHex(nonce));
             throw new Refusal(401, "expired", "the identity expired: sush login");
         }
-        if (!signedBy(i, requestBytes(key, nonce, audience.rack(), aud, method, pathAndQuery, seq, sha3(body)), sig)) {
+        if (!signedBy(i, requestBytes(key, nonce, audience.rack(), h.aud(), method, pathAndQuery, seq, sha3(body)),
+                h.sig())) {
             throw new Refusal(401, "bad-signature", "the request signature does not verify");
         }
         if (!i.accept(seq)) {
@@ -598,12 +383,6 @@ public final class Authority {
         }
         i.lastUsed = now;
         return i;
-    }
-
-    /** {@code t} with anything but printable ASCII replaced, at most 128 characters (for refusals). */
-    private static String printable(String t) {
-        String cut = t.length() > 128 ? t.substring(0, 128) + "..." : t;
-        return cut.replaceAll("[^\\x20-\\x7e]", "?");
     }
 
     /** Domain separation of a read token (D-035). */
@@ -623,26 +402,11 @@ public final class Authority {
      * not revoked. It authorizes reading only: the caller admits it for GET of read endpoints.
      */
     public synchronized Identity authenticateRead(String header) throws Refusal {
-        if (header == null || !header.startsWith(READ_SCHEME)) {
-            throw new Refusal(401, "login-required", "this page needs a read token: sush login --web");
-        }
-        String[] f = header.substring(READ_SCHEME.length()).strip().split("\\.");
-        KeyId key;
-        byte[] nonce;
-        byte[] sig;
-        long expires;
-        try {
-            if (f.length != 4) {
-                throw new IllegalArgumentException("four fields");
-            }
-            key = KeyId.parse(f[0]);
-            nonce = java.util.Base64.getUrlDecoder().decode(f[1]);
-            expires = Long.parseLong(f[2]);
-            sig = java.util.Base64.getUrlDecoder().decode(f[3]);
-        } catch (sush.projections.id.IdException | IllegalArgumentException e) {
-            throw new Refusal(401, "malformed-authorization", "a read token is KEY.NONCE.EXPIRES.SIG: " + e.getMessage());
-        }
-        if (revoked.containsKey(key)) {
+        AuthorizationHeaders.ReadToken t = AuthorizationHeaders.readToken(header);
+        KeyId key = t.key();
+        byte[] nonce = t.nonce();
+        long expires = t.expires();
+        if (revocations.isRevoked(key)) {
             throw new Refusal(401, "revoked", "key " + key + " is revoked");
         }
         Identity i = identities.get(HexFormat.of().formatHex(nonce));
@@ -653,7 +417,7 @@ public final class Authority {
         if (now >= expires || now >= i.expires) {
             throw new Refusal(401, "expired", "the read token expired: sush login --web");
         }
-        if (!signedBy(i, readBytes(key, nonce, expires), sig)) {
+        if (!signedBy(i, readBytes(key, nonce, expires), t.sig())) {
             throw new Refusal(401, "bad-signature", "the read token's signature does not verify");
         }
         return i;
@@ -672,40 +436,5 @@ public final class Authority {
 
     private static boolean live(Identity i, long now) {
         return now < i.expires && now - i.lastUsed < IDLE_MILLIS;
-    }
-
-    /** The operators file: OpenSSH authorized_keys lines (options before the key type are ignored). */
-    static Map<KeyId, Operator> read(Path file) throws IOException {
-        Map<KeyId, Operator> out = new LinkedHashMap<>();
-        if (!Files.exists(file)) {
-            return Map.of();
-        }
-        int n = 0;
-        for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-            n++;
-            String t = line.strip();
-            if (t.isEmpty() || t.startsWith("#")) {
-                continue;
-            }
-            String[] f = t.split("\\s+");
-            int at = 0;
-            while (at < f.length && !f[at].startsWith("ssh-") && !f[at].startsWith("ecdsa-") && !f[at].startsWith("sk-")) {
-                at++; // options
-            }
-            if (at + 1 >= f.length) {
-                throw new IOException(file + " line " + n + ": no key");
-            }
-            try {
-                SshKey k = SshKey.fromOpenSsh(f[at] + " " + f[at + 1]);
-                StringBuilder comment = new StringBuilder();
-                for (int c = at + 2; c < f.length; c++) {
-                    comment.append(comment.length() == 0 ? "" : " ").append(f[c]);
-                }
-                out.put(k.id(), new Operator(k, comment.toString()));
-            } catch (SshKey.KeyException e) {
-                throw new IOException(file + " line " + n + ": " + e.getMessage());
-            }
-        }
-        return Map.copyOf(out);
     }
 }

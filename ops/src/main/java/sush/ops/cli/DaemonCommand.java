@@ -1,18 +1,33 @@
 package sush.ops.cli;
 
+import java.io.IOException;
 import java.lang.reflect.Proxy;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import sush.ops.daemon.Daemon;
+import sush.ops.daemon.Logs;
 import sush.ops.daemon.RackFile;
+import sush.ops.daemon.SledConfigFile;
+import sush.ops.daemon.StageTrace;
+import sush.pipeline.exec.Limits;
+import sush.pipeline.sled.SledEvent;
+import sush.projections.fold.Ordering;
 
 /** {@code sush daemon}: one sled, from a rack file or flags, until SIGTERM; SIGHUP re-reads the peers. */
 @Command(name = "daemon", description = "Run one sled's daemon (until SIGTERM; SIGHUP re-reads the peers and the "
@@ -98,7 +113,7 @@ public final class DaemonCommand implements Callable<Integer> {
             + "(./bench.sh e2e reads it)")
     Path trace;
 
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger("sush.daemon");
+    private static final Logger LOG = LoggerFactory.getLogger("sush.daemon");
 
     /** The daemon's exit status after its sled failed closed (EX_SOFTWARE): restart it. */
     public static final int EXIT_HALTED = 70;
@@ -122,63 +137,121 @@ public final class DaemonCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         launchByVfork();
-        try {
-            sush.ops.daemon.Logs.configure(sush.ops.daemon.Logs.Format.valueOf(logFormat.toUpperCase(
-                    java.util.Locale.ROOT)), sush.ops.daemon.Logs.levels(logLevel));
-        } catch (IllegalArgumentException e) {
-            System.err.println("sush daemon: --log-format is human or json; " + e.getMessage());
-            return 2;
-        }
         Daemon.Settings s;
+        StageTrace stages;
         try {
-            s = settings();
-        } catch (RackFile.RackFileException | Daemon.DaemonException | java.io.IOException e) {
+            configureLogs();
+            s = bounded(configured());
+            stages = openTrace(s);
+        } catch (Refused e) {
             System.err.println("sush daemon: " + e.getMessage());
             return 2;
         }
+        StageTrace observer = stages;
+        // SIGHUP re-reads the peers. Its handler is in place before the sled starts serving: the
+        // JVM's own answer to a hangup is to shut down, and a hangup that reached a starting
+        // daemon (a reload right after a restart) ended it. One taken before the sled has
+        // started is applied once it has.
+        Reload reload = new Reload();
+        onHangup(reload);
+        Daemon d;
+        try {
+            d = Daemon.start(s, e -> {
+                if (observer != null) {
+                    observer.on(e);
+                }
+            });
+        } catch (Daemon.DaemonException e) {
+            System.err.println("sush daemon: " + e.getMessage());
+            if (stages != null) {
+                stages.close();
+            }
+            return 1;
+        }
+        LOG.info("sled {} (cubby {}): API http://{}, gossip {}, {} peers, ordering {}", s.baseboard(), s.cubby(),
+                s.api(), s.gossip(), s.peers().size(), s.ordering());
+        return runUntilStopped(d, reload);
+    }
+
+    /** A refusal of the daemon's flags or settings, said as {@code sush daemon: MESSAGE} (exit 2). */
+    private static final class Refused extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Refused(String message) {
+            super(message);
+        }
+    }
+
+    /** The log lines' format and levels, from {@code --log-format} and {@code --log-level}. */
+    private void configureLogs() throws Refused {
+        try {
+            Logs.configure(Logs.Format.valueOf(logFormat.toUpperCase(Locale.ROOT)), Logs.levels(logLevel));
+        } catch (IllegalArgumentException e) {
+            throw new Refused("--log-format is human or json; " + e.getMessage());
+        }
+    }
+
+    /** The sled's settings from {@code --config}, {@code --rack} or the flags. */
+    private Daemon.Settings configured() throws Refused {
+        try {
+            return settings();
+        } catch (RackFile.RackFileException | Daemon.DaemonException | IOException e) {
+            throw new Refused(e.getMessage());
+        }
+    }
+
+    /** {@code s} with the byte budgets, the disk reserve and the job maxima the flags give. */
+    private Daemon.Settings bounded(Daemon.Settings s) throws Refused {
         if ((journalMaxBytes != null && journalMaxBytes <= 0) || (outputMaxBytes != null && outputMaxBytes <= 0)) {
-            System.err.println("sush daemon: a byte budget is a positive number of bytes");
-            return 2;
+            throw new Refused("a byte budget is a positive number of bytes");
         }
         s = s.withBudgets(journalMaxBytes != null ? journalMaxBytes : s.journalMaxBytes(),
                 outputMaxBytes != null ? outputMaxBytes : s.outputMaxBytes());
         if (diskReserveBytes != null) {
             if (diskReserveBytes < 0) {
-                System.err.println("sush daemon: --disk-reserve-bytes is a number of bytes, 0 or more");
-                return 2;
+                throw new Refused("--disk-reserve-bytes is a number of bytes, 0 or more");
             }
             s = s.withDiskReserve(diskReserveBytes);
         }
         for (Long n : new Long[] {maxWallTime, maxOutput, maxCpu, maxAddressSpace, maxFileSize}) {
             if (n != null && n <= 0) {
-                System.err.println("sush daemon: a job maximum is a positive number");
-                return 2;
+                throw new Refused("a job maximum is a positive number");
             }
         }
-        sush.pipeline.exec.Limits l = s.jobLimits();
-        s = s.withLimits(new sush.pipeline.exec.Limits(maxWallTime != null ? java.time.Duration.ofSeconds(maxWallTime)
+        Limits l = s.jobLimits();
+        return s.withLimits(new Limits(maxWallTime != null ? Duration.ofSeconds(maxWallTime)
                 : l.wallTime(), maxOutput != null ? maxOutput : l.outputBytes(), l.stopGrace()).withMaxima(
                 maxCpu != null ? maxCpu : l.job().cpuSeconds(), maxAddressSpace != null ? maxAddressSpace
                         : l.job().addressSpaceBytes(), maxFileSize != null ? maxFileSize : l.job().fileSizeBytes()));
-        // The stage trace sees every event from before the sled starts, stamped as it is emitted.
-        sush.ops.daemon.StageTrace stages = null;
-        if (trace != null) {
-            try {
-                stages = sush.ops.daemon.StageTrace.open(trace, s.baseboard());
-            } catch (java.io.IOException e) {
-                System.err.println("sush daemon: cannot open the trace file " + trace + ": " + e.getMessage());
-                return 2;
-            }
+    }
+
+    /**
+     * The stage trace of {@code --trace}, if given (else null): it sees every event from before the
+     * sled starts, stamped as it is emitted.
+     */
+    private StageTrace openTrace(Daemon.Settings s) throws Refused {
+        if (trace == null) {
+            return null;
         }
-        sush.ops.daemon.StageTrace observer = stages;
-        // SIGHUP re-reads the peers. Its handler is in place before the sled starts serving: the
-        // JVM's own answer to a hangup is to shut down, and a hangup that reached a starting
-        // daemon (a reload right after a restart) ended it. One taken before the sled has
-        // started is applied once it has.
-        java.util.concurrent.atomic.AtomicReference<Daemon> started = new java.util.concurrent.atomic.AtomicReference<>();
-        java.util.concurrent.atomic.AtomicBoolean hungUpEarly = new java.util.concurrent.atomic.AtomicBoolean();
-        Object gate = new Object();
-        Runnable reload = () -> {
+        try {
+            return StageTrace.open(trace, s.baseboard());
+        } catch (IOException e) {
+            throw new Refused("cannot open the trace file " + trace + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * SIGHUP's action: re-reads the peers, the revoked certificates and the operators file into
+     * the running sled. A hangup taken before the sled has started is remembered, and applied
+     * when the started sled is handed over ({@link #started(Daemon)}).
+     */
+    private final class Reload implements Runnable {
+        private final AtomicReference<Daemon> started = new AtomicReference<>();
+        private final AtomicBoolean hungUpEarly = new AtomicBoolean();
+        private final Object gate = new Object();
+
+        @Override
+        public void run() {
             Daemon running;
             synchronized (gate) {
                 // With the start's hand-over below: a hangup is either seen as early there or
@@ -202,31 +275,33 @@ public final class DaemonCommand implements Callable<Integer> {
             } catch (Exception e) {
                 LOG.error("peers not reloaded: {}", e.getMessage());
             }
-        };
-        onHangup(reload);
-        Daemon d;
-        try {
-            d = Daemon.start(s, e -> {
-                if (observer != null) {
-                    observer.on(e);
-                }
-            });
-        } catch (Daemon.DaemonException e) {
-            System.err.println("sush daemon: " + e.getMessage());
-            if (stages != null) {
-                stages.close();
-            }
-            return 1;
         }
-        LOG.info("sled {} (cubby {}): API http://{}, gossip {}, {} peers, ordering {}", s.baseboard(), s.cubby(),
-                s.api(), s.gossip(), s.peers().size(), s.ordering());
+
+        /** Hands the started sled over: a hangup seen while it started is applied now. */
+        void started(Daemon d) {
+            boolean early;
+            synchronized (gate) {
+                started.set(d);
+                early = hungUpEarly.getAndSet(false);
+            }
+            if (early) {
+                run();
+            }
+        }
+    }
+
+    /**
+     * Runs the started sled until SIGTERM (or the JVM's shutdown) or until it fails closed;
+     * returns the daemon's exit status: 0, or {@link #EXIT_HALTED}.
+     */
+    private static int runUntilStopped(Daemon d, Reload reload) {
         CountDownLatch stopped = new CountDownLatch(1);
         // Fail closed (issue 13): a stage of the sled's loop failed unexpectedly. The sled already
         // admits nothing; the daemon exits with its own status so that its supervisor restarts
         // it, and the boundary record makes the restart safe.
-        java.util.concurrent.atomic.AtomicReference<String> halted = new java.util.concurrent.atomic.AtomicReference<>();
-        d.runtime().events().filter(e -> e instanceof sush.pipeline.sled.SledEvent.Halted).next().subscribe(e -> {
-            sush.pipeline.sled.SledEvent.Halted h = (sush.pipeline.sled.SledEvent.Halted) e;
+        AtomicReference<String> halted = new AtomicReference<>();
+        d.runtime().events().filter(e -> e instanceof SledEvent.Halted).next().subscribe(e -> {
+            SledEvent.Halted h = (SledEvent.Halted) e;
             halted.set(h.stage() + ": " + h.error());
             stopped.countDown();
         }, err -> { });
@@ -234,14 +309,7 @@ public final class DaemonCommand implements Callable<Integer> {
             d.close();
             stopped.countDown();
         }, "sush-shutdown"));
-        boolean early;
-        synchronized (gate) {
-            started.set(d);
-            early = hungUpEarly.getAndSet(false);
-        }
-        if (early) {
-            reload.run();
-        }
+        reload.started(d);
         try {
             stopped.await();
         } catch (InterruptedException e) {
@@ -255,12 +323,12 @@ public final class DaemonCommand implements Callable<Integer> {
         return 0;
     }
 
-    private Daemon.Settings settings() throws RackFile.RackFileException, Daemon.DaemonException, java.io.IOException {
+    private Daemon.Settings settings() throws RackFile.RackFileException, Daemon.DaemonException, IOException {
         if (config != null) {
             if (rack != null) {
                 throw new Daemon.DaemonException("give --config or --rack, not both");
             }
-            Daemon.Settings s = sush.ops.daemon.SledConfigFile.read(config);
+            Daemon.Settings s = SledConfigFile.read(config);
             if (s.tls().isEmpty()) {
                 LOG.warn("{} gossips in plain TCP (insecure_gossip): tests only", config);
             }
@@ -305,14 +373,14 @@ public final class DaemonCommand implements Callable<Integer> {
                 ids.put(addr, peer.substring(0, eq));
             }
         }
-        List<Path> keys = java.nio.file.Files.isDirectory(trust)
-                ? java.nio.file.Files.list(trust).filter(f -> f.toString().endsWith(".pub")).sorted().toList()
+        List<Path> keys = Files.isDirectory(trust)
+                ? Files.list(trust).filter(f -> f.toString().endsWith(".pub")).sorted().toList()
                 : List.of(trust);
         Optional<Daemon.TlsFiles> tls = secure && !insecureGossip
                 ? Optional.of(new Daemon.TlsFiles(rackCa, cert, key, Optional.ofNullable(revoked))) : Optional.empty();
-        sush.projections.fold.Ordering o;
+        Ordering o;
         try {
-            o = sush.projections.fold.Ordering.parse(ordering);
+            o = Ordering.parse(ordering);
         } catch (IllegalArgumentException e) {
             throw new Daemon.DaemonException("--ordering is signed or causal, not " + ordering);
         }
@@ -343,12 +411,12 @@ public final class DaemonCommand implements Callable<Integer> {
     /** Whether SIGHUP was ignored (SIG_IGN) when this process started: bit 0 of /proc/self/status's SigIgn. */
     static boolean hangupIgnoredAtStart() {
         try {
-            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
                 if (line.startsWith("SigIgn:")) {
                     return (Long.parseUnsignedLong(line.substring(7).trim(), 16) & 1L) != 0;
                 }
             }
-        } catch (java.io.IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             // Not Linux: nothing to say.
         }
         return false;

@@ -1,26 +1,34 @@
 package sush.ops.cli;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import sush.ops.SignedRequests;
 import sush.ops.daemon.Daemon;
 import sush.ops.daemon.RackFile;
-import sush.projections.id.JobId;
+import sush.ops.signer.EpochFile;
+import sush.projections.fold.Ordering;
 import sush.projections.id.SessionId;
-import sush.projections.job.JobRequest;
+import sush.projections.job.JobLimits;
+import sush.projections.job.JobMode;
 import sush.projections.job.SignedJob;
 import sush.projections.job.SignerKey;
+import sush.projections.targets.Sled;
+import sush.projections.targets.Target;
+import sush.projections.targets.TargetException;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -53,7 +61,7 @@ public final class DemoCommand implements Callable<Integer> {
         Path ledger = home.resolve("ledger.txt");
         say("sush demo: four sleds on loopback under " + home);
         say("Each sled runs a daemon: gossip over mutual TLS, a boundary record on two 'M.2' directories, an HTTP API.");
-        rack = RackCommand.create(home, 4, RackCommand.freePorts(4), sush.projections.fold.Ordering.SIGNED);
+        rack = RackCommand.create(home, 4, RackCommand.freePorts(4), Ordering.SIGNED);
         rackDir = home;
         key = SignerKey.fromPem(Files.readString(home.resolve("signer.key")));
         try {
@@ -62,7 +70,7 @@ public final class DemoCommand implements Callable<Integer> {
             }
             awaitOneUniverse();
             Client c = client(0);
-            tools.jackson.databind.JsonNode who = c.login();
+            JsonNode who = c.login();
             say("Gossip is mutual TLS with the rack CA's certificates; the operator logs in with an SSH key:");
             say("   logged in as " + who.get("key_id").asString() + " (" + home.resolve(RackCommand.OPERATOR_KEY)
                     + ") at " + who.get("acceptor").asString());
@@ -113,7 +121,7 @@ public final class DemoCommand implements Callable<Integer> {
             }
             if (!keep && dir == null) {
                 try (var walk = Files.walk(home)) {
-                    walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                    walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
                 }
             }
         }
@@ -126,7 +134,7 @@ public final class DemoCommand implements Callable<Integer> {
         Map<String, Object> started = SessionCommand.begin(g, c, grants);
         String session = (String) started.get("session_id");
         say("\n1. A session, granted by the signer key " + started.get("signer") + " at epoch " + started.get("epoch")
-                + "\n   (its epoch file " + rackDir.resolve("signer.key" + sush.ops.signer.EpochFile.SUFFIX)
+                + "\n   (its epoch file " + rackDir.resolve("signer.key" + EpochFile.SUFFIX)
                 + "), kept in " + started.get("grant_file") + ":\n   " + session);
         awaitActive(session);
         return session;
@@ -171,7 +179,7 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     /** Step 5: one ledger line per (job, sled) that ran; true when none is there twice and all are. */
-    private static boolean ledger(Path ledger) throws java.io.IOException {
+    private static boolean ledger(Path ledger) throws IOException {
         say("\n5. The ledger: one line per (job, sled) that ran.");
         List<String> lines = Files.readAllLines(ledger);
         Set<String> unique = new HashSet<>(lines);
@@ -188,7 +196,7 @@ public final class DemoCommand implements Callable<Integer> {
         return Daemon.start(rack.settings(s, Optional.empty()));
     }
 
-    private final java.util.Map<Integer, Client> clients = new java.util.HashMap<>();
+    private final Map<Integer, Client> clients = new HashMap<>();
 
     /** Sled {@code i}'s client, logged in with the demo rack's operator key on first use. */
     private Path rackDir;
@@ -204,11 +212,11 @@ public final class DemoCommand implements Callable<Integer> {
     /** A job placed and submitted as `sush job start` does it: at the kept chain's tip, kept before it leaves. */
     private String run(Client c, String cmd, String target, String what) throws Exception {
         JsonNode s = c.get("/sessions");
-        JobCommand.Placed p = JobCommand.place(c, store, SessionId.parse(s.get("session_id").asString()), key, cmd,
-                target, false, sush.projections.job.JobLimits.NONE, sush.projections.job.JobMode.RECORDED);
+        JobRequests.Placed p = JobRequests.place(c, store, SessionId.parse(s.get("session_id").asString()), key, cmd,
+                target, false, JobLimits.NONE, JobMode.RECORDED);
         SignedJob job = p.job();
         String id = job.request().job().codephrase();
-        JobCommand.submit(c, p);
+        JobRequests.submit(c, p);
         signed.put(id, job);
         awaitEnded(c, id);
         show(c, id, "   job " + id + " on " + what + " (target " + target + "):");
@@ -224,7 +232,7 @@ public final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private final Map<String, SignedJob> signed = new java.util.HashMap<>();
+    private final Map<String, SignedJob> signed = new HashMap<>();
 
     private void resend(Client c, String id) throws Client.Failure {
         c.post("/jobs/" + id + "/start", SignedRequests.toJson(signed.get(id)));
@@ -232,9 +240,8 @@ public final class DemoCommand implements Callable<Integer> {
 
     private static boolean targets(String target, RackFile.SledEntry s) {
         try {
-            return sush.projections.targets.Target.parse(target).runsOn(new sush.projections.targets.Sled(s.baseboard(),
-                    s.cubby()));
-        } catch (sush.projections.targets.TargetException e) {
+            return Target.parse(target).runsOn(new Sled(s.baseboard(), s.cubby()));
+        } catch (TargetException e) {
             return false;
         }
     }
@@ -254,7 +261,7 @@ public final class DemoCommand implements Callable<Integer> {
     private static void show(Client c, String id, String title) throws Client.Failure {
         JsonNode statuses = c.get("/jobs/" + id + "/status").get("statuses");
         say(title);
-        say(indent(JobCommand.render(statuses, false)));
+        say(indent(JobStatuses.render(statuses, false)));
     }
 
     private void awaitOneUniverse() throws Client.Failure {

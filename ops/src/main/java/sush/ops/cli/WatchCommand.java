@@ -16,7 +16,7 @@ public final class WatchCommand implements Callable<Integer> {
         try {
             g.client().follow(ev -> {
                 System.out.println(g.json ? ev.toString() : ev.path("job_id").asString(ev.path("error").asString())
-                        + "  " + Client.printable(ev.path("baseboard").asString(ev.path("sled").asString())) + "  " + JobCommand.line(ev));
+                        + "  " + Client.printable(ev.path("baseboard").asString(ev.path("sled").asString())) + "  " + JobStatuses.line(ev));
                 return false;
             });
             return 0;

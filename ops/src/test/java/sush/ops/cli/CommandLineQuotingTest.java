@@ -21,9 +21,9 @@ class CommandLineQuotingTest {
         List<String> argv = List.of("printf", "[%s]\\n", "a b", "it's", "$HOME", "`x`", "\"q\"", "", "*", "tab\there",
                 "line\nbreak", "--flag=1", "ü");
         assertEquals("[a b]\n[it's]\n[$HOME]\n[`x`]\n[\"q\"]\n[]\n[*]\n[tab\there]\n[line\nbreak]\n[--flag=1]\n[ü]\n",
-                run(JobCommand.commandLine(argv)));
-        assertEquals("printf '[%s]\\n' 'a b'", JobCommand.commandLine(List.of("printf", "[%s]\\n", "a b")));
-        assertEquals("echo a b | wc -w", JobCommand.commandLine(List.of("echo a b | wc -w")), "one argument: as it is");
-        assertEquals("2\n", run(JobCommand.commandLine(List.of("echo a b | wc -w"))).strip() + "\n");
+                run(JobRequests.commandLine(argv)));
+        assertEquals("printf '[%s]\\n' 'a b'", JobRequests.commandLine(List.of("printf", "[%s]\\n", "a b")));
+        assertEquals("echo a b | wc -w", JobRequests.commandLine(List.of("echo a b | wc -w")), "one argument: as it is");
+        assertEquals("2\n", run(JobRequests.commandLine(List.of("echo a b | wc -w"))).strip() + "\n");
     }
 }

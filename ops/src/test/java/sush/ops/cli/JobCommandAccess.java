@@ -1,25 +1,27 @@
 package sush.ops.cli;
 
+import tools.jackson.databind.JsonNode;
+
 /** Test access to the CLI's output verification. */
 public final class JobCommandAccess {
     private JobCommandAccess() {
     }
 
     public static byte[] verifiedOutput(Client c, String job, String sled, boolean stderr) throws Client.Failure {
-        return JobCommand.verifiedOutput(c, job, sled, stderr);
+        return JobOutputs.verifiedOutput(c, job, sled, stderr);
     }
 
     /** A status's line as `job status` and `--wait` print it. */
-    public static String line(tools.jackson.databind.JsonNode status) {
-        return JobCommand.line(status);
+    public static String line(JsonNode status) {
+        return JobStatuses.line(status);
     }
 
-    public static String summary(tools.jackson.databind.JsonNode statuses) {
-        return JobCommand.summary(statuses);
+    public static String summary(JsonNode statuses) {
+        return JobHistoryCommand.summary(statuses);
     }
 
     /** One word quoted for bash, as the CLI quotes an argument vector. */
     public static String shellQuote(String word) {
-        return JobCommand.shellQuote(word);
+        return JobRequests.shellQuote(word);
     }
 }

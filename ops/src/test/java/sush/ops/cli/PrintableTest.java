@@ -17,10 +17,10 @@ class PrintableTest {
 
     @Test
     void aStatusLineAndABoardNameCarryNoEscape() {
-        String line = JobCommand.line(Json.MAPPER.readTree(
+        String line = JobStatuses.line(Json.MAPPER.readTree(
                 "{\"status\":\"error\",\"error\":\"io\",\"detail\":\"\\u001b]0;owned\\u0007 disk\"}"));
         assertFalse(line.chars().anyMatch(Character::isISOControl), line);
-        String board = JobCommand.render(Json.MAPPER.readTree("{\"a\\u001b[2Jb\":{\"status\":\"started\"}}"), false);
+        String board = JobStatuses.render(Json.MAPPER.readTree("{\"a\\u001b[2Jb\":{\"status\":\"started\"}}"), false);
         assertFalse(board.chars().anyMatch(c -> c != '\n' && Character.isISOControl(c)), board);
     }
 }

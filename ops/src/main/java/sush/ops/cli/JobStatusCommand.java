@@ -1,0 +1,42 @@
+package sush.ops.cli;
+
+import java.util.Optional;
+import java.util.concurrent.Callable;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import sush.projections.id.JobId;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * {@code sush job status}: a job's status on every sled, once or followed ({@code --wait}); exits 0
+ * only when every sled stopped it with exit 0.
+ */
+@Command(name = "status", description = "Show (or follow with --wait) a job's status on every sled.")
+final class JobStatusCommand implements Callable<Integer> {
+    @Mixin
+    Global g;
+    @Option(names = "--wait", description = "follow the job until every sled reporting it ended it")
+    boolean await;
+    @Option(names = "--full", description = "every field of every status")
+    boolean full;
+    @Parameters(paramLabel = "ID", description = "the job's id (a codephrase)")
+    String id;
+
+    @Override
+    public Integer call() {
+        try {
+            JobId job = JobCommand.jobId(id);
+            if (await) {
+                return JobStatuses.waitFor(g, job, null, Optional.empty());
+            }
+            JsonNode s = g.client().get("/jobs/" + job.codephrase() + "/status");
+            g.print(s, JobStatuses.render(s.get("statuses"), full));
+            return JobStatuses.allZero(s.get("statuses")) ? 0 : 5;
+        } catch (Client.Failure f) {
+            return g.fail(f);
+        }
+    }
+}

@@ -1,0 +1,207 @@
+package sush.ops.cli;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.Optional;
+
+import sush.projections.id.Hashes;
+import sush.projections.targets.Target;
+import sush.projections.targets.TargetException;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Jobs that run on exactly one sled, interactive or streaming: finding the sled that runs one and
+ * reaching it at its own API, attaching to its terminal, receiving its stream (checked against the
+ * hash in its status), and the last job started from this account.
+ */
+final class OneSledJobs {
+    private OneSledJobs() {
+    }
+
+    /** An interactive job names one sled: a baseboard, a cubby or a serial. */
+    static void oneSled(String target) throws Client.Failure {
+        try {
+            if (!Target.parse(target).namesOneSled()) {
+                throw new Client.Failure(2, "one-sled-only", "an interactive or streaming job runs on exactly one sled: --target "
+                        + "BASEBOARD or --target CUBBY, not " + Client.printable(target));
+            }
+        } catch (TargetException e) {
+            throw new Client.Failure(2, "bad-target", e.getMessage());
+        }
+    }
+
+    /** Where a one-sled job runs: the sled, its status there, a client of its API. */
+    record Where(String sled, JsonNode status, Client there) {
+    }
+
+    /** Waits (30 s at most) for the sled running {@code job} to report it; reaches it at the API it announced. */
+    static Where where(Global g, String job) throws Client.Failure {
+        Client c = g.client();
+        String sled = null;
+        JsonNode status = null;
+        for (int i = 0; i < 600 && sled == null; i++) {
+            try {
+                for (Map.Entry<String, JsonNode> e : c.get("/jobs/" + job + "/status").get("statuses").properties()) {
+                    sled = e.getKey();
+                    status = e.getValue();
+                }
+            } catch (Client.Failure f) {
+                if (!f.code().equals("unknown-job")) {
+                    throw f;
+                }
+            }
+            if (sled == null) {
+                Client.sleep(50);
+            }
+        }
+        if (sled == null) {
+            throw new Client.Failure(4, "not-started", "job " + job + " has not started on any sled yet");
+        }
+        Client there = c;
+        for (JsonNode s : c.get("/versions").get("sleds")) {
+            if (s.path("baseboard").asString("").equals(sled) && s.has("api")) {
+                there = g.client(s.get("api").asString());
+            }
+        }
+        return new Where(sled, status, there);
+    }
+
+    /**
+     * Receives a streaming job's stdout into {@code out} as it is produced, then checks its length
+     * and SHA3-256 against the status of the sled that ran it: 0, 5 (exit not 0) or 6 (mismatch).
+     */
+    static int receive(Global g, String job, OutputStream out) throws Client.Failure {
+        Where w = where(g, job);
+        MessageDigest d = Hashes.sha3();
+        long got = 0;
+        InputStream in = null;
+        for (int i = 0; i < 200 && in == null; i++) {
+            HttpResponse<InputStream> r = w.there().raw("GET", "/jobs/" + job + "/stream",
+                    new byte[0], Map.of(), HttpResponse.BodyHandlers.ofInputStream());
+            if (r.statusCode() == 200) {
+                in = r.body();
+                break;
+            }
+            String body;
+            try (InputStream b = r.body()) {
+                body = new String(b.readNBytes(4096), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                body = "";
+            }
+            if (r.statusCode() != 404 || statusOn(w.there(), job, w.sled()).map(s -> JobCommand.TERMINAL.contains(s.path(
+                    "status").asString())).orElse(false)) {
+                throw new Client.Failure(r.statusCode() == 404 ? 4 : 2, "no-stream", "job " + job + " on " + w.sled()
+                        + ": " + Client.printable(body.strip()));
+            }
+            Client.sleep(50);
+        }
+        if (in == null) {
+            throw new Client.Failure(4, "no-stream", "job " + job + " never streamed on " + w.sled());
+        }
+        byte[] buf = new byte[64 * 1024];
+        try (InputStream s = in) {
+            int n;
+            while ((n = s.read(buf)) >= 0) {
+                d.update(buf, 0, n);
+                out.write(buf, 0, n);
+                got += n;
+            }
+            out.flush();
+        } catch (IOException e) {
+            throw new Client.Failure(3, "stream-cut", "the stream of job " + job + " broke after " + got + " bytes: "
+                    + e.getMessage());
+        }
+        JsonNode end = null;
+        for (int i = 0; i < 600 && end == null; i++) {
+            end = statusOn(w.there(), job, w.sled()).filter(s -> JobCommand.TERMINAL.contains(s.path("status").asString()))
+                    .orElse(null);
+            if (end == null) {
+                Client.sleep(50);
+            }
+        }
+        if (end == null) {
+            throw new Client.Failure(3, "no-status", "job " + job + " on " + w.sled() + " streamed " + got + " bytes "
+                    + "but reported no end");
+        }
+        String sha3 = HexFormat.of().formatHex(d.digest());
+        if (end.has("stdout_sha3") && (end.path("stdout_bytes").asLong() != got
+                || !end.path("stdout_sha3").asString().equals(sha3))) {
+            throw new Client.Failure(6, "hash-mismatch", "received " + got + " bytes (SHA3-256 " + sha3 + "), the "
+                    + "status says " + end.path("stdout_bytes").asLong() + " (" + end.path("stdout_sha3").asString()
+                    + ")");
+        }
+        System.err.println("job " + job + " on " + w.sled() + ": " + JobStatuses.line(end) + "; " + got + " bytes streamed"
+                + (end.has("stdout_sha3") ? ", hash verified" : ""));
+        return end.path("exit_code").asInt(-1) == 0 ? 0 : 5;
+    }
+
+    private static Optional<JsonNode> statusOn(Client c, String job, String sled) {
+        try {
+            return Optional.ofNullable(c.get("/jobs/" + job + "/status?sled=" + JobOutputs.query(sled)).get("statuses").get(sled));
+        } catch (Client.Failure f) {
+            return Optional.empty();
+        }
+    }
+
+    /** The file keeping the last job this account started (for `sush job attach` without an id). */
+    static Path lastJobFile() {
+        return Global.cacheDir().resolve("last-job");
+    }
+
+    static void remember(String job) {
+        try {
+            Files.createDirectories(Global.cacheDir());
+            Files.writeString(lastJobFile(), job + "\n");
+        } catch (IOException e) {
+            // Only a convenience: `sush job attach ID` still works.
+        }
+    }
+
+    static String last() throws Client.Failure {
+        try {
+            return JobCommand.jobId(Files.readString(lastJobFile()).strip()).codephrase();
+        } catch (IOException e) {
+            throw new Client.Failure(4, "no-last-job", "no job was started from this account here: sush job attach ID");
+        }
+    }
+
+    /**
+     * Attaches to an interactive job at the sled running it (found by its status, reached at
+     * the API it announced); returns the exit code the job's end gives.
+     */
+    static int attachTo(Global g, String job) throws Client.Failure {
+        Where w = where(g, job);
+        if (JobCommand.TERMINAL.contains(w.status().path("status").asString())) {
+            System.err.println("job " + job + " on " + w.sled() + " already ended: " + JobStatuses.line(w.status()));
+            return w.status().path("exit_code").asInt(-1) == 0 ? 0 : 5;
+        }
+        String sled = w.sled();
+        Client there = w.there();
+        Attach a = new Attach(there, job, System.out, System.err, System.console() != null);
+        JsonNode exit;
+        try {
+            exit = a.run(System.in);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Client.Failure(130, "interrupted", "interrupted");
+        }
+        if (a.detached()) {
+            System.err.println("detached from job " + job + " (it goes on): sush job attach " + job);
+            return 0;
+        }
+        if (exit == null) {
+            throw new Client.Failure(3, "terminal-lost", "the terminal of job " + job + " closed without its end; "
+                    + "sush job status " + job);
+        }
+        System.err.println("job " + job + " on " + sled + ": " + JobStatuses.line(exit));
+        return exit.path("exit_code").asInt(-1) == 0 ? 0 : 5;
+    }
+}
