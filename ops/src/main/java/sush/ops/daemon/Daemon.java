@@ -316,7 +316,7 @@ public final class Daemon implements AutoCloseable {
         ApiServer api = new ApiServer(cfg, node, runtime, locker, launcher, Entropy.secure(), authority);
         api.deletedOutputs(outputs::wasDeleted);
         apiOf.set(api);
-        api.metrics(metrics);
+        api.metrics(metrics::scrape);
         tls.ifPresent(t -> api.relayTrust(t.ca()));
         runtime.start();
         try {
