@@ -14,7 +14,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
-import sush.ops.api.ApiServer;
+import sush.ops.api.ApiLimits;
 
 /**
  * The API against clients that hold on (issue 22): a connection must deliver a request head
@@ -52,7 +52,7 @@ class ApiLimitsTest extends TwoSledRack {
         try (Socket idle = open(0); Socket half = open(0)) {
             half.getOutputStream().write("GET /version HTTP/1.1\r\nHost: sled\r\n".getBytes(StandardCharsets.US_ASCII));
             long t0 = System.nanoTime();
-            long deadline = ApiServer.REQUEST_DEADLINE.toMillis();
+            long deadline = ApiLimits.defaults().requestDeadline().toMillis();
             while ((System.nanoTime() - t0) / 1_000_000 < deadline - 2_000) {
                 half.getOutputStream().write("X-Slow: 1\r\n".getBytes(StandardCharsets.US_ASCII));
                 Thread.sleep(1_000);
@@ -67,7 +67,7 @@ class ApiLimitsTest extends TwoSledRack {
     void connectionsAreBoundedAndAnOperatorGetsInAheadOfIdleStrangers() throws Exception {
         List<Socket> held = new ArrayList<>();
         try {
-            for (int i = 0; i < ApiServer.MAX_CONNECTIONS; i++) {
+            for (int i = 0; i < ApiLimits.defaults().maxConnections(); i++) {
                 held.add(open(1));
             }
             Thread.sleep(500); // every one of them accepted
@@ -77,7 +77,7 @@ class ApiLimitsTest extends TwoSledRack {
                 open += closedWithin(s, 1) ? 0 : 1;
             }
             // (The test rack's own client may hold a keep-alive connection or two inside the bound.)
-            assertTrue(open >= ApiServer.MAX_CONNECTIONS - 4, open + " of the bound are open");
+            assertTrue(open >= ApiLimits.defaults().maxConnections() - 4, open + " of the bound are open");
             // At the bound, an operator's new connection is served at once: the oldest idle
             // stranger makes room for it, not the deadline.
             sush.ops.cli.Client fresh = LocalRack.clientOf(dir, rack.url(1));
@@ -123,7 +123,7 @@ class ApiLimitsTest extends TwoSledRack {
     void eventStreamsAreBounded() throws Exception {
         List<HttpResponse<InputStream>> streams = new ArrayList<>();
         try {
-            for (int i = 0; i < ApiServer.MAX_EVENT_STREAMS; i++) {
+            for (int i = 0; i < ApiLimits.defaults().maxEventStreams(); i++) {
                 HttpResponse<InputStream> r = rack.client(0).raw("GET", "/events", new byte[0], Map.of(),
                         HttpResponse.BodyHandlers.ofInputStream());
                 assertEquals(200, r.statusCode(), "stream " + i);
@@ -172,7 +172,7 @@ class ApiLimitsTest extends TwoSledRack {
         sush.ops.cli.Client c = LocalRack.clientOf(dir, "http://127.0.0.1:" + port);
         List<HttpResponse<InputStream>> stalled = new ArrayList<>();
         try {
-            for (int i = 0; i < ApiServer.MAX_DOWNLOADS; i++) {
+            for (int i = 0; i < ApiLimits.defaults().maxDownloads(); i++) {
                 HttpResponse<InputStream> r = c.raw("GET", path, new byte[0], Map.of(),
                         HttpResponse.BodyHandlers.ofInputStream());
                 assertEquals(200, r.statusCode(), "download " + i);

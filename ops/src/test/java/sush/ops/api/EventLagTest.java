@@ -34,8 +34,8 @@ class EventLagTest {
                 slowEnd.set(t);
             }
         };
-        ApiServer.lagBounded(sink.asFlux(), 8).subscribe(slow);
-        ApiServer.lagBounded(sink.asFlux(), 8).subscribe(fastGot::add);
+        EventStream.lagBounded(sink.asFlux(), 8).subscribe(slow);
+        EventStream.lagBounded(sink.asFlux(), 8).subscribe(fastGot::add);
         for (int i = 0; i < 9; i++) {
             sink.tryEmitNext(i);
         }
@@ -82,7 +82,7 @@ class EventLagTest {
                 end.set(t);
             }
         };
-        ApiServer.followed(sink.asFlux(), 16, 8).subscribe(connection);
+        EventStream.followed(sink.asFlux(), 16, 8).subscribe(connection);
         connection.request(100);
         sink.tryEmitNext(16);
         assertEquals(null, end.get(), "the backlog is not lag");

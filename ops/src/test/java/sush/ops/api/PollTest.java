@@ -18,7 +18,7 @@ class PollTest {
         // Each answer takes 120 ms, over twice the 50 ms period; the third one has the value.
         Mono<String> ask = Mono.delay(Duration.ofMillis(120)).then(Mono.fromSupplier(() -> asked.incrementAndGet() >= 3
                 ? "stopped" : null));
-        assertEquals("stopped", ApiServer.poll(() -> ask, 10, Duration.ofMillis(50)).block(Duration.ofSeconds(10)));
+        assertEquals("stopped", Terminals.poll(() -> ask, 10, Duration.ofMillis(50)).block(Duration.ofSeconds(10)));
         assertEquals(3, asked.get());
     }
 
@@ -29,7 +29,7 @@ class PollTest {
             asked.incrementAndGet();
             return null;
         });
-        assertNull(ApiServer.poll(() -> never, 4, Duration.ofMillis(10)).block(Duration.ofSeconds(10)));
+        assertNull(Terminals.poll(() -> never, 4, Duration.ofMillis(10)).block(Duration.ofSeconds(10)));
         assertEquals(4, asked.get());
     }
 }

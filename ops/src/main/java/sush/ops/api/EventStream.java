@@ -1,0 +1,113 @@
+package sush.ops.api;
+
+import static sush.ops.api.Replies.error;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.reactivestreams.Publisher;
+
+import reactor.core.publisher.BufferOverflowStrategy;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Sinks;
+import reactor.netty.http.server.HttpServerRequest;
+import reactor.netty.http.server.HttpServerResponse;
+import sush.ops.Json;
+import sush.pipeline.sled.SledConfig;
+import sush.pipeline.sled.SledEvent;
+import sush.projections.message.Message;
+
+/**
+ * {@code GET /events}: the sled's events a client follows as server-sent events, numbered so
+ * that a client that reconnects with Last-Event-ID catches up on a bounded history; a bounded
+ * number of streams, and a stream that falls behind by the bound, or stops reading, is cut.
+ */
+final class EventStream {
+    private final ApiLimits limits;
+    private final SledConfig cfg;
+    private final Sinks.Many<Numbered> events;
+    private final AtomicLong nextEvent = new AtomicLong(1);
+    private final AtomicInteger eventStreams = new AtomicInteger();
+
+    /** An event with its SSE id. */
+    record Numbered(long id, String kind, Map<String, Object> data) {
+    }
+
+    EventStream(ApiContext api) {
+        this.limits = api.limits();
+        this.cfg = api.cfg();
+        this.events = Sinks.many().replay().limit(limits.eventHistory());
+    }
+
+    /** Numbers {@code e} and tells it to the streams when clients are shown it (statuses, floors, errors). */
+    void number(SledEvent e) {
+        Map<String, Object> data = new LinkedHashMap<>();
+        String kind;
+        if (e instanceof SledEvent.StatusChanged) {
+            SledEvent.StatusChanged c = (SledEvent.StatusChanged) e;
+            kind = "status";
+            data.put("job_id", c.job().codephrase());
+            data.put("baseboard", c.baseboard());
+            data.putAll(Json.status(c.status(), c.message()));
+        } else if (e instanceof SledEvent.FloorRaised) {
+            kind = "floor";
+            data.put("cause", Json.lower(((SledEvent.FloorRaised) e).cause()));
+        } else if (e instanceof SledEvent.Gossiped && ((SledEvent.Gossiped) e).message() instanceof Message.RackError) {
+            Message.RackError r = (Message.RackError) ((SledEvent.Gossiped) e).message();
+            kind = "error";
+            data.put("error", Json.lower(r.kind()));
+            data.put("detail", r.detail());
+        } else if (e instanceof SledEvent.Failed) {
+            kind = "error";
+            data.put("error", "sled");
+            data.put("detail", ((SledEvent.Failed) e).what());
+        } else {
+            return;
+        }
+        data.put("sled", cfg.me().baseboard());
+        events.tryEmitNext(new Numbered(nextEvent.getAndIncrement(), kind, data));
+    }
+
+    /** {@code GET /events}: the events after Last-Event-ID (within the history), then each as it comes. */
+    Publisher<Void> events(HttpServerRequest q, HttpServerResponse s) {
+        long after;
+        try {
+            String last = q.requestHeaders().get("Last-Event-ID");
+            after = last == null ? 0 : Long.parseLong(last.trim());
+        } catch (NumberFormatException e) {
+            return error(s, 400, "bad-last-event-id", "Last-Event-ID is a number");
+        }
+        if (eventStreams.incrementAndGet() > limits.maxEventStreams()) {
+            eventStreams.decrementAndGet();
+            return error(s, 503, "too-many-streams", limits.maxEventStreams() + " event streams are open on this sled");
+        }
+        int backlog = (int) Math.min(limits.eventHistory(), Math.max(0, nextEvent.get() - 1 - after));
+        Flux<String> frames = followed(events.asFlux().filter(n -> n.id() > after), backlog, limits.maxEventLag())
+                .map(n -> "id: " + n.id() + "\nevent: " + n.kind() + "\ndata: " + Json.MAPPER.writeValueAsString(n.data())
+                        + "\n\n")
+                .doFinally(signal -> eventStreams.decrementAndGet());
+        // A subscriber that stops reading: its pending frames stop moving, and it is cut.
+        WriteStall.install(q, limits.writeStall());
+        return s.sse().sendString(frames).then();
+    }
+
+    /**
+     * The events of one stream, at most {@code lag} behind what the sled has emitted: past it the
+     * stream ends with an error (the connection closes) instead of holding the sled's history
+     * for a client that does not read (issue 22).
+     */
+    static <T> Flux<T> lagBounded(Flux<T> events, int lag) {
+        return events.onBackpressureBuffer(lag, dropped -> { }, BufferOverflowStrategy.ERROR);
+    }
+
+    /**
+     * The stream of a new subscriber: the history it is owed ({@code backlog} events, replayed at
+     * once on subscription, before the connection can take them), then what follows, within
+     * {@code lag} more. The backlog is never counted as lag; the bound stays a bound.
+     */
+    static <T> Flux<T> followed(Flux<T> events, int backlog, int lag) {
+        return lagBounded(events, backlog + lag);
+    }
+}

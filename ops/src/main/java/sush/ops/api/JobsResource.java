@@ -1,0 +1,145 @@
+package sush.ops.api;
+
+import static sush.ops.api.Replies.jobId;
+import static sush.ops.api.Replies.sessionId;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import reactor.core.publisher.Mono;
+import reactor.netty.http.server.HttpServerRequest;
+import sush.ops.Bodies;
+import sush.ops.Json;
+import sush.ops.SignedRequests;
+import sush.ops.SignedRequests.BadRequest;
+import sush.ops.api.Replies.Refused;
+import sush.ops.auth.Authority;
+import sush.pipeline.sled.SledConfig;
+import sush.pipeline.sled.SledRuntime;
+import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
+import sush.projections.job.InvalidJobReason;
+import sush.projections.job.JobMode;
+import sush.projections.job.SignedJob;
+import sush.projections.message.Message;
+import sush.projections.message.MessageCodec;
+import sush.projections.message.MessageException;
+import sush.projections.targets.Target;
+import sush.projections.targets.TargetException;
+
+/**
+ * Jobs, as requests that become gossip: a signed job started in the active session (checked
+ * here as every sled checks it again before running), a position of a session skipped, and a
+ * job stopped; skips and stops by the session's starter only.
+ */
+final class JobsResource {
+    private final ApiContext api;
+    private final SledConfig cfg;
+    private final SledRuntime runtime;
+    private final SessionsResource sessions;
+
+    JobsResource(ApiContext api, SessionsResource sessions) {
+        this.api = api;
+        this.cfg = api.cfg();
+        this.runtime = api.runtime();
+        this.sessions = sessions;
+    }
+
+    /** {@code POST /sessions/{sid}/skip/{jid}} (starter only): the position is burnt, no job runs there. */
+    Mono<Object> skip(HttpServerRequest q, Authority.Identity who) throws BadRequest {
+        SessionId id = sessionId(q.param("sid"));
+        JobId position = jobId(q.param("jid"));
+        return sessions.starterOnly(id, who).map(ok -> {
+            api.send(new Message.JobSkip(id, position, who.key().codephrase()));
+            return Map.of("session_id", id.codephrase(), "burnt", position.codephrase());
+        });
+    }
+
+    /** {@code POST /jobs/{jid}/stop} (its session's starter only). */
+    Mono<Object> stop(HttpServerRequest q, Authority.Identity who) throws BadRequest {
+        JobId job = jobId(q.param("jid"));
+        return runtime.query(v -> Optional.ofNullable(v.fold()).flatMap(f -> f.sessionOf(job))).flatMap(session -> {
+            if (session.isEmpty()) {
+                return Mono.error(new Refused(404, "unknown-job", "no request for job " + job.codephrase() + " here"));
+            }
+            return sessions.starterOnly(session.get(), who);
+        }).map(ok -> {
+            api.send(new Message.JobStop(job, who.key().codephrase()));
+            return Map.of("job_id", job.codephrase(), "stopping", true);
+        });
+    }
+
+    /**
+     * {@code POST /jobs/{jid}/start}: a signed job of the active session, gossiped once this
+     * sled found it well-formed, runnable somewhere, signed by a trusted key and within its limits.
+     */
+    Mono<Object> start(HttpServerRequest q, byte[] body) throws BadRequest {
+        JobId path = jobId(q.param("jid"));
+        return Mono.just(body).flatMap(b -> {
+            SignedJob job;
+            try {
+                job = SignedRequests.fromBody(Bodies.read(b, Bodies.JobStart.class));
+            } catch (BadRequest e) {
+                return Mono.error(new Refused(400, e.code(), e.getMessage()));
+            }
+            if (!job.request().job().equals(path)) {
+                return Mono.error(new Refused(400, "job-mismatch", "the body is job " + job.request().job().codephrase()
+                        + ", the path " + path.codephrase()));
+            }
+            // Issue 34: a job no sled can run is never given an id. A target no sled can parse,
+            // or a request the wire codec would not read back, is refused before it is gossiped.
+            try {
+                Target.parse(job.request().target());
+            } catch (TargetException e) {
+                return Mono.error(new Refused(400, "bad-target", "target: " + e.getMessage()));
+            }
+            try {
+                MessageCodec.decode(MessageCodec.encode(new Message.JobStart(job)));
+            } catch (MessageException | RuntimeException e) {
+                return Mono.error(new Refused(400, "unreadable-request", "no sled could read this request back: "
+                        + e.getMessage()));
+            }
+            // Checked here before gossiping; every sled checks again before running.
+            Optional<InvalidJobReason> bad = cfg.trust().check(job, job.request().session());
+            if (bad.isPresent()) {
+                int code = bad.get() == InvalidJobReason.UNKNOWN_KEY || bad.get() == InvalidJobReason.BAD_SIGNATURE ? 403
+                        : 400;
+                return Mono.error(new Refused(code, Json.lower(bad.get()), "refused: " + Json.lower(bad.get())));
+            }
+            if (job.request().mode() != JobMode.RECORDED && !namesOneSled(job)) {
+                return Mono.error(new Refused(400, "one-sled-only", "refused: " + job.request().mode().wire()
+                        + " jobs target exactly one sled (a baseboard or a cubby), not " + job.request().target()));
+            }
+            // D-031: a limit above this sled's maximum is refused here; another sled with lower
+            // maxima refuses it too, on its own, before running it.
+            List<String> above = job.request().limits().above(cfg.limits().maxima());
+            if (!above.isEmpty()) {
+                return Mono.error(new Refused(403, "limit-above-maximum", "refused: " + String.join("; ", above)));
+            }
+            return inActiveSession(job);
+        });
+    }
+
+    /** Whether {@code job}'s target names exactly one sled (an interactive or streaming job's must). */
+    private static boolean namesOneSled(SignedJob job) {
+        try {
+            return Target.parse(job.request().target()).namesOneSled();
+        } catch (TargetException e) {
+            return false;
+        }
+    }
+
+    /** Gossips {@code job} when its session is the active one here; 409 {@code wrong-session} otherwise. */
+    private Mono<Object> inActiveSession(SignedJob job) {
+        return runtime.query(v -> Optional.ofNullable(v.fold()).flatMap(f -> f.activeSession()))
+                .flatMap(active -> {
+                    if (active.isEmpty() || !active.get().id().equals(job.request().session())) {
+                        return Mono.error(new Refused(409, "wrong-session", "session "
+                                + job.request().session().codephrase() + " is not the active session here"));
+                    }
+                    api.send(new Message.JobStart(job));
+                    return Mono.just((Object) Map.of("job_id", job.request().job().codephrase()));
+                });
+    }
+}
