@@ -1,7 +1,9 @@
 package sush.pipeline.exec;
 
+import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.FileInputStream;
+import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -10,9 +12,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.IntConsumer;
 
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Library;
@@ -133,7 +138,7 @@ final class SessionSpawn {
     }
 
     /** Tests only: runs with the child's pid right after the spawn, before its streams are opened. */
-    static volatile java.util.function.IntConsumer afterSpawn;
+    static volatile IntConsumer afterSpawn;
 
     /** Waits for the spawned processes: one blocking {@code waitpid} each, on daemon threads. */
     private static final ExecutorService REAPERS = Executors.newCachedThreadPool(r -> {
@@ -157,6 +162,22 @@ final class SessionSpawn {
             closeBoth(out);
             throw e;
         }
+        int pid = spawn(exe, argv, dir, env, out, err);
+        // The read ends are opened anew (a Java stream on each), then this side keeps only them:
+        // EOF once the job's last holder of a write end is gone.
+        IntConsumer hook = afterSpawn;
+        if (hook != null) {
+            hook.accept(pid);
+        }
+        return streams(pid, out, err);
+    }
+
+    /**
+     * The {@code posix_spawn} itself, with the pipes' write ends as the child's stdout and stderr:
+     * the child's pid. Both pipes are closed if it fails.
+     */
+    private static int spawn(String exe, List<String> argv, Path dir, Map<String, String> env, int[] out, int[] err)
+            throws IOException {
         Memory actions = new Memory(ACTIONS_BYTES);
         Memory attr = new Memory(ATTR_BYTES);
         Memory empty = new Memory(SIGSET_BYTES);
@@ -170,21 +191,7 @@ final class SessionSpawn {
             try {
                 check("posix_spawnattr_init", c.posix_spawnattr_init(attr));
                 try {
-                    check("addopen /dev/null", c.posix_spawn_file_actions_addopen(actions, 0, "/dev/null", O_RDONLY, 0));
-                    check("adddup2 stdout", c.posix_spawn_file_actions_adddup2(actions, out[1], 1));
-                    check("adddup2 stderr", c.posix_spawn_file_actions_adddup2(actions, err[1], 2));
-                    check("addclosefrom", c.posix_spawn_file_actions_addclosefrom_np(actions, 3));
-                    check("addchdir", c.posix_spawn_file_actions_addchdir_np(actions, dir.toString()));
-                    c.sigemptyset(empty);
-                    c.sigfillset(all);
-                    // glibc's sigfillset leaves out its two internal signals (32 and 33), and its
-                    // spawn then leaves them ignored in the child, ignored through every exec that
-                    // follows: named here by their bits, they are reset to default like the rest.
-                    all.setLong(0, all.getLong(0) | GLIBC_INTERNAL_SIGNALS);
-                    check("setsigmask", c.posix_spawnattr_setsigmask(attr, empty));
-                    check("setsigdefault", c.posix_spawnattr_setsigdefault(attr, all));
-                    check("setflags", c.posix_spawnattr_setflags(attr, (short) (POSIX_SPAWN_SETSID
-                            | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)));
+                    prepare(actions, attr, empty, all, dir, out, err);
                     String[] envp = env.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
                             .toArray(String[]::new);
                     IntByReference child = new IntByReference();
@@ -211,12 +218,40 @@ final class SessionSpawn {
             empty.close();
             all.close();
         }
-        // The read ends are opened anew (a Java stream on each), then this side keeps only them:
-        // EOF once the job's last holder of a write end is gone.
-        java.util.function.IntConsumer hook = afterSpawn;
-        if (hook != null) {
-            hook.accept(pid);
-        }
+        return pid;
+    }
+
+    /**
+     * The child's file actions and attributes: stdin from {@code /dev/null}, the pipes' write ends
+     * as stdout and stderr, no other descriptor, {@code dir}, a new session, an empty signal mask
+     * and every signal at its default.
+     */
+    private static void prepare(Memory actions, Memory attr, Memory empty, Memory all, Path dir, int[] out, int[] err)
+            throws IOException {
+        LibC c = LibC.C;
+        check("addopen /dev/null", c.posix_spawn_file_actions_addopen(actions, 0, "/dev/null", O_RDONLY, 0));
+        check("adddup2 stdout", c.posix_spawn_file_actions_adddup2(actions, out[1], 1));
+        check("adddup2 stderr", c.posix_spawn_file_actions_adddup2(actions, err[1], 2));
+        check("addclosefrom", c.posix_spawn_file_actions_addclosefrom_np(actions, 3));
+        check("addchdir", c.posix_spawn_file_actions_addchdir_np(actions, dir.toString()));
+        c.sigemptyset(empty);
+        c.sigfillset(all);
+        // glibc's sigfillset leaves out its two internal signals (32 and 33), and its
+        // spawn then leaves them ignored in the child, ignored through every exec that
+        // follows: named here by their bits, they are reset to default like the rest.
+        all.setLong(0, all.getLong(0) | GLIBC_INTERNAL_SIGNALS);
+        check("setsigmask", c.posix_spawnattr_setsigmask(attr, empty));
+        check("setsigdefault", c.posix_spawnattr_setsigdefault(attr, all));
+        check("setflags", c.posix_spawnattr_setflags(attr, (short) (POSIX_SPAWN_SETSID
+                | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)));
+    }
+
+    /**
+     * The spawned process with a Java stream on each pipe's read end; this side's write ends
+     * closed. Without a stream to read it by, the process is ended and the start fails.
+     */
+    private static Process streams(int pid, int[] out, int[] err) throws IOException {
+        LibC c = LibC.C;
         InputStream stdout = null;
         try {
             stdout = reopen(out[0]);
@@ -268,14 +303,14 @@ final class SessionSpawn {
      * A pipe's read end: only reads. (A {@link FileInputStream} opened by path takes itself for
      * a file and seeks in {@code readAllBytes} and {@code skip}, which a pipe refuses.)
      */
-    private static final class Pipe extends java.io.FilterInputStream {
+    private static final class Pipe extends FilterInputStream {
         Pipe(InputStream in) {
             super(in);
         }
 
         @Override
         public byte[] readAllBytes() throws IOException {
-            java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+            ByteArrayOutputStream all = new ByteArrayOutputStream();
             byte[] buf = new byte[8192];
             int n;
             while ((n = in.read(buf)) >= 0) {
@@ -402,7 +437,7 @@ final class SessionSpawn {
         public int waitFor() throws InterruptedException {
             try {
                 return exit.get();
-            } catch (java.util.concurrent.ExecutionException e) {
+            } catch (ExecutionException e) {
                 throw new IllegalStateException(e.getCause());
             }
         }
@@ -412,9 +447,9 @@ final class SessionSpawn {
             try {
                 exit.get(timeout, unit);
                 return true;
-            } catch (java.util.concurrent.TimeoutException e) {
+            } catch (TimeoutException e) {
                 return false;
-            } catch (java.util.concurrent.ExecutionException e) {
+            } catch (ExecutionException e) {
                 throw new IllegalStateException(e.getCause());
             }
         }
