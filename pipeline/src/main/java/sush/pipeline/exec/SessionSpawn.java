@@ -6,17 +6,10 @@ import java.io.FileInputStream;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.IntConsumer;
 
 import com.sun.jna.LastErrorException;
@@ -91,13 +84,6 @@ final class SessionSpawn {
     private static final short POSIX_SPAWN_SETSID = 0x80;
     private static final int O_RDONLY = 0;
     private static final int O_CLOEXEC = 02000000;
-    private static final int EINTR = 4;
-    private static final int P_PID = 1;
-    private static final int WEXITED = 4;
-    private static final int WNOWAIT = 0x01000000;
-    private static final int SIGINFO_BYTES = 128;
-    /** The exit of a process whose status was lost (reaped by another waiter). */
-    static final int UNKNOWN_EXIT = 255;
     /** Generous sizes for glibc's opaque types (80, 336 and 128 bytes on x86-64 and aarch64). */
     private static final int ACTIONS_BYTES = 512;
     private static final int ATTR_BYTES = 1024;
@@ -139,13 +125,6 @@ final class SessionSpawn {
 
     /** Tests only: runs with the child's pid right after the spawn, before its streams are opened. */
     static volatile IntConsumer afterSpawn;
-
-    /** Waits for the spawned processes: one blocking {@code waitpid} each, on daemon threads. */
-    private static final ExecutorService REAPERS = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "sush-reaper");
-        t.setDaemon(true);
-        return t;
-    });
 
     /**
      * Starts {@code argv} (its first word looked up in {@code path} unless it names a file) in
@@ -256,7 +235,7 @@ final class SessionSpawn {
         try {
             stdout = reopen(out[0]);
             InputStream stderr = reopen(err[0]);
-            return new Spawned(pid, stdout, stderr);
+            return new SpawnedProcess(pid, stdout, stderr);
         } catch (IOException e) {
             // No stream to read it by (out of descriptors): the job's process is ended, reaped,
             // and the start fails with the reason.
@@ -265,7 +244,7 @@ final class SessionSpawn {
             } else {
                 stdout.close();
             }
-            Spawned lost = new Spawned(pid, InputStream.nullInputStream(), InputStream.nullInputStream());
+            SpawnedProcess lost = new SpawnedProcess(pid, InputStream.nullInputStream(), InputStream.nullInputStream());
             lost.destroyForcibly();
             throw new IOException("reading the job's output: " + e.getMessage(), e);
         } finally {
@@ -370,144 +349,5 @@ final class SessionSpawn {
             }
         }
         throw new IOException("Cannot run program \"" + name + "\": error=2, No such file or directory");
-    }
-
-    /** A spawned process, reaped by its own waiter as soon as it exits (the JDK's reaper never sees it). */
-    private static final class Spawned extends Process {
-        private final int pid;
-        private final InputStream stdout;
-        private final InputStream stderr;
-        private final CompletableFuture<Integer> exit = new CompletableFuture<>();
-
-        Spawned(int pid, InputStream stdout, InputStream stderr) {
-            this.pid = pid;
-            this.stdout = stdout;
-            this.stderr = stderr;
-            REAPERS.execute(this::reap);
-        }
-
-        /**
-         * Waits for the exit without reaping, then reaps under the lock that signals take: a
-         * signal is never sent to the pid once it is free for another process.
-         */
-        private void reap() {
-            try (Memory info = new Memory(SIGINFO_BYTES)) {
-                while (true) {
-                    try {
-                        LibC.C.waitid(P_PID, pid, info, WEXITED | WNOWAIT);
-                        break;
-                    } catch (LastErrorException e) {
-                        if (e.getErrorCode() != EINTR) {
-                            break; // ECHILD: the waitpid below says so
-                        }
-                    }
-                }
-            }
-            int[] status = new int[1];
-            synchronized (this) {
-                try {
-                    LibC.C.waitpid(pid, status, 0);
-                } catch (LastErrorException e) {
-                    // Reaped by someone else (SIGCHLD ignored): its status is lost.
-                    exit.complete(UNKNOWN_EXIT);
-                    return;
-                }
-                int s = status[0];
-                // As the JDK reports it: the exit status, or 0x80 + the signal that ended it.
-                exit.complete((s & 0x7f) == 0 ? (s >> 8) & 0xff : 0x80 + (s & 0x7f));
-            }
-        }
-
-        @Override
-        public OutputStream getOutputStream() {
-            return OutputStream.nullOutputStream();
-        }
-
-        @Override
-        public InputStream getInputStream() {
-            return stdout;
-        }
-
-        @Override
-        public InputStream getErrorStream() {
-            return stderr;
-        }
-
-        @Override
-        public int waitFor() throws InterruptedException {
-            try {
-                return exit.get();
-            } catch (ExecutionException e) {
-                throw new IllegalStateException(e.getCause());
-            }
-        }
-
-        @Override
-        public boolean waitFor(long timeout, TimeUnit unit) throws InterruptedException {
-            try {
-                exit.get(timeout, unit);
-                return true;
-            } catch (TimeoutException e) {
-                return false;
-            } catch (ExecutionException e) {
-                throw new IllegalStateException(e.getCause());
-            }
-        }
-
-        @Override
-        public int exitValue() {
-            Integer v = exit.getNow(null);
-            if (v == null) {
-                throw new IllegalThreadStateException("process " + pid + " has not exited");
-            }
-            return v;
-        }
-
-        @Override
-        public void destroy() {
-            signal(15);
-        }
-
-        @Override
-        public Process destroyForcibly() {
-            signal(9);
-            return this;
-        }
-
-        /** Never after the reap: the pid may be another process's by then. */
-        private synchronized void signal(int sig) {
-            if (!exit.isDone()) {
-                try {
-                    LibC.C.kill(pid, sig);
-                } catch (LastErrorException e) {
-                    // Already gone.
-                }
-            }
-        }
-
-        @Override
-        public boolean supportsNormalTermination() {
-            return true; // destroy() sends SIGTERM
-        }
-
-        @Override
-        public boolean isAlive() {
-            return !exit.isDone();
-        }
-
-        @Override
-        public long pid() {
-            return pid;
-        }
-
-        @Override
-        public CompletableFuture<Process> onExit() {
-            return exit.thenApply(v -> this);
-        }
-
-        @Override
-        public ProcessHandle toHandle() {
-            return ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException("process " + pid + " is gone"));
-        }
     }
 }

@@ -38,7 +38,10 @@ final class Checkers {
         this.operator = operator;
     }
 
-    /** At most once and in order: no (sled, job) in the ledger twice, and each sled ran a session's jobs in chain order. */
+    /**
+     * At most once and in order: no (sled, job) in the ledger twice, and each sled ran a
+     * session's jobs in chain order.
+     */
     void checkSafety(List<String> violations) {
         Set<String> seen = new HashSet<>();
         Map<String, Map<Integer, Integer>> lastPosition = new HashMap<>();
@@ -86,10 +89,10 @@ final class Checkers {
                             .orElse(false);
                     String head = v.fold().chain().map(c -> c.head().equals(id) ? "at the head" : "head elsewhere")
                             .orElse("no chain");
-                    violations.add("liveness: " + s.name() + " left job " + operator.positions.get(id)[1] + " of session "
-                            + operator.positions.get(id)[0] + " without an ending (" + st.map(e -> e.status().name())
-                                    .orElse("no status") + ", session " + (active ? "active" : "not active") + ", "
-                            + head + (rack.ordering == Ordering.SIGNED ? ", newest grant " + v.fold().newestGrant()
+                    violations.add("liveness: " + s.name() + " left job " + operator.positions.get(id)[1]
+                            + " of session " + operator.positions.get(id)[0] + " without an ending ("
+                            + st.map(e -> e.status().name()).orElse("no status") + ", session "
+                            + (active ? "active" : "not active") + ", " + head + (rack.ordering == Ordering.SIGNED ? ", newest grant " + v.fold().newestGrant()
                             .map(g -> g.grant().session().equals(j.request().session()) ? "its own" : "another")
                             .orElse("none") : "") + ")");
                 }

@@ -161,7 +161,10 @@ final class OperatorActions {
         }
     }
 
-    /** Forbidden in the causal ordering: the run's first session comes back, re-sent by a client that believes it still stands. */
+    /**
+     * Forbidden in the causal ordering: the run's first session comes back, re-sent by a client
+     * that believes it still stands.
+     */
     private void replayStart(Step.ReplayStart step) {
         rack.faults.add("replayed-start (forbidden)");
         if (operator.firstStart != null) {
@@ -295,7 +298,8 @@ final class OperatorActions {
             }
             List<SignedJob> jobs = operator.signed.computeIfAbsent(operator.session, k -> new ArrayList<>());
             // The session's place among those the operator started (a replayed one keeps its own).
-            operator.positions.putIfAbsent(r.job(), new int[] {operator.all.indexOf(operator.session) + 1, jobs.size()});
+            operator.positions.putIfAbsent(r.job(),
+                    new int[] {operator.all.indexOf(operator.session) + 1, jobs.size()});
             jobs.add(job);
             operator.allJobs.add(job);
         } else if (client == Client.KEPT_CHAIN) {
