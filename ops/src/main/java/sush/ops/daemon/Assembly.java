@@ -203,7 +203,7 @@ final class Assembly {
         p.api = new ApiServer(p.cfg, p.node, p.runtime, p.locker, p.launcher, Entropy.secure(), p.authority);
         p.api.deletedOutputs(housekeeping.outputs()::wasDeleted);
         housekeeping.api().set(p.api);
-        p.api.metrics(p.metrics);
+        p.api.metrics(p.metrics::scrape);
         p.tls.ifPresent(t -> p.api.relayTrust(t.ca()));
         p.runtime.start();
         try {

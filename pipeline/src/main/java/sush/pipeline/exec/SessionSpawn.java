@@ -1,18 +1,16 @@
 package sush.pipeline.exec;
 
+import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.FileInputStream;
+import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
+import java.util.function.IntConsumer;
 
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Library;
@@ -86,13 +84,6 @@ final class SessionSpawn {
     private static final short POSIX_SPAWN_SETSID = 0x80;
     private static final int O_RDONLY = 0;
     private static final int O_CLOEXEC = 02000000;
-    private static final int EINTR = 4;
-    private static final int P_PID = 1;
-    private static final int WEXITED = 4;
-    private static final int WNOWAIT = 0x01000000;
-    private static final int SIGINFO_BYTES = 128;
-    /** The exit of a process whose status was lost (reaped by another waiter). */
-    static final int UNKNOWN_EXIT = 255;
     /** Generous sizes for glibc's opaque types (80, 336 and 128 bytes on x86-64 and aarch64). */
     private static final int ACTIONS_BYTES = 512;
     private static final int ATTR_BYTES = 1024;
@@ -133,14 +124,7 @@ final class SessionSpawn {
     }
 
     /** Tests only: runs with the child's pid right after the spawn, before its streams are opened. */
-    static volatile java.util.function.IntConsumer afterSpawn;
-
-    /** Waits for the spawned processes: one blocking {@code waitpid} each, on daemon threads. */
-    private static final ExecutorService REAPERS = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "sush-reaper");
-        t.setDaemon(true);
-        return t;
-    });
+    static volatile IntConsumer afterSpawn;
 
     /**
      * Starts {@code argv} (its first word looked up in {@code path} unless it names a file) in
@@ -157,6 +141,22 @@ final class SessionSpawn {
             closeBoth(out);
             throw e;
         }
+        int pid = spawn(exe, argv, dir, env, out, err);
+        // The read ends are opened anew (a Java stream on each), then this side keeps only them:
+        // EOF once the job's last holder of a write end is gone.
+        IntConsumer hook = afterSpawn;
+        if (hook != null) {
+            hook.accept(pid);
+        }
+        return streams(pid, out, err);
+    }
+
+    /**
+     * The {@code posix_spawn} itself, with the pipes' write ends as the child's stdout and stderr:
+     * the child's pid. Both pipes are closed if it fails.
+     */
+    private static int spawn(String exe, List<String> argv, Path dir, Map<String, String> env, int[] out, int[] err)
+            throws IOException {
         Memory actions = new Memory(ACTIONS_BYTES);
         Memory attr = new Memory(ATTR_BYTES);
         Memory empty = new Memory(SIGSET_BYTES);
@@ -170,21 +170,7 @@ final class SessionSpawn {
             try {
                 check("posix_spawnattr_init", c.posix_spawnattr_init(attr));
                 try {
-                    check("addopen /dev/null", c.posix_spawn_file_actions_addopen(actions, 0, "/dev/null", O_RDONLY, 0));
-                    check("adddup2 stdout", c.posix_spawn_file_actions_adddup2(actions, out[1], 1));
-                    check("adddup2 stderr", c.posix_spawn_file_actions_adddup2(actions, err[1], 2));
-                    check("addclosefrom", c.posix_spawn_file_actions_addclosefrom_np(actions, 3));
-                    check("addchdir", c.posix_spawn_file_actions_addchdir_np(actions, dir.toString()));
-                    c.sigemptyset(empty);
-                    c.sigfillset(all);
-                    // glibc's sigfillset leaves out its two internal signals (32 and 33), and its
-                    // spawn then leaves them ignored in the child, ignored through every exec that
-                    // follows: named here by their bits, they are reset to default like the rest.
-                    all.setLong(0, all.getLong(0) | GLIBC_INTERNAL_SIGNALS);
-                    check("setsigmask", c.posix_spawnattr_setsigmask(attr, empty));
-                    check("setsigdefault", c.posix_spawnattr_setsigdefault(attr, all));
-                    check("setflags", c.posix_spawnattr_setflags(attr, (short) (POSIX_SPAWN_SETSID
-                            | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)));
+                    prepare(actions, attr, empty, all, dir, out, err);
                     String[] envp = env.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
                             .toArray(String[]::new);
                     IntByReference child = new IntByReference();
@@ -211,17 +197,45 @@ final class SessionSpawn {
             empty.close();
             all.close();
         }
-        // The read ends are opened anew (a Java stream on each), then this side keeps only them:
-        // EOF once the job's last holder of a write end is gone.
-        java.util.function.IntConsumer hook = afterSpawn;
-        if (hook != null) {
-            hook.accept(pid);
-        }
+        return pid;
+    }
+
+    /**
+     * The child's file actions and attributes: stdin from {@code /dev/null}, the pipes' write ends
+     * as stdout and stderr, no other descriptor, {@code dir}, a new session, an empty signal mask
+     * and every signal at its default.
+     */
+    private static void prepare(Memory actions, Memory attr, Memory empty, Memory all, Path dir, int[] out, int[] err)
+            throws IOException {
+        LibC c = LibC.C;
+        check("addopen /dev/null", c.posix_spawn_file_actions_addopen(actions, 0, "/dev/null", O_RDONLY, 0));
+        check("adddup2 stdout", c.posix_spawn_file_actions_adddup2(actions, out[1], 1));
+        check("adddup2 stderr", c.posix_spawn_file_actions_adddup2(actions, err[1], 2));
+        check("addclosefrom", c.posix_spawn_file_actions_addclosefrom_np(actions, 3));
+        check("addchdir", c.posix_spawn_file_actions_addchdir_np(actions, dir.toString()));
+        c.sigemptyset(empty);
+        c.sigfillset(all);
+        // glibc's sigfillset leaves out its two internal signals (32 and 33), and its
+        // spawn then leaves them ignored in the child, ignored through every exec that
+        // follows: named here by their bits, they are reset to default like the rest.
+        all.setLong(0, all.getLong(0) | GLIBC_INTERNAL_SIGNALS);
+        check("setsigmask", c.posix_spawnattr_setsigmask(attr, empty));
+        check("setsigdefault", c.posix_spawnattr_setsigdefault(attr, all));
+        check("setflags", c.posix_spawnattr_setflags(attr, (short) (POSIX_SPAWN_SETSID
+                | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)));
+    }
+
+    /**
+     * The spawned process with a Java stream on each pipe's read end; this side's write ends
+     * closed. Without a stream to read it by, the process is ended and the start fails.
+     */
+    private static Process streams(int pid, int[] out, int[] err) throws IOException {
+        LibC c = LibC.C;
         InputStream stdout = null;
         try {
             stdout = reopen(out[0]);
             InputStream stderr = reopen(err[0]);
-            return new Spawned(pid, stdout, stderr);
+            return new SpawnedProcess(pid, stdout, stderr);
         } catch (IOException e) {
             // No stream to read it by (out of descriptors): the job's process is ended, reaped,
             // and the start fails with the reason.
@@ -230,7 +244,7 @@ final class SessionSpawn {
             } else {
                 stdout.close();
             }
-            Spawned lost = new Spawned(pid, InputStream.nullInputStream(), InputStream.nullInputStream());
+            SpawnedProcess lost = new SpawnedProcess(pid, InputStream.nullInputStream(), InputStream.nullInputStream());
             lost.destroyForcibly();
             throw new IOException("reading the job's output: " + e.getMessage(), e);
         } finally {
@@ -268,14 +282,14 @@ final class SessionSpawn {
      * A pipe's read end: only reads. (A {@link FileInputStream} opened by path takes itself for
      * a file and seeks in {@code readAllBytes} and {@code skip}, which a pipe refuses.)
      */
-    private static final class Pipe extends java.io.FilterInputStream {
+    private static final class Pipe extends FilterInputStream {
         Pipe(InputStream in) {
             super(in);
         }
 
         @Override
         public byte[] readAllBytes() throws IOException {
-            java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+            ByteArrayOutputStream all = new ByteArrayOutputStream();
             byte[] buf = new byte[8192];
             int n;
             while ((n = in.read(buf)) >= 0) {
@@ -335,144 +349,5 @@ final class SessionSpawn {
             }
         }
         throw new IOException("Cannot run program \"" + name + "\": error=2, No such file or directory");
-    }
-
-    /** A spawned process, reaped by its own waiter as soon as it exits (the JDK's reaper never sees it). */
-    private static final class Spawned extends Process {
-        private final int pid;
-        private final InputStream stdout;
-        private final InputStream stderr;
-        private final CompletableFuture<Integer> exit = new CompletableFuture<>();
-
-        Spawned(int pid, InputStream stdout, InputStream stderr) {
-            this.pid = pid;
-            this.stdout = stdout;
-            this.stderr = stderr;
-            REAPERS.execute(this::reap);
-        }
-
-        /**
-         * Waits for the exit without reaping, then reaps under the lock that signals take: a
-         * signal is never sent to the pid once it is free for another process.
-         */
-        private void reap() {
-            try (Memory info = new Memory(SIGINFO_BYTES)) {
-                while (true) {
-                    try {
-                        LibC.C.waitid(P_PID, pid, info, WEXITED | WNOWAIT);
-                        break;
-                    } catch (LastErrorException e) {
-                        if (e.getErrorCode() != EINTR) {
-                            break; // ECHILD: the waitpid below says so
-                        }
-                    }
-                }
-            }
-            int[] status = new int[1];
-            synchronized (this) {
-                try {
-                    LibC.C.waitpid(pid, status, 0);
-                } catch (LastErrorException e) {
-                    // Reaped by someone else (SIGCHLD ignored): its status is lost.
-                    exit.complete(UNKNOWN_EXIT);
-                    return;
-                }
-                int s = status[0];
-                // As the JDK reports it: the exit status, or 0x80 + the signal that ended it.
-                exit.complete((s & 0x7f) == 0 ? (s >> 8) & 0xff : 0x80 + (s & 0x7f));
-            }
-        }
-
-        @Override
-        public OutputStream getOutputStream() {
-            return OutputStream.nullOutputStream();
-        }
-
-        @Override
-        public InputStream getInputStream() {
-            return stdout;
-        }
-
-        @Override
-        public InputStream getErrorStream() {
-            return stderr;
-        }
-
-        @Override
-        public int waitFor() throws InterruptedException {
-            try {
-                return exit.get();
-            } catch (java.util.concurrent.ExecutionException e) {
-                throw new IllegalStateException(e.getCause());
-            }
-        }
-
-        @Override
-        public boolean waitFor(long timeout, TimeUnit unit) throws InterruptedException {
-            try {
-                exit.get(timeout, unit);
-                return true;
-            } catch (java.util.concurrent.TimeoutException e) {
-                return false;
-            } catch (java.util.concurrent.ExecutionException e) {
-                throw new IllegalStateException(e.getCause());
-            }
-        }
-
-        @Override
-        public int exitValue() {
-            Integer v = exit.getNow(null);
-            if (v == null) {
-                throw new IllegalThreadStateException("process " + pid + " has not exited");
-            }
-            return v;
-        }
-
-        @Override
-        public void destroy() {
-            signal(15);
-        }
-
-        @Override
-        public Process destroyForcibly() {
-            signal(9);
-            return this;
-        }
-
-        /** Never after the reap: the pid may be another process's by then. */
-        private synchronized void signal(int sig) {
-            if (!exit.isDone()) {
-                try {
-                    LibC.C.kill(pid, sig);
-                } catch (LastErrorException e) {
-                    // Already gone.
-                }
-            }
-        }
-
-        @Override
-        public boolean supportsNormalTermination() {
-            return true; // destroy() sends SIGTERM
-        }
-
-        @Override
-        public boolean isAlive() {
-            return !exit.isDone();
-        }
-
-        @Override
-        public long pid() {
-            return pid;
-        }
-
-        @Override
-        public CompletableFuture<Process> onExit() {
-            return exit.thenApply(v -> this);
-        }
-
-        @Override
-        public ProcessHandle toHandle() {
-            return ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException("process " + pid + " is gone"));
-        }
     }
 }

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeSet;
 
 /** Random schedules from a seed, and the fixed scenarios of at-most-once.md section 10. */
 public final class Schedules {
@@ -120,8 +121,8 @@ public final class Schedules {
     }
 
     private static List<Set<Integer>> split(Random r, int sleds) {
-        Set<Integer> one = new java.util.TreeSet<>();
-        Set<Integer> two = new java.util.TreeSet<>();
+        Set<Integer> one = new TreeSet<>();
+        Set<Integer> two = new TreeSet<>();
         for (int i = 0; i < sleds; i++) {
             (r.nextBoolean() ? one : two).add(i);
         }
@@ -186,7 +187,7 @@ public final class Schedules {
     }
 
     private static Set<Integer> set(Integer... sleds) {
-        return new java.util.TreeSet<>(List.of(sleds));
+        return new TreeSet<>(List.of(sleds));
     }
 
     /**
@@ -253,9 +254,18 @@ public final class Schedules {
 
     /** Section 10 scenarios as fixed schedules over 4 sleds (sled 3 is X). */
     public static List<Scenario> scenarios() {
+        List<Scenario> out = new ArrayList<>();
+        addSessionsAndReboots(out);
+        addHopsAndDrives(out);
+        addRejoinsAndWipes(out);
+        addIssue13(out);
+        return out;
+    }
+
+    /** Scenarios 1, 9, 10, 12 and 14, and cold boots mid-session. */
+    private static void addSessionsAndReboots(List<Scenario> out) {
         Set<Integer> left = Set.of(0, 1);
         Set<Integer> right = Set.of(2);
-        List<Scenario> out = new ArrayList<>();
         out.add(new Scenario("1 partition flip-flop across sessions", List.of(
                 new Step.Partition(List.of(Set.of(0, 1, 3), Set.of(2))), new Step.StartSession(0),
                 new Step.Submit(0, "*", false), new Step.Advance(3_000), new Step.Crash(3),
@@ -284,6 +294,10 @@ public final class Schedules {
                 new Step.Submit(0, "*", false), new Step.SplitBrainColdBoot(List.of(Set.of(0, 1), Set.of(2, 3))),
                 new Step.StartSession(2), new Step.Submit(2, "*", false), new Step.Advance(3_000), new Step.Heal(),
                 new Step.Advance(10_000))));
+    }
+
+    /** Scenarios 6, 2, 3, 4, 5 and 7: crashes in writes, hops, flip-flops, rejoins, lost suffixes and drive faults. */
+    private static void addHopsAndDrives(List<Scenario> out) {
         out.add(new Scenario("6 crashes inside boundary writes and flaky drives", List.of(new Step.StartSession(0),
                 new Step.CrashOnWrite(3), new Step.Submit(0, "*", false), new Step.Advance(1_000), new Step.Restart(3),
                 new Step.SlotFault(2, 0, "TORN"), new Step.Submit(0, "*", false), new Step.Advance(1_000),
@@ -319,6 +333,10 @@ public final class Schedules {
                 new Step.Crash(3), new Step.Restart(3), new Step.SlotFault(2, 1, "LOST_ON_CRASH"),
                 new Step.Submit(1, "*", false), new Step.Advance(1_000), new Step.Crash(2), new Step.Restart(2),
                 new Step.SlotFault(1, 0, "READ_ONLY"), new Step.Submit(0, "*", false), new Step.Advance(3_000))));
+    }
+
+    /** Scenarios 8, 11, 13, 15, 16, 19 and 20: sleds without a record, rejoins, migrations and lost starts. */
+    private static void addRejoinsAndWipes(List<Scenario> out) {
         out.add(new Scenario("8 a sled without a record joins a live session", List.of(new Step.StartSession(0),
                 new Step.Submit(0, "*", false), new Step.Advance(2_000), new Step.EndJobs(), new Step.Wipe(3),
                 new Step.Restart(3), new Step.Advance(3_000), new Step.Submit(0, "*", false), new Step.Advance(3_000),
@@ -355,6 +373,10 @@ public final class Schedules {
                 new Step.StartSession(0), new Step.Submit(0, "*", false), new Step.Advance(1_000), new Step.Wipe(2),
                 new Step.Restart(2), new Step.Heal(), new Step.Advance(5_000), new Step.Submit(0, "*", false),
                 new Step.Advance(5_000))));
+    }
+
+    /** Issue 13: burns racing starts, behind the heads and re-sent, with crashes around them. */
+    private static void addIssue13(List<Scenario> out) {
         out.add(new Scenario("issue 13: a burn, jobs after it, a restart (seed 194 shrunk: ran a job twice)",
                 List.of(new Step.StartSession(0), new Step.Skip(3), new Step.Submit(1, "*", false),
                         new Step.Submit(2, "*", true), new Step.Crash(0), new Step.Restart(0), new Step.Advance(3_000))));
@@ -368,6 +390,5 @@ public final class Schedules {
                 + "left queued; the first store given its time to land, D-036)", List.of(new Step.StartSession(0),
                         new Step.Submit(2, "0", false), new Step.Advance(SlowWriter.LATENCY_MILLIS),
                         new Step.CrashOnWrite(0), new Step.Burn(1, 4), new Step.Submit(2, "3", true))));
-        return out;
     }
 }

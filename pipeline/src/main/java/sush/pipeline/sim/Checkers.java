@@ -1,0 +1,228 @@
+package sush.pipeline.sim;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+import sush.gossip.set.Delivery;
+import sush.pipeline.exec.LedgerLauncher;
+import sush.pipeline.sled.SledRuntime;
+import sush.projections.fold.Ordering;
+import sush.projections.fold.StatusProjection;
+import sush.projections.id.JobId;
+import sush.projections.job.SignedJob;
+import sush.projections.message.Message;
+import sush.projections.message.MessageCodec;
+import sush.projections.message.MessageException;
+import sush.projections.targets.Sled;
+import sush.projections.targets.Target;
+import sush.projections.targets.TargetException;
+
+/**
+ * The run's checkers, comparing what the operator signed and sent with what the sleds did (the
+ * ledger) and hold (their folds): no (sled, job) launched twice, chain order per sled, every
+ * known targeted job ended on every live sled, stops honoured, statuses true; and the count of
+ * refusals no sled reports.
+ */
+final class Checkers {
+    private final SimRack rack;
+    private final Operator operator;
+
+    Checkers(SimRack rack, Operator operator) {
+        this.rack = rack;
+        this.operator = operator;
+    }
+
+    /**
+     * At most once and in order: no (sled, job) in the ledger twice, and each sled ran a
+     * session's jobs in chain order.
+     */
+    void checkSafety(List<String> violations) {
+        Set<String> seen = new HashSet<>();
+        Map<String, Map<Integer, Integer>> lastPosition = new HashMap<>();
+        for (LedgerLauncher.Launch l : List.copyOf(rack.ledger)) {
+            String key = l.sled() + "/" + l.job().codephrase();
+            if (!seen.add(key) && !violations.contains("twice: " + key)) {
+                violations.add("twice: " + key);
+            }
+            int[] pos = operator.positions.get(l.job());
+            if (pos != null) {
+                Map<Integer, Integer> bySession = lastPosition.computeIfAbsent(l.sled(), k -> new HashMap<>());
+                Integer last = bySession.put(pos[0], pos[1]);
+                if (last != null && last >= pos[1]) {
+                    String v = "chain order: " + l.sled() + " ran position " + pos[1] + " after " + last;
+                    if (!violations.contains(v)) {
+                        violations.add(v);
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * Every targeted job a live sled knows (its request is in the sled's current universe, its
+     * session in the fold) ends on it, whether its session is current or ended: no job stays
+     * queued forever.
+     */
+    void checkLiveness(List<String> violations) {
+        for (SimSled s : rack.sleds) {
+            SledRuntime.View v = rack.liveView(s);
+            if (v == null) {
+                continue;
+            }
+            Set<JobId> known = requestsHeld(s);
+            for (SignedJob j : operator.allJobs) {
+                JobId id = j.request().job();
+                if (!targets(j, s.sled) || !known.contains(id)
+                        || v.fold().session(j.request().session()).isEmpty()) {
+                    continue;
+                }
+                Optional<StatusProjection.Entry> st = v.fold().statuses().status(id, s.sled.baseboard());
+                boolean terminal = st.map(e -> e.status().isTerminal()).orElse(false);
+                if (!terminal && !v.running().contains(id)) {
+                    boolean active = v.fold().activeSession().map(a -> a.id().equals(j.request().session()))
+                            .orElse(false);
+                    String head = v.fold().chain().map(c -> c.head().equals(id) ? "at the head" : "head elsewhere")
+                            .orElse("no chain");
+                    violations.add("liveness: " + s.name() + " left job " + operator.positions.get(id)[1]
+                            + " of session " + operator.positions.get(id)[0] + " without an ending ("
+                            + st.map(e -> e.status().name()).orElse("no status") + ", session "
+                            + (active ? "active" : "not active") + ", " + head + (rack.ordering == Ordering.SIGNED ? ", newest grant " + v.fold().newestGrant()
+                            .map(g -> g.grant().session().equals(j.request().session()) ? "its own" : "another")
+                            .orElse("none") : "") + ")");
+                }
+            }
+        }
+    }
+
+    /**
+     * Stop honoured (issue 34): a job its starter stopped never ends by itself here, so one still
+     * running on a live sled after the calm tail is a stop that was lost (or refused).
+     */
+    void checkStopsHonoured(List<String> violations) {
+        for (SimSled s : rack.sleds) {
+            if (!s.up) {
+                continue;
+            }
+            for (JobId j : operator.stoppedJobs) {
+                if (s.launcher.isRunning(j)) {
+                    int[] pos = operator.positions.get(j);
+                    violations.add("stop not honoured: " + s.name() + " still runs job " + (pos == null ? j.codephrase()
+                            : pos[1] + " of session " + pos[0]) + ", which its starter stopped");
+                }
+            }
+        }
+    }
+
+    /**
+     * Status truth (issue 34): what any live sled holds of every sled's statuses agrees with the
+     * ledger. A start or an ending of a run (Started, Stopped, an error that only a run has) only
+     * from a sled that launched the job in some life; Cancelled (never ran) only from one that
+     * never did; Interrupted (may have run) only from one that committed it.
+     */
+    void checkStatusTruth(List<String> violations) {
+        Set<String> launched = new HashSet<>();
+        for (LedgerLauncher.Launch l : List.copyOf(rack.ledger)) {
+            launched.add(l.sled() + "/" + l.job().codephrase());
+        }
+        Set<String> found = new TreeSet<>();
+        for (SimSled viewer : rack.sleds) {
+            SledRuntime.View v = rack.liveView(viewer);
+            if (v == null) {
+                continue;
+            }
+            for (SignedJob j : operator.allJobs) {
+                JobId id = j.request().job();
+                v.fold().statuses().statuses(id).forEach((board, entry) -> {
+                    String key = board + "/" + id.codephrase();
+                    String lie = lie(entry, launched.contains(key), rack.reserved.contains(key));
+                    if (lie != null) {
+                        int[] pos = operator.positions.get(id);
+                        found.add("status truth: " + board + " reports job " + (pos == null ? id.codephrase()
+                                : pos[1] + " of session " + pos[0]) + " " + lie);
+                    }
+                });
+            }
+        }
+        violations.addAll(found);
+    }
+
+    /** Why a reporter's status of a job is untrue, given whether it launched and whether it committed the job; null if true. */
+    private static String lie(StatusProjection.Entry e, boolean launched, boolean committed) {
+        switch (e.status()) {
+            case STARTED:
+            case STOPPED:
+                return launched ? null : e.status().name().toLowerCase(Locale.ROOT) + ", yet never launched it";
+            case ERROR: {
+                Message.JobError kind = ((Message.JobErrored) e.message()).kind();
+                boolean ran = kind == Message.JobError.KILLED || kind == Message.JobError.OUTPUT_LIMIT
+                        || kind == Message.JobError.LIMIT;
+                return !ran || launched ? null : "killed (" + kind + "), yet never launched it";
+            }
+            case CANCELLED:
+                return launched ? "cancelled (never ran), yet launched it" : null;
+            case INTERRUPTED:
+                return committed ? null : "interrupted, yet never committed it";
+            default:
+                return null;
+        }
+    }
+
+    /**
+     * Refusals that no sled reports: a targeted request of the operator's current session (not
+     * stopped) that a live sled holds at the end, never run there, whose session it does not know
+     * (its start, or grant, was lost with a universe and never came back) never runs there. Under the causal ordering a session start is never re-sent, so a
+     * cold boot loses the session; under the signed one the grant is re-submitted.
+     */
+    void countLost() {
+        Set<String> ran = new HashSet<>();
+        for (LedgerLauncher.Launch l : List.copyOf(rack.ledger)) {
+            ran.add(l.sled() + "/" + l.job().codephrase());
+        }
+        for (SimSled s : rack.sleds) {
+            SledRuntime.View v = rack.liveView(s);
+            if (v == null) {
+                continue;
+            }
+            Set<JobId> held = requestsHeld(s);
+            for (SignedJob j : operator.allJobs) {
+                if (targets(j, s.sled) && held.contains(j.request().job())
+                        && j.request().session().equals(operator.session) && !operator.stopped.contains(operator.session)
+                        && v.fold().session(j.request().session()).isEmpty()
+                        && !ran.contains(s.sled.baseboard() + "/" + j.request().job().codephrase())) {
+                    rack.refusals.add(s.sled.baseboard() + "/" + j.request().job().codephrase());
+                }
+            }
+        }
+    }
+
+    /** The jobs whose requests the sled's current universe holds. */
+    private static Set<JobId> requestsHeld(SimSled s) {
+        Set<JobId> out = new HashSet<>();
+        for (Delivery d : s.node.replica().readFrom(0, Integer.MAX_VALUE)) {
+            try {
+                Message m = MessageCodec.decode(d.payload());
+                if (m instanceof Message.JobStart) {
+                    out.add(((Message.JobStart) m).job().request().job());
+                }
+            } catch (MessageException e) {
+                // Not a request.
+            }
+        }
+        return out;
+    }
+
+    /** Whether the job's target names sled {@code s} (a target that does not parse names none). */
+    static boolean targets(SignedJob j, Sled s) {
+        try {
+            return Target.parse(j.request().target()).runsOn(s);
+        } catch (TargetException e) {
+            return false;
+        }
+    }
+}

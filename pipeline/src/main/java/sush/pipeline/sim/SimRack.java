@@ -1,0 +1,266 @@
+package sush.pipeline.sim;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+import sush.gossip.Entropy;
+import sush.gossip.net.MemoryNetwork;
+import sush.gossip.node.GossipConfig;
+import sush.gossip.node.GossipNode;
+import sush.locker.admission.FloorCause;
+import sush.locker.record.BoundaryRecord;
+import sush.locker.record.RecordFormat;
+import sush.locker.record.SignedRecord;
+import sush.locker.store.Locker;
+import sush.locker.store.LockerException;
+import sush.pipeline.exec.LedgerLauncher;
+import sush.pipeline.exec.Limits;
+import sush.pipeline.sled.Gossip;
+import sush.pipeline.sled.SledConfig;
+import sush.pipeline.sled.SledEvent;
+import sush.pipeline.sled.SledRuntime;
+import sush.projections.fold.FoldBounds;
+import sush.projections.fold.Ordering;
+import sush.projections.id.JobId;
+import sush.projections.job.TrustStore;
+import sush.projections.message.Message;
+
+/**
+ * The simulated rack: its sleds on one virtual-time scheduler and one in-memory network, the
+ * ledger in place of processes, and what the run saw happen (the trace, the fault kinds met, the
+ * floors, skips and crashes counted). It provisions, boots and crashes sleds, lets virtual time
+ * pass, and reads a live sled's view; everything random derives from the seed.
+ */
+final class SimRack {
+    /** Gossip timers for the simulation: quicker than the daemon's so runs converge in few steps. */
+    static final GossipConfig GOSSIP = GossipConfig.defaults("sim").withPeriodicSync(Duration.ofSeconds(2),
+            Duration.ofSeconds(20));
+
+    /**
+     * The fold's memories scaled down (issue 34): every eviction happens in short schedules, and
+     * what an operator relies on (a running job's starter, the active grant, a kept stop) must
+     * survive them. The daemon runs {@link FoldBounds#DEFAULTS}.
+     */
+    static final FoldBounds BOUNDS = new FoldBounds(4, 2, 16, 6, 16, 1, 1);
+
+    /** {@code -Dsush.sim.debug=sN}: every event of sled N is printed as it happens (tracing a failing seed). */
+    private static final String TRACED = System.getProperty("sush.sim.debug", "");
+
+    final long seed;
+    final Ordering ordering;
+    private final TrustStore trust;
+    final VirtualClock time = VirtualClock.create();
+    final MemoryNetwork network = new MemoryNetwork();
+    final List<SimSled> sleds = new ArrayList<>();
+    final List<LedgerLauncher.Launch> ledger = LedgerLauncher.newLedger();
+    final List<String> trace = new ArrayList<>();
+    final Set<String> faults = new TreeSet<>();
+    long floors;
+    long hops;
+    long flipFlops;
+    long crashes;
+    final Map<String, Long> skips = new TreeMap<>();
+    /** (sled, job) pairs refused by a floor or a newer session: BelowFloor or Superseded skips. */
+    final Set<String> refusals = new HashSet<>();
+    /**
+     * A sled said a session's chain was full: the jobs it did not remember were refused, and
+     * later ones wait behind the hole they left until the session ends (the sled tells the
+     * operator to start a new session; the calm tail then stops the sessions, as after stray burns).
+     */
+    boolean chainFull;
+    /** (sled, job) pairs a sled reserved a boundary record for, in any life: what may end Interrupted. */
+    final Set<String> reserved = new HashSet<>();
+
+    SimRack(long seed, int sleds, TrustStore trust, Ordering ordering) {
+        this.seed = seed;
+        this.trust = trust;
+        this.ordering = ordering;
+        for (int i = 0; i < sleds; i++) {
+            this.sleds.add(new SimSled(i));
+        }
+    }
+
+    void provision(SimSled s) {
+        provision(s, 0);
+    }
+
+    /** Provisioning; in the signed ordering with {@code floor} (0 for a factory-new rack). */
+    private void provision(SimSled s, long floor) {
+        try {
+            if (ordering == Ordering.SIGNED) {
+                Locker.provision(RecordFormat.SIGNED, List.of(s.a, s.b), entropy(s, s.life, 3),
+                        SignedRecord.provisioned(s.sled.baseboard(), floor));
+            } else {
+                Locker.provision(RecordFormat.CAUSAL, List.of(s.a, s.b), entropy(s, 0, 0),
+                        BoundaryRecord.genesis(s.sled.baseboard()));
+            }
+        } catch (LockerException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    Entropy entropy(SimSled s, int life, int purpose) {
+        return Entropy.seeded(seed * 1_000_003L + s.index * 10_007L + life * 101L + purpose);
+    }
+
+    void boot(SimSled s) {
+        s.life++;
+        s.dying = false;
+        s.node = new GossipNode(new GossipConfig(s.name(), GOSSIP.sessionTimeout(), GOSSIP.idleTimeout(),
+                GOSSIP.periodicSync(), GOSSIP.reconnectMin(), GOSSIP.reconnectMax()), network.transport(s.name()), time,
+                entropy(s, s.life, 1));
+        s.launcher = new LedgerLauncher(s.sled.baseboard(), ledger, false);
+        try {
+            s.locker = Locker.open(RecordFormat.of(ordering.wireName()), s.sled.baseboard(), List.of(s.a, s.b),
+                    entropy(s, s.life, 2));
+        } catch (LockerException e) {
+            throw new IllegalStateException("the simulator's slots are never locked twice", e);
+        }
+        s.runtime = new SledRuntime(new SledConfig(s.sled, trust, "sim", Limits.DEFAULT).withBounds(BOUNDS),
+                Gossip.of(s.node), s.locker, s.launcher, Optional.empty(), time, new SlowWriter(time, () -> s.writeMillis));
+        s.runtime.events().subscribe(e -> observe(s, e));
+        s.runtime.start();
+        s.node.start().subscribe();
+        Map<String, String> peers = new LinkedHashMap<>();
+        for (SimSled o : sleds) {
+            peers.put(o.name(), o.name());
+        }
+        s.node.setPeers(peers);
+        s.up = true;
+        s.a.beforeWrite(() -> { });
+        s.b.beforeWrite(() -> { });
+        time.advanceTime();
+    }
+
+    void crash(SimSled s) {
+        if (!s.up) {
+            return;
+        }
+        crashes++;
+        s.up = false;
+        s.crashAfterLaunch = false;
+        noteCoalesced(s);
+        if (s.runtime.storesWaiting() > 0) {
+            faults.add("crash-with-stores-queued");
+        }
+        s.runtime.halt();
+        time.advanceTime();
+        s.node.stop();
+        s.locker.close();
+        s.a.crash();
+        s.b.crash();
+        s.a.beforeWrite(() -> { });
+        s.b.beforeWrite(() -> { });
+        time.advanceTime();
+    }
+
+    /** Whether this life's writer took queued stores together (D-036). */
+    void noteCoalesced(SimSled s) {
+        if (s.runtime.coalescedStores() > 0) {
+            faults.add("coalesced-store");
+        }
+    }
+
+    private void observe(SimSled s, SledEvent e) {
+        if (TRACED.equals(s.name())) {
+            System.out.println("TRACE " + s.name() + " life " + s.life + " t=" + time.now(
+                    TimeUnit.MILLISECONDS) + " " + e);
+        }
+        if (e instanceof SledEvent.Reserved) {
+            reserved.add(s.sled.baseboard() + "/" + ((SledEvent.Reserved) e).job().codephrase());
+        } else if (e instanceof SledEvent.StopKept) {
+            faults.add("stop-in-commit-window");
+        } else if (e instanceof SledEvent.Evicted) {
+            faults.add("evicted-" + ((SledEvent.Evicted) e).memory());
+            chainFull |= ((SledEvent.Evicted) e).memory().equals("chain");
+        }
+        if (e instanceof SledEvent.Launched && s.crashAfterLaunch) {
+            s.crashAfterLaunch = false;
+            s.dying = true;
+            faults.add("crash-after-commit");
+        }
+        if (e instanceof SledEvent.FloorRaised) {
+            floors++;
+            if (((SledEvent.FloorRaised) e).cause() == FloorCause.SESSION_HOP) {
+                hops++;
+            }
+            if (((SledEvent.FloorRaised) e).cause() == FloorCause.UNIVERSE_FLIP_FLOP) {
+                flipFlops++;
+            }
+        } else if (e instanceof SledEvent.Gossiped && ((SledEvent.Gossiped) e).message() instanceof Message.JobSkipped) {
+            Message.JobSkipped k = (Message.JobSkipped) ((SledEvent.Gossiped) e).message();
+            skips.merge(k.reason().name(), 1L, Long::sum);
+            if (k.reason() == Message.SkipReason.BELOW_FLOOR || k.reason() == Message.SkipReason.SUPERSEDED) {
+                refusals.add(k.baseboard() + "/" + k.job().codephrase());
+            }
+        } else if (e instanceof SledEvent.Gossiped && ((SledEvent.Gossiped) e).message() instanceof Message.RackError) {
+            faults.add("error-" + ((Message.RackError) ((SledEvent.Gossiped) e).message()).kind().name()
+                    .toLowerCase(Locale.ROOT));
+        } else if (e instanceof SledEvent.Entered && ((SledEvent.Entered) e).cause().equals("MIGRATION")) {
+            faults.add("migration");
+        }
+    }
+
+    /** Exactly these groups: earlier cuts heal first. */
+    void partition(List<Set<Integer>> groups) {
+        network.healAll();
+        List<Set<String>> names = new ArrayList<>();
+        for (Set<Integer> g : groups) {
+            Set<String> n = new HashSet<>();
+            g.forEach(i -> n.add("s" + i));
+            names.add(n);
+        }
+        network.partition(names);
+    }
+
+    /** Every running job on every live sled exits 0, except the jobs in {@code stoppedJobs}. */
+    void endJobs(Set<JobId> stoppedJobs) {
+        for (SimSled s : sleds) {
+            if (s.up) {
+                for (LedgerLauncher.Launch l : List.copyOf(ledger)) {
+                    // A job its starter stopped never ends by itself: only the stop ends it.
+                    if (l.sled().equals(s.sled.baseboard()) && !stoppedJobs.contains(l.job())) {
+                        s.launcher.end(l.job(), 0);
+                    }
+                }
+            }
+        }
+        time.advanceTime();
+    }
+
+    void reapDying() {
+        for (SimSled s : sleds) {
+            if (s.up && s.dying) {
+                crash(s);
+            }
+        }
+    }
+
+    void advance(long millis) {
+        for (long t = 0; t < millis; t += 100) {
+            time.advanceTimeBy(Duration.ofMillis(Math.min(100, millis - t)));
+            reapDying();
+        }
+    }
+
+    /** A live sled's view with a fold (read on its loop), or null for a sled that is down or entering. */
+    SledRuntime.View liveView(SimSled s) {
+        if (!s.up) {
+            return null;
+        }
+        SledRuntime.View[] got = new SledRuntime.View[1];
+        s.runtime.view().subscribe(x -> got[0] = x, e -> { });
+        time.advanceTime();
+        return got[0] == null || got[0].fold() == null ? null : got[0];
+    }
+}
