@@ -1,5 +1,7 @@
 package sush.gossip.clock;
 
+import java.util.Arrays;
+
 /**
  * ITC's fill and grow over leaf sequences, each recursion of the paper replaced by a loop over
  * an explicit frame stack (D-002).
@@ -20,92 +22,23 @@ final class Ticks {
      * normalising at every level because no rule looks at the shape of a fill result.
      */
     static Leaves fill(Id id, Version e) {
-        int[] idDepth = id.depth;
-        long[] idBit = id.bit;
-        int[] eDepth = e.depth;
-        long[] eValue = e.value;
-        Leaves out = new Leaves(eDepth.length + 2);
-        IntStack scratch = new IntStack();
-        FillFrames frames = new FillFrames();
-        int ki = 0;
-        int ke = 0;
-        long retMin = 0;
-        long retMax = 0;
-        frames.push(0);
-        while (frames.size > 0) {
-            int f = frames.size - 1;
-            int t = frames.level[f];
-            switch (frames.stage[f]) {
-                case 0: {
-                    if (idDepth[ki] == t) {
-                        int end = Leaves.subtreeEnd(eDepth, ke, t, scratch);
-                        long min = Long.MAX_VALUE;
-                        long max = Long.MIN_VALUE;
-                        for (int k = ke; k < end; k++) {
-                            min = Math.min(min, eValue[k]);
-                            max = Math.max(max, eValue[k]);
-                        }
-                        if (idBit[ki] == 0) {
-                            for (int k = ke; k < end; k++) {
-                                out.add(eDepth[k], eValue[k]);
-                            }
-                            retMin = min;
-                        } else {
-                            out.add(t, max);
-                            retMin = max;
-                        }
-                        retMax = max;
-                        ke = end;
-                        ki++;
-                        frames.size--;
-                    } else if (eDepth[ke] == t) {
-                        out.add(t, eValue[ke]);
-                        retMin = eValue[ke];
-                        retMax = eValue[ke];
-                        ke++;
-                        ki = Leaves.subtreeEnd(idDepth, ki, t, scratch);
-                        frames.size--;
-                    } else {
-                        frames.leftIsOne[f] = idDepth[ki] == t + 1 && idBit[ki] == 1;
-                        frames.leftIndex[f] = out.size;
-                        frames.stage[f] = 1;
-                        frames.push(t + 1);
-                    }
+        Fill s = new Fill(id, e);
+        s.push(0);
+        while (s.size > 0) {
+            int f = s.size - 1;
+            switch (s.stage[f]) {
+                case 0:
+                    s.enter(f);
                     break;
-                }
-                case 1: {
-                    frames.leftMin[f] = retMin;
-                    frames.leftMax[f] = retMax;
-                    frames.rightIsOne[f] = idDepth[ki] == t + 1 && idBit[ki] == 1;
-                    frames.rightIndex[f] = out.size;
-                    frames.stage[f] = 2;
-                    frames.push(t + 1);
+                case 1:
+                    s.afterLeft(f);
                     break;
-                }
-                default: {
-                    long leftMin = frames.leftMin[f];
-                    long leftMax = frames.leftMax[f];
-                    long rightMin = retMin;
-                    long rightMax = retMax;
-                    if (frames.leftIsOne[f]) {
-                        long v = Math.max(leftMax, rightMin);
-                        out.value[frames.leftIndex[f]] = v;
-                        leftMin = v;
-                        leftMax = v;
-                    } else if (frames.rightIsOne[f]) {
-                        long v = Math.max(rightMax, leftMin);
-                        out.value[frames.rightIndex[f]] = v;
-                        rightMin = v;
-                        rightMax = v;
-                    }
-                    retMin = Math.min(leftMin, rightMin);
-                    retMax = Math.max(leftMax, rightMax);
-                    frames.size--;
+                default:
+                    s.combine(f);
                     break;
-                }
             }
         }
-        return out;
+        return s.out;
     }
 
     /**
@@ -192,8 +125,22 @@ final class Ticks {
         return retTarget;
     }
 
-    /** Struct-of-arrays frame stack for fill. */
-    private static final class FillFrames {
+    /**
+     * One fill in progress: its inputs, its output, the cursors into both leaf sequences, the
+     * registers a finished frame returns its subtree's min and max in, and the struct-of-arrays
+     * frame stack. One object per call, so the loop's stages allocate nothing.
+     */
+    private static final class Fill {
+        final int[] idDepth;
+        final long[] idBit;
+        final int[] eDepth;
+        final long[] eValue;
+        final Leaves out;
+        final IntStack scratch = new IntStack();
+        int ki;
+        int ke;
+        long retMin;
+        long retMax;
         int size;
         int[] level = new int[16];
         int[] stage = new int[16];
@@ -204,17 +151,108 @@ final class Ticks {
         long[] leftMin = new long[16];
         long[] leftMax = new long[16];
 
+        Fill(Id id, Version e) {
+            this.idDepth = id.depth;
+            this.idBit = id.bit;
+            this.eDepth = e.depth;
+            this.eValue = e.value;
+            this.out = new Leaves(eDepth.length + 2);
+        }
+
+        /**
+         * Stage 0 of frame {@code f}: a leaf of either tree ends the frame with its result;
+         * otherwise the frame descends into its left half.
+         */
+        void enter(int f) {
+            int t = level[f];
+            if (idDepth[ki] == t) {
+                idLeaf(t);
+                size--;
+            } else if (eDepth[ke] == t) {
+                out.add(t, eValue[ke]);
+                retMin = eValue[ke];
+                retMax = eValue[ke];
+                ke++;
+                ki = Leaves.subtreeEnd(idDepth, ki, t, scratch);
+                size--;
+            } else {
+                leftIsOne[f] = idDepth[ki] == t + 1 && idBit[ki] == 1;
+                leftIndex[f] = out.size;
+                stage[f] = 1;
+                push(t + 1);
+            }
+        }
+
+        /** fill(0, e) = e; fill(1, e) = max(e): an identity leaf at level {@code t} over the event subtree there. */
+        private void idLeaf(int t) {
+            int end = Leaves.subtreeEnd(eDepth, ke, t, scratch);
+            long min = Long.MAX_VALUE;
+            long max = Long.MIN_VALUE;
+            for (int k = ke; k < end; k++) {
+                min = Math.min(min, eValue[k]);
+                max = Math.max(max, eValue[k]);
+            }
+            if (idBit[ki] == 0) {
+                for (int k = ke; k < end; k++) {
+                    out.add(eDepth[k], eValue[k]);
+                }
+                retMin = min;
+            } else {
+                out.add(t, max);
+                retMin = max;
+            }
+            retMax = max;
+            ke = end;
+            ki++;
+        }
+
+        /** Stage 1 of frame {@code f}: keeps the left half's result and descends into the right half. */
+        void afterLeft(int f) {
+            int t = level[f];
+            leftMin[f] = retMin;
+            leftMax[f] = retMax;
+            rightIsOne[f] = idDepth[ki] == t + 1 && idBit[ki] == 1;
+            rightIndex[f] = out.size;
+            stage[f] = 2;
+            push(t + 1);
+        }
+
+        /**
+         * Stage 2 of frame {@code f}: a half whose identity is 1 is raised to the other half's
+         * min (the paper's max(max(el), min(er'))), and the frame returns both halves' min and max.
+         */
+        void combine(int f) {
+            long lMin = leftMin[f];
+            long lMax = leftMax[f];
+            long rightMin = retMin;
+            long rightMax = retMax;
+            if (leftIsOne[f]) {
+                long v = Math.max(lMax, rightMin);
+                out.value[leftIndex[f]] = v;
+                lMin = v;
+                lMax = v;
+            } else if (rightIsOne[f]) {
+                long v = Math.max(rightMax, lMin);
+                out.value[rightIndex[f]] = v;
+                rightMin = v;
+                rightMax = v;
+            }
+            retMin = Math.min(lMin, rightMin);
+            retMax = Math.max(lMax, rightMax);
+            size--;
+        }
+
         void push(int t) {
             if (size == level.length) {
                 int n = size * 2;
-                level = java.util.Arrays.copyOf(level, n);
-                stage = java.util.Arrays.copyOf(stage, n);
-                leftIsOne = java.util.Arrays.copyOf(leftIsOne, n);
-                rightIsOne = java.util.Arrays.copyOf(rightIsOne, n);
-                leftIndex = java.util.Arrays.copyOf(leftIndex, n);
-                rightIndex = java.util.Arrays.copyOf(rightIndex, n);
-                leftMin = java.util.Arrays.copyOf(leftMin, n);
-                leftMax = java.util.Arrays.copyOf(leftMax, n);
+                level = Arrays.copyOf(level, n);
+                stage = Arrays.copyOf(stage, n);
+                leftIsOne = Arrays.copyOf(leftIsOne, n);
+                rightIsOne = Arrays.copyOf(rightIsOne, n);
+                leftIndex = Arrays.copyOf(leftIndex, n);
+                rightIndex = Arrays.copyOf(rightIndex, n);
+                leftMin = Arrays.copyOf(leftMin, n);
+                leftMax = Arrays.copyOf(leftMax, n);
             }
             level[size] = t;
             stage[size] = 0;
@@ -234,11 +272,11 @@ final class Ticks {
         void push(int t) {
             if (size == level.length) {
                 int n = size * 2;
-                level = java.util.Arrays.copyOf(level, n);
-                stage = java.util.Arrays.copyOf(stage, n);
-                eLeaf = java.util.Arrays.copyOf(eLeaf, n);
-                leftCost = java.util.Arrays.copyOf(leftCost, n);
-                leftTarget = java.util.Arrays.copyOf(leftTarget, n);
+                level = Arrays.copyOf(level, n);
+                stage = Arrays.copyOf(stage, n);
+                eLeaf = Arrays.copyOf(eLeaf, n);
+                leftCost = Arrays.copyOf(leftCost, n);
+                leftTarget = Arrays.copyOf(leftTarget, n);
             }
             level[size] = t;
             stage[size] = 0;

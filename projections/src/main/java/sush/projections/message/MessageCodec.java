@@ -14,11 +14,16 @@ import sush.projections.id.KeyId;
 import sush.projections.id.SessionId;
 import sush.projections.id.SessionIds;
 import sush.projections.job.Grant;
+import sush.projections.job.JobLimits;
+import sush.projections.job.JobMode;
 import sush.projections.job.JobRequest;
 import sush.projections.job.SignatureAlgorithm;
 import sush.projections.job.SignedGrant;
 import sush.projections.job.SignedJob;
+import sush.projections.targets.Target;
 import sush.projections.message.Message.Announcement;
+import sush.projections.message.Message.JobCancelled;
+import sush.projections.message.Message.JobConflict;
 import sush.projections.message.Message.JobErrored;
 import sush.projections.message.Message.JobSkip;
 import sush.projections.message.Message.JobSkipped;
@@ -26,7 +31,12 @@ import sush.projections.message.Message.JobStart;
 import sush.projections.message.Message.JobStarted;
 import sush.projections.message.Message.JobStop;
 import sush.projections.message.Message.JobStopped;
+import sush.projections.message.Message.OperatorLogin;
+import sush.projections.message.Message.OperatorRevoked;
+import sush.projections.message.Message.OperatorUnrevoked;
 import sush.projections.message.Message.RackError;
+import sush.projections.message.Message.SessionAccess;
+import sush.projections.message.Message.SessionGrant;
 import sush.projections.message.Message.SessionStart;
 import sush.projections.message.Message.SessionStop;
 import sush.projections.message.Message.Unknown;
@@ -151,122 +161,177 @@ public final class MessageCodec {
             return "job-error";
         } else if (m instanceof JobSkipped) {
             return "job-skipped";
-        } else if (m instanceof Message.JobCancelled) {
+        } else if (m instanceof JobCancelled) {
             return "job-cancelled";
-        } else if (m instanceof Message.JobConflict) {
+        } else if (m instanceof JobConflict) {
             return "job-conflict";
-        } else if (m instanceof Message.OperatorLogin) {
+        } else if (m instanceof OperatorLogin) {
             return "operator-login";
-        } else if (m instanceof Message.OperatorRevoked) {
+        } else if (m instanceof OperatorRevoked) {
             return "operator-revoked";
-        } else if (m instanceof Message.OperatorUnrevoked) {
+        } else if (m instanceof OperatorUnrevoked) {
             return "operator-unrevoked";
-        } else if (m instanceof Message.SessionGrant) {
+        } else if (m instanceof SessionGrant) {
             return "session-grant";
-        } else if (m instanceof Message.SessionAccess) {
+        } else if (m instanceof SessionAccess) {
             return "session-access";
         }
         return "rack-error";
     }
 
+    /** The body map of {@code m}: one writer per kind, each writing its fields in the wire's order. */
     private static ObjectNode body(Message m) {
         ObjectNode b = CBOR.createObjectNode();
         if (m instanceof SessionStart) {
-            SessionStart s = (SessionStart) m;
-            b.put("session", s.session().toBytes()).put("acceptor", s.acceptor()).put("sledNonce", s.sledNonce())
-                    .put("clientNonce", s.clientNonce()).put("starter", s.starter());
+            sessionStart(b, (SessionStart) m);
         } else if (m instanceof SessionStop) {
-            SessionStop s = (SessionStop) m;
-            b.put("session", s.session().toBytes()).put("by", s.by());
+            sessionStop(b, (SessionStop) m);
         } else if (m instanceof JobSkip) {
-            JobSkip s = (JobSkip) m;
-            b.put("session", s.session().toBytes()).put("position", s.position().toBytes()).put("by", s.by());
+            jobSkip(b, (JobSkip) m);
         } else if (m instanceof JobStart) {
-            SignedJob j = ((JobStart) m).job();
-            JobRequest r = j.request();
-            b.put("session", r.session().toBytes()).put("job", r.job().toBytes()).put("command", r.command())
-                    .put("target", r.target()).put("concurrent", r.concurrent()).put("key", j.key().toBytes())
-                    .put("algorithm", wireName(j.algorithm())).put("signature", j.signature());
-            limits(b, r.limits());
-            if (r.mode() != sush.projections.job.JobMode.RECORDED) {
-                b.put("mode", r.mode().wire());
-            }
+            jobStart(b, ((JobStart) m).job());
         } else if (m instanceof JobStop) {
-            JobStop s = (JobStop) m;
-            b.put("job", s.job().toBytes()).put("by", s.by());
+            jobStop(b, (JobStop) m);
         } else if (m instanceof Announcement) {
-            Announcement a = (Announcement) m;
-            b.put("baseboard", a.baseboard()).put("software", a.software()).put("cubby", a.cubby());
-            if (a.api() != null) {
-                b.put("api", a.api());
-            }
+            announcement(b, (Announcement) m);
         } else if (m instanceof JobStarted) {
-            JobStarted s = (JobStarted) m;
-            b.put("baseboard", s.baseboard()).put("job", s.job().toBytes());
-            if (s.startedAtMs() != null) {
-                b.put("startedAtMs", s.startedAtMs().longValue());
-            }
+            jobStarted(b, (JobStarted) m);
         } else if (m instanceof JobStopped) {
-            JobStopped s = (JobStopped) m;
-            b.put("baseboard", s.baseboard()).put("job", s.job().toBytes());
-            if (s.exitCode() != null) {
-                b.put("exitCode", s.exitCode().intValue());
-            } else {
-                b.put("processError", s.processError());
-            }
-            b.put("stdoutBytes", s.stdoutBytes()).put("stdoutSha3", s.stdoutSha3()).put("stderrBytes", s.stderrBytes())
-                    .put("stderrSha3", s.stderrSha3());
-            times(b, s.startedAtMs(), s.endedAtMs(), s.durationMs());
+            jobStopped(b, (JobStopped) m);
         } else if (m instanceof JobErrored) {
-            JobErrored e = (JobErrored) m;
-            b.put("baseboard", e.baseboard()).put("job", e.job().toBytes()).put("error", wireName(e.kind()))
-                    .put("detail", e.detail()).put("signal", e.signal());
-            times(b, e.startedAtMs(), e.endedAtMs(), e.durationMs());
+            jobErrored(b, (JobErrored) m);
         } else if (m instanceof JobSkipped) {
-            JobSkipped s = (JobSkipped) m;
-            b.put("baseboard", s.baseboard()).put("job", s.job().toBytes()).put("reason", wireName(s.reason()));
-        } else if (m instanceof Message.JobCancelled) {
-            Message.JobCancelled c = (Message.JobCancelled) m;
-            b.put("baseboard", c.baseboard()).put("job", c.job().toBytes());
-        } else if (m instanceof Message.JobConflict) {
-            Message.JobConflict c = (Message.JobConflict) m;
-            b.put("baseboard", c.baseboard()).put("job", c.job().toBytes()).put("held", c.held().toBytes())
-                    .put("refused", c.refused().toBytes());
-        } else if (m instanceof Message.OperatorLogin) {
-            Message.OperatorLogin l = (Message.OperatorLogin) m;
-            b.put("acceptor", l.acceptor()).put("key", l.key()).put("nonce", l.nonce()).put("clientNonce",
-                    l.clientNonce()).put("ephemeral", l.ephemeral()).put("signature", l.signature())
-                    .put("expires", l.expires());
-        } else if (m instanceof Message.OperatorRevoked) {
-            Message.OperatorRevoked r = (Message.OperatorRevoked) m;
-            b.put("key", r.key().toBytes()).put("by", r.by());
-            if (!r.id().isEmpty()) {
-                b.put("id", r.id());
-            }
-        } else if (m instanceof Message.OperatorUnrevoked) {
-            Message.OperatorUnrevoked u = (Message.OperatorUnrevoked) m;
-            b.put("key", u.key().toBytes()).put("by", u.by()).put("lifts", u.lifts());
-        } else if (m instanceof Message.SessionAccess) {
-            Message.SessionAccess a = (Message.SessionAccess) m;
-            b.put("session", a.session().toBytes()).put("key", a.key()).put("access", wireName(a.access()))
-                    .put("by", a.by());
-        } else if (m instanceof Message.SessionGrant) {
-            SignedGrant g = ((Message.SessionGrant) m).grant();
-            b.put("signer", g.grant().signer().toBytes()).put("epoch", g.grant().epoch())
-                    .put("starter", g.grant().starter()).put("clientNonce", g.grant().clientNonce())
-                    .put("algorithm", wireName(g.algorithm())).put("signature", g.signature());
+            jobSkipped(b, (JobSkipped) m);
+        } else if (m instanceof JobCancelled) {
+            jobCancelled(b, (JobCancelled) m);
+        } else if (m instanceof JobConflict) {
+            jobConflict(b, (JobConflict) m);
+        } else if (m instanceof OperatorLogin) {
+            operatorLogin(b, (OperatorLogin) m);
+        } else if (m instanceof OperatorRevoked) {
+            operatorRevoked(b, (OperatorRevoked) m);
+        } else if (m instanceof OperatorUnrevoked) {
+            operatorUnrevoked(b, (OperatorUnrevoked) m);
+        } else if (m instanceof SessionAccess) {
+            sessionAccess(b, (SessionAccess) m);
+        } else if (m instanceof SessionGrant) {
+            sessionGrant(b, ((SessionGrant) m).grant());
         } else {
-            RackError e = (RackError) m;
-            b.put("baseboard", e.baseboard()).put("error", wireName(e.kind())).put("session", e.session().toBytes())
-                    .put("detail", e.detail());
+            rackError(b, (RackError) m);
         }
         return b;
     }
 
+    private static void sessionStart(ObjectNode b, SessionStart s) {
+        b.put("session", s.session().toBytes()).put("acceptor", s.acceptor()).put("sledNonce", s.sledNonce())
+                .put("clientNonce", s.clientNonce()).put("starter", s.starter());
+    }
+
+    private static void sessionStop(ObjectNode b, SessionStop s) {
+        b.put("session", s.session().toBytes()).put("by", s.by());
+    }
+
+    private static void jobSkip(ObjectNode b, JobSkip s) {
+        b.put("session", s.session().toBytes()).put("position", s.position().toBytes()).put("by", s.by());
+    }
+
+    private static void jobStart(ObjectNode b, SignedJob j) {
+        JobRequest r = j.request();
+        b.put("session", r.session().toBytes()).put("job", r.job().toBytes()).put("command", r.command())
+                .put("target", r.target()).put("concurrent", r.concurrent()).put("key", j.key().toBytes())
+                .put("algorithm", wireName(j.algorithm())).put("signature", j.signature());
+        limits(b, r.limits());
+        if (r.mode() != JobMode.RECORDED) {
+            b.put("mode", r.mode().wire());
+        }
+    }
+
+    private static void jobStop(ObjectNode b, JobStop s) {
+        b.put("job", s.job().toBytes()).put("by", s.by());
+    }
+
+    private static void announcement(ObjectNode b, Announcement a) {
+        b.put("baseboard", a.baseboard()).put("software", a.software()).put("cubby", a.cubby());
+        if (a.api() != null) {
+            b.put("api", a.api());
+        }
+    }
+
+    private static void jobStarted(ObjectNode b, JobStarted s) {
+        b.put("baseboard", s.baseboard()).put("job", s.job().toBytes());
+        if (s.startedAtMs() != null) {
+            b.put("startedAtMs", s.startedAtMs().longValue());
+        }
+    }
+
+    private static void jobStopped(ObjectNode b, JobStopped s) {
+        b.put("baseboard", s.baseboard()).put("job", s.job().toBytes());
+        if (s.exitCode() != null) {
+            b.put("exitCode", s.exitCode().intValue());
+        } else {
+            b.put("processError", s.processError());
+        }
+        b.put("stdoutBytes", s.stdoutBytes()).put("stdoutSha3", s.stdoutSha3()).put("stderrBytes", s.stderrBytes())
+                .put("stderrSha3", s.stderrSha3());
+        times(b, s.startedAtMs(), s.endedAtMs(), s.durationMs());
+    }
+
+    private static void jobErrored(ObjectNode b, JobErrored e) {
+        b.put("baseboard", e.baseboard()).put("job", e.job().toBytes()).put("error", wireName(e.kind()))
+                .put("detail", e.detail()).put("signal", e.signal());
+        times(b, e.startedAtMs(), e.endedAtMs(), e.durationMs());
+    }
+
+    private static void jobSkipped(ObjectNode b, JobSkipped s) {
+        b.put("baseboard", s.baseboard()).put("job", s.job().toBytes()).put("reason", wireName(s.reason()));
+    }
+
+    private static void jobCancelled(ObjectNode b, JobCancelled c) {
+        b.put("baseboard", c.baseboard()).put("job", c.job().toBytes());
+    }
+
+    private static void jobConflict(ObjectNode b, JobConflict c) {
+        b.put("baseboard", c.baseboard()).put("job", c.job().toBytes()).put("held", c.held().toBytes())
+                .put("refused", c.refused().toBytes());
+    }
+
+    private static void operatorLogin(ObjectNode b, OperatorLogin l) {
+        b.put("acceptor", l.acceptor()).put("key", l.key()).put("nonce", l.nonce()).put("clientNonce",
+                l.clientNonce()).put("ephemeral", l.ephemeral()).put("signature", l.signature())
+                .put("expires", l.expires());
+    }
+
+    private static void operatorRevoked(ObjectNode b, OperatorRevoked r) {
+        b.put("key", r.key().toBytes()).put("by", r.by());
+        if (!r.id().isEmpty()) {
+            b.put("id", r.id());
+        }
+    }
+
+    private static void operatorUnrevoked(ObjectNode b, OperatorUnrevoked u) {
+        b.put("key", u.key().toBytes()).put("by", u.by()).put("lifts", u.lifts());
+    }
+
+    private static void sessionAccess(ObjectNode b, SessionAccess a) {
+        b.put("session", a.session().toBytes()).put("key", a.key()).put("access", wireName(a.access()))
+                .put("by", a.by());
+    }
+
+    private static void sessionGrant(ObjectNode b, SignedGrant g) {
+        b.put("signer", g.grant().signer().toBytes()).put("epoch", g.grant().epoch())
+                .put("starter", g.grant().starter()).put("clientNonce", g.grant().clientNonce())
+                .put("algorithm", wireName(g.algorithm())).put("signature", g.signature());
+    }
+
+    private static void rackError(ObjectNode b, RackError e) {
+        b.put("baseboard", e.baseboard()).put("error", wireName(e.kind())).put("session", e.session().toBytes())
+                .put("detail", e.detail());
+    }
+
     /** A job's own limits (D-031): optional fields, each written only when asked. */
-    private static void limits(ObjectNode b, sush.projections.job.JobLimits l) {
+    private static void limits(ObjectNode b, JobLimits l) {
         String[] names = LIMIT_NAMES;
-        sush.projections.job.JobLimits.Kind[] kinds = sush.projections.job.JobLimits.Kind.values();
+        JobLimits.Kind[] kinds = JobLimits.Kind.values();
         for (int i = 0; i < kinds.length; i++) {
             if (l.get(kinds[i]) > 0) {
                 b.put(names[i], l.get(kinds[i]));
@@ -274,32 +339,32 @@ public final class MessageCodec {
         }
     }
 
-    /** The wire names of a job's limits, in {@link sush.projections.job.JobLimits.Kind} order. */
+    /** The wire names of a job's limits, in {@link JobLimits.Kind} order. */
     private static final String[] LIMIT_NAMES = {"wallTimeMs", "outputBytes", "cpuSeconds", "addressSpaceBytes",
         "fileSizeBytes"};
 
     /** A job's mode (D-034): absent is recorded; {@code recorded} itself is never written, so it is malformed. */
-    private static sush.projections.job.JobMode mode(Fields f) throws MessageException {
+    private static JobMode mode(Fields f) throws MessageException {
         String m = f.optionalText("mode", 16);
         if (m == null) {
-            return sush.projections.job.JobMode.RECORDED;
+            return JobMode.RECORDED;
         }
         if (m.equals("interactive")) {
-            return sush.projections.job.JobMode.INTERACTIVE;
+            return JobMode.INTERACTIVE;
         }
         if (m.equals("streaming")) {
-            return sush.projections.job.JobMode.STREAMING;
+            return JobMode.STREAMING;
         }
         throw new MessageException("job-start.mode: " + m + " is not interactive or streaming");
     }
 
-    private static sush.projections.job.JobLimits limits(Fields f) throws MessageException {
+    private static JobLimits limits(Fields f) throws MessageException {
         long[] v = new long[LIMIT_NAMES.length];
         for (int i = 0; i < v.length; i++) {
             Long n = f.optionalNumber(LIMIT_NAMES[i], 1, Long.MAX_VALUE);
             v[i] = n == null ? 0 : n;
         }
-        return new sush.projections.job.JobLimits(v[0], v[1], v[2], v[3], v[4]);
+        return new JobLimits(v[0], v[1], v[2], v[3], v[4]);
     }
 
     /**
@@ -332,7 +397,7 @@ public final class MessageCodec {
                 return new JobSkip(RecentIds.SESSIONS.of(f.id("session")), RecentIds.JOBS.of(f.id("position")), f.text("by", name));
             case "job-start":
                 JobRequest r = new JobRequest(RecentIds.SESSIONS.of(f.id("session")), RecentIds.JOBS.of(f.id("job")),
-                        f.text("command", Fields.MAX_COMMAND_CHARS), f.text("target", sush.projections.targets.Target.MAX_CHARS), f.flag("concurrent"),
+                        f.text("command", Fields.MAX_COMMAND_CHARS), f.text("target", Target.MAX_CHARS), f.flag("concurrent"),
                         limits(f), mode(f));
                 return new JobStart(new SignedJob(r, new KeyId(f.id("key")), f.choice("algorithm", SignatureAlgorithm.class),
                         f.bytes("signature", -1, Fields.MAX_BLOB_BYTES)));
@@ -361,27 +426,27 @@ public final class MessageCodec {
                 return new JobSkipped(f.text("baseboard", name), RecentIds.JOBS.of(f.id("job")),
                         f.choice("reason", Message.SkipReason.class));
             case "job-cancelled":
-                return new Message.JobCancelled(f.text("baseboard", name), RecentIds.JOBS.of(f.id("job")));
+                return new JobCancelled(f.text("baseboard", name), RecentIds.JOBS.of(f.id("job")));
             case "job-conflict":
-                return new Message.JobConflict(f.text("baseboard", name), RecentIds.JOBS.of(f.id("job")),
+                return new JobConflict(f.text("baseboard", name), RecentIds.JOBS.of(f.id("job")),
                         RecentIds.JOBS.of(f.id("held")), RecentIds.JOBS.of(f.id("refused")));
             case "operator-login":
-                return new Message.OperatorLogin(f.text("acceptor", name), f.bytes("key", -1, Fields.MAX_BLOB_BYTES),
+                return new OperatorLogin(f.text("acceptor", name), f.bytes("key", -1, Fields.MAX_BLOB_BYTES),
                         f.bytes("nonce", 16, 16), f.bytes("clientNonce", -1, 64), f.bytes("ephemeral", 32, 32),
                         f.bytes("signature", -1, Fields.MAX_BLOB_BYTES), f.number("expires", 0, Long.MAX_VALUE));
             case "operator-revoked":
                 String revocation = f.optionalText("id", name);
-                return new Message.OperatorRevoked(new KeyId(f.id("key")), f.text("by", name), revocation == null ? ""
+                return new OperatorRevoked(new KeyId(f.id("key")), f.text("by", name), revocation == null ? ""
                         : revocation);
             case "operator-unrevoked":
-                return new Message.OperatorUnrevoked(new KeyId(f.id("key")), f.text("by", name), f.text("lifts",
+                return new OperatorUnrevoked(new KeyId(f.id("key")), f.text("by", name), f.text("lifts",
                         name));
             case "session-access":
-                return new Message.SessionAccess(RecentIds.SESSIONS.of(f.id("session")), f.text("key", name),
+                return new SessionAccess(RecentIds.SESSIONS.of(f.id("session")), f.text("key", name),
                         f.choice("access", Message.Access.class), f.text("by", name));
             case "session-grant":
                 try {
-                    return new Message.SessionGrant(new SignedGrant(new Grant(f.number("epoch", 0, Long.MAX_VALUE),
+                    return new SessionGrant(new SignedGrant(new Grant(f.number("epoch", 0, Long.MAX_VALUE),
                             new KeyId(f.id("signer")), f.text("starter", Grant.MAX_STARTER_CHARS),
                             f.bytes("clientNonce", Grant.NONCE_BYTES, Grant.NONCE_BYTES)),
                             f.choice("algorithm", SignatureAlgorithm.class), f.bytes("signature", -1, Fields.MAX_BLOB_BYTES)));
