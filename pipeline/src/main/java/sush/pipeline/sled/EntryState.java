@@ -1,0 +1,228 @@
+package sush.pipeline.sled;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import sush.gossip.clock.Version;
+import sush.gossip.set.NetworkId;
+import sush.gossip.set.Replica;
+import sush.locker.record.BoundaryRecord;
+import sush.locker.record.SignedRecord;
+import sush.projections.fold.SledProjection;
+import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
+import sush.projections.message.Message;
+
+/**
+ * What one entry into a universe holds (at-most-once.md section 3): built when the sled enters,
+ * after the boundary writer drained, and dropped at the next entry, so nothing of one entry's
+ * reports leaks into the next. The universe, its replica and the fold are fixed at the entry;
+ * the floor, replay and the once-per-entry reports change while its deliveries are folded. It
+ * is left (no fold is fed) from the moment the next entry arrives until that one is built.
+ */
+final class EntryState {
+    /**
+     * A skip of a replayed request or a cancellation by a replayed stop: reported after local
+     * replay only if the job has no status of this sled's then (an earlier life may have
+     * reported it already).
+     */
+    record Deferred(JobId job, Message report) {
+    }
+
+    private final long seq;
+    private final NetworkId network;
+    private final Replica replica;
+    private final Optional<BoundaryRecord> snapshot;
+    /** Signed ordering: the record as it stood at this entry (resumption and adjudication). */
+    private final Optional<SignedRecord> signedSnapshot;
+    private final Version arrival;
+    private final Version birth;
+    private final long replayUntil;
+    private final SledProjection fold;
+    private Optional<Version> floor;
+    private boolean committedAboveFloor;
+    private boolean drained;
+    /** Set when the next entry arrives: this entry's fold is fed no more. */
+    private boolean left;
+    private final List<Deferred> deferredReports = new ArrayList<>();
+    /** Signed ordering: sessions whose epoch reuse this entry reported (once each). */
+    private final Set<SessionId> reuseReported = new HashSet<>();
+    /** Jobs of this life whose start (and ending) this entry told again: once each. */
+    private final Set<JobId> reannounced = new HashSet<>();
+    /** Conflicts this entry reported, by position and refused successor: one report each. */
+    private final Set<String> conflictsReported = new HashSet<>();
+    /** Jobs this entry reported (or deferred) a skip for: one report per job per entry. */
+    private final Set<JobId> skipReported = new HashSet<>();
+    /** The gossip set fill threshold this entry reported (0, 80 or 100). */
+    private int fillReported;
+    /** Requests this entry judged while walking back from a later one behind the head. */
+    private final Set<JobId> walkedBack = new HashSet<>();
+    /** The chain overflow already reported in this entry (its bounds are explicit, never a silent gap). */
+    private long overflowReported;
+    /** What this entry's fold forgot, by memory, as last reported. */
+    private final Map<String, Long> evictionsReported = new HashMap<>();
+    private long evictionsTotalReported;
+
+    /**
+     * @param seq            the gossip node's sequence number of this entry
+     * @param network        the universe entered
+     * @param replica        its gossip set, as this sled holds it
+     * @param snapshot       causal ordering: the record as it stands for this entry
+     * @param signedSnapshot signed ordering: the record as it stood at this entry
+     * @param arrival        the replica's frontier when the sled arrived, before its announcement
+     * @param birth          the replica's frontier after the announcement and any entry floor
+     * @param replayUntil    the replica's size at entry: deliveries up to it are local replay
+     * @param floor          the floor the entry itself raised, if it did
+     * @param fold           the fold this entry feeds
+     */
+    EntryState(long seq, NetworkId network, Replica replica, Optional<BoundaryRecord> snapshot,
+            Optional<SignedRecord> signedSnapshot, Version arrival, Version birth, long replayUntil,
+            Optional<Version> floor, SledProjection fold) {
+        this.seq = seq;
+        this.network = network;
+        this.replica = replica;
+        this.snapshot = snapshot;
+        this.signedSnapshot = signedSnapshot;
+        this.arrival = arrival;
+        this.birth = birth;
+        this.replayUntil = replayUntil;
+        this.floor = floor;
+        this.fold = fold;
+    }
+
+    long seq() {
+        return seq;
+    }
+
+    NetworkId network() {
+        return network;
+    }
+
+    Replica replica() {
+        return replica;
+    }
+
+    Optional<BoundaryRecord> snapshot() {
+        return snapshot;
+    }
+
+    Optional<SignedRecord> signedSnapshot() {
+        return signedSnapshot;
+    }
+
+    Version arrival() {
+        return arrival;
+    }
+
+    Version birth() {
+        return birth;
+    }
+
+    long replayUntil() {
+        return replayUntil;
+    }
+
+    SledProjection fold() {
+        return fold;
+    }
+
+    /** Whether this entry's fold is still fed (no newer entry arrived). */
+    boolean folding() {
+        return !left;
+    }
+
+    /** A newer entry arrived: this one's fold is fed no more. */
+    void leave() {
+        left = true;
+    }
+
+    Optional<Version> floor() {
+        return floor;
+    }
+
+    /** A floor is raised at {@code at} in this entry: no commit above it yet. */
+    void raiseFloor(Version at) {
+        floor = Optional.of(at);
+        committedAboveFloor = false;
+    }
+
+    /** Whether a commit was made above this entry's floor. */
+    boolean committedAboveFloor() {
+        return committedAboveFloor;
+    }
+
+    /** A commit was reserved in this entry: it is above the floor if there is one. */
+    void committed() {
+        committedAboveFloor = floor.isPresent();
+    }
+
+    /** Whether local replay is over (every request met from now on is a live one). */
+    boolean drained() {
+        return drained;
+    }
+
+    /** Local replay is over. */
+    void drain() {
+        drained = true;
+    }
+
+    List<Deferred> deferredReports() {
+        return deferredReports;
+    }
+
+    Set<SessionId> reuseReported() {
+        return reuseReported;
+    }
+
+    Set<JobId> reannounced() {
+        return reannounced;
+    }
+
+    Set<String> conflictsReported() {
+        return conflictsReported;
+    }
+
+    Set<JobId> skipReported() {
+        return skipReported;
+    }
+
+    Set<JobId> walkedBack() {
+        return walkedBack;
+    }
+
+    /** Records {@code reached} as reported if it is past the fill reported so far; whether it was. */
+    boolean fillReached(int reached) {
+        if (reached > fillReported) {
+            fillReported = reached;
+            return true;
+        }
+        return false;
+    }
+
+    /** Records {@code overflow} as reported if it is past the overflow reported so far; whether it was. */
+    boolean overflowGrew(long overflow) {
+        if (overflow > overflowReported) {
+            overflowReported = overflow;
+            return true;
+        }
+        return false;
+    }
+
+    Map<String, Long> evictionsReported() {
+        return evictionsReported;
+    }
+
+    /** Records {@code total} as the evictions reported; whether it differs from the last total. */
+    boolean evictionsChanged(long total) {
+        if (total == evictionsTotalReported) {
+            return false;
+        }
+        evictionsTotalReported = total;
+        return true;
+    }
+}
