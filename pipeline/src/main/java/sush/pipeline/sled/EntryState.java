@@ -21,9 +21,10 @@ import sush.projections.message.Message;
 /**
  * What one entry into a universe holds (at-most-once.md section 3): built when the sled enters,
  * after the boundary writer drained, and dropped at the next entry, so nothing of one entry's
- * reports leaks into the next. The universe, its replica and the fold are fixed at the entry;
- * the floor, replay and the once-per-entry reports change while its deliveries are folded. It
- * is left (no fold is fed) from the moment the next entry arrives until that one is built.
+ * reports leaks into the next. The universe, its replica and the record as the entry found it
+ * are fixed when it is built; its fold once the entry's announcement and floor are out; the
+ * floor, replay and the once-per-entry reports change while its deliveries are folded. It is
+ * folding from then until the next entry arrives (it is left, and its fold fed no more).
  */
 final class EntryState {
     /**
@@ -41,14 +42,16 @@ final class EntryState {
     /** Signed ordering: the record as it stood at this entry (resumption and adjudication). */
     private final Optional<SignedRecord> signedSnapshot;
     private final Version arrival;
-    private final Version birth;
     private final long replayUntil;
-    private final SledProjection fold;
-    private Optional<Version> floor;
+    /** The replica's frontier once the entry's announcement and floor are out (set with the fold). */
+    private Version birth;
+    /** The fold this entry feeds: null until it is built. */
+    private SledProjection fold;
+    private Optional<Version> floor = Optional.empty();
     private boolean committedAboveFloor;
     private boolean drained;
-    /** Set when the next entry arrives: this entry's fold is fed no more. */
-    private boolean left;
+    /** Whether the fold is fed: from when it is built until the next entry arrives. */
+    private boolean folding;
     private final List<Deferred> deferredReports = new ArrayList<>();
     /** Signed ordering: sessions whose epoch reuse this entry reported (once each). */
     private final Set<SessionId> reuseReported = new HashSet<>();
@@ -75,24 +78,24 @@ final class EntryState {
      * @param snapshot       causal ordering: the record as it stands for this entry
      * @param signedSnapshot signed ordering: the record as it stood at this entry
      * @param arrival        the replica's frontier when the sled arrived, before its announcement
-     * @param birth          the replica's frontier after the announcement and any entry floor
      * @param replayUntil    the replica's size at entry: deliveries up to it are local replay
-     * @param floor          the floor the entry itself raised, if it did
-     * @param fold           the fold this entry feeds
      */
     EntryState(long seq, NetworkId network, Replica replica, Optional<BoundaryRecord> snapshot,
-            Optional<SignedRecord> signedSnapshot, Version arrival, Version birth, long replayUntil,
-            Optional<Version> floor, SledProjection fold) {
+            Optional<SignedRecord> signedSnapshot, Version arrival, long replayUntil) {
         this.seq = seq;
         this.network = network;
         this.replica = replica;
         this.snapshot = snapshot;
         this.signedSnapshot = signedSnapshot;
         this.arrival = arrival;
-        this.birth = birth;
         this.replayUntil = replayUntil;
-        this.floor = floor;
+    }
+
+    /** The entry's fold is built, {@code birth} the replica's frontier then: it is fed from now on. */
+    void startFolding(SledProjection fold, Version birth) {
         this.fold = fold;
+        this.birth = birth;
+        this.folding = true;
     }
 
     long seq() {
@@ -131,14 +134,14 @@ final class EntryState {
         return fold;
     }
 
-    /** Whether this entry's fold is still fed (no newer entry arrived). */
+    /** Whether this entry's fold is built and still fed (no newer entry arrived). */
     boolean folding() {
-        return !left;
+        return folding;
     }
 
     /** A newer entry arrived: this one's fold is fed no more. */
     void leave() {
-        left = true;
+        folding = false;
     }
 
     Optional<Version> floor() {

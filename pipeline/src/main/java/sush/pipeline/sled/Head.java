@@ -367,8 +367,11 @@ final class Head {
         handle(fold().passHead(job, how));
     }
 
-    /** A session hop (rule 2): a floor is raised at the replica's frontier for the rest of this entry. */
-    private void raiseFloor(FloorCause cause) {
+    /**
+     * A floor is raised at the replica's frontier for the rest of this entry: by the entry itself
+     * (section 3, causes 1 and 2) or by a session hop (rule 2).
+     */
+    void raiseFloor(FloorCause cause) {
         EntryState at = entry.get();
         at.raiseFloor(at.replica().frontier());
         loop.journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.FLOOR, "", cause.name()));

@@ -62,6 +62,7 @@ public final class SledRuntime {
     private final HeadRules head;
     private final Launches launches;
     private final Adjudication adjudication;
+    private final Head chainHead;
     private final Ingress ingress;
     /** The newest entry the gossip node announced (it is entered once the writer drained). */
     private long latestEntry;
@@ -93,8 +94,8 @@ public final class SledRuntime {
         this.head = new HeadRules(cfg.me(), cfg.bounds());
         this.launches = new Launches(cfg, this.loop, head, order, () -> entry, locker, launcher, this.writer);
         this.adjudication = new Adjudication(cfg, this.loop, head, order, () -> entry, launches);
-        Head atHead = new Head(cfg, this.loop, head, order, () -> entry, launches, adjudication);
-        this.ingress = new Ingress(cfg, this.loop, ingress, head, () -> entry, atHead, adjudication);
+        this.chainHead = new Head(cfg, this.loop, head, order, () -> entry, launches, adjudication);
+        this.ingress = new Ingress(cfg, this.loop, ingress, head, () -> entry, chainHead, adjudication);
     }
 
     /** Follows the gossip node's entries from now on. */
@@ -231,42 +232,34 @@ public final class SledRuntime {
         NetworkId network = e.network();
         Replica replica = e.replica();
         OrderingRules.AtEntry record = order.atEntry(network);
-        Version arrival = replica.frontier();
-        long replayUntil = replica.size();
+        EntryState at = new EntryState(e.sequence(), network, replica, record.snapshot(), record.signedSnapshot(),
+                replica.frontier(), replica.size());
+        entry = at;
         loop.send(new Message.Announcement(me, cfg.software(), cfg.me().cubby(), cfg.api().orElse(null)));
-        Optional<Version> floor = Optional.empty();
-        if (record.floor().isPresent()) {
-            floor = Optional.of(raiseEntryFloor(network, replica, record.floor().get()));
-        }
+        record.floor().ifPresent(this::raiseEntryFloor);
         Version birth = replica.frontier();
         SledProjection fold = new SledProjection(cfg.me(), cfg.trust(), order.ordering(), cfg.bounds());
-        EntryState at = new EntryState(e.sequence(), network, replica, record.snapshot(), record.signedSnapshot(),
-                arrival, birth, replayUntil, floor, fold);
-        entry = at;
+        at.startFolding(fold, birth);
         head.enter(fold);
         launches.pinned().forEach((job, p) -> fold.pin(job, p.pin()));
         resume(at);
         order.entered(at, e.cause() == Entry.Cause.MIGRATION, launches.pinned().values());
         loop.journal(new JournalRecord.Entered(e.sequence(), network, e.cause().name()));
         loop.emit(new SledEvent.Entered(e.sequence(), network, e.cause().name(), record.floor()));
-        if (replayUntil == 0) {
+        if (at.replayUntil() == 0) {
             at.drain();
             adjudication.onDrained();
         }
         ingress.follow(at);
     }
 
-    /** The floor an entry raises (section 3, causes 1 and 2), at the replica's frontier after the announcement. */
-    private Version raiseEntryFloor(NetworkId network, Replica replica, FloorCause cause) {
+    private void raiseEntryFloor(FloorCause cause) {
         if (cause == FloorCause.UNIVERSE_FLIP_FLOP) {
             loop.send(new Message.RackError(me, Message.RackErrorKind.UNIVERSE_FLIP_FLOP, NO_SESSION,
-                    "back in universe " + network + ", which this sled left long ago"));
+                    "back in universe " + entry.network() + ", which this sled left long ago"));
         }
         // Cause 2 has no error event; the floor still covers this entry's announcement.
-        Version floor = replica.frontier();
-        loop.journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.FLOOR, "", cause.name()));
-        loop.emit(new SledEvent.FloorRaised(cause, floor));
-        return floor;
+        chainHead.raiseFloor(cause);
     }
 
     /**
