@@ -43,9 +43,7 @@ final class Head {
     private final Adjudication adjudication;
     private final String me;
 
-    /**
-     * @param entry the entry folding now
-     */
+    /** @param entry the entry folding now */
     Head(SledConfig cfg, Loop loop, HeadRules head, OrderingRules order, Supplier<EntryState> entry,
             Launches launches, Adjudication adjudication) {
         this.cfg = cfg;
