@@ -1,5 +1,6 @@
 package sush.ops;
 
+import sush.ops.wire.Version;
 import java.util.concurrent.Callable;
 
 import picocli.CommandLine;

@@ -1,5 +1,7 @@
 package sush.ops;
 
+import sush.ops.wire.SignedRequests;
+import sush.ops.wire.Json;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

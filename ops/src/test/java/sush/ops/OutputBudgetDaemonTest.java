@@ -1,5 +1,6 @@
 package sush.ops;
 
+import sush.ops.wire.Json;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

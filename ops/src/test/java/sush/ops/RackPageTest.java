@@ -1,5 +1,7 @@
 package sush.ops;
 
+import sush.ops.wire.SignedRequests;
+import sush.ops.wire.Json;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -86,7 +88,7 @@ class RackPageTest extends ProcessRack {
         HttpResponse<String> whole = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base + "/rack"))
                 .header("Authorization", "SushRead " + token).build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(200, whole.statusCode(), whole.body());
-        JsonNode sleds = sush.ops.Json.MAPPER.readTree(whole.body()).get("sleds");
+        JsonNode sleds = sush.ops.wire.Json.MAPPER.readTree(whole.body()).get("sleds");
         assertEquals(4, sleds.size(), whole.body());
         for (int i = 0; i < 4; i++) {
             JsonNode e = sleds.get(i);
@@ -113,7 +115,7 @@ class RackPageTest extends ProcessRack {
             HttpResponse<String> slow = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base
                     + "/rack")).header("Authorization", "SushRead " + token).build(), HttpResponse.BodyHandlers.ofString());
             double slowMs = (System.nanoTime() - asked) / 1e6;
-            JsonNode all = sush.ops.Json.MAPPER.readTree(slow.body()).get("sleds");
+            JsonNode all = sush.ops.wire.Json.MAPPER.readTree(slow.body()).get("sleds");
             assertEquals(4, all.size(), slow.body());
             for (JsonNode e : all) {
                 boolean isStalled = e.get("baseboard").asString().equals(rack.sleds().get(1).baseboard());
@@ -195,7 +197,7 @@ class RackPageTest extends ProcessRack {
                     + "/rack")).header("Authorization", "SushRead " + token).build(), HttpResponse.BodyHandlers.ofString());
             double downMs = (System.nanoTime() - asked) / 1e6;
             JsonNode gone = null;
-            for (JsonNode e : sush.ops.Json.MAPPER.readTree(down.body()).get("sleds")) {
+            for (JsonNode e : sush.ops.wire.Json.MAPPER.readTree(down.body()).get("sleds")) {
                 if (e.get("baseboard").asString().equals(b3)) {
                     gone = e;
                 }

@@ -1,5 +1,6 @@
 package sush.ops;
 
+import sush.ops.wire.SignedRequests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

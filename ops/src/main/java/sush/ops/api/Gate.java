@@ -20,9 +20,9 @@ import reactor.core.publisher.Mono;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
 import reactor.netty.http.server.HttpServerRoutes;
-import sush.ops.Audiences;
-import sush.ops.Json;
-import sush.ops.SignedRequests;
+import sush.ops.wire.Audiences;
+import sush.ops.wire.Json;
+import sush.ops.wire.SignedRequests;
 import sush.ops.api.Replies.Refused;
 import sush.ops.auth.Authority;
 

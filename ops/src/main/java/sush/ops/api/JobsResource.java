@@ -9,10 +9,10 @@ import java.util.Optional;
 
 import reactor.core.publisher.Mono;
 import reactor.netty.http.server.HttpServerRequest;
-import sush.ops.Bodies;
-import sush.ops.Json;
-import sush.ops.SignedRequests;
-import sush.ops.SignedRequests.BadRequest;
+import sush.ops.wire.Bodies;
+import sush.ops.wire.Json;
+import sush.ops.wire.SignedRequests;
+import sush.ops.wire.SignedRequests.BadRequest;
 import sush.ops.api.Replies.Refused;
 import sush.ops.auth.Authority;
 import sush.pipeline.sled.SledConfig;

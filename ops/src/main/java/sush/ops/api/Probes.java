@@ -17,7 +17,7 @@ import sush.gossip.node.GossipNode;
 import sush.gossip.set.Replica;
 import sush.locker.record.SignedRecord;
 import sush.locker.store.Locker;
-import sush.ops.Version;
+import sush.ops.wire.Version;
 import sush.pipeline.disk.DiskReserve;
 import sush.pipeline.exec.ProcessLauncher;
 import sush.pipeline.sled.SledConfig;

@@ -29,7 +29,7 @@ import reactor.netty.http.server.HttpServerResponse;
 import reactor.netty.resources.ConnectionProvider;
 import reactor.netty.tcp.SslProvider;
 import sush.gossip.net.GossipTls;
-import sush.ops.Json;
+import sush.ops.wire.Json;
 import sush.pipeline.sled.SledConfig;
 import sush.pipeline.sled.SledRuntime;
 

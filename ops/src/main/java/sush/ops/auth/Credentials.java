@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.bouncycastle.crypto.params.Ed25519PrivateKeyParameters;
 import org.bouncycastle.crypto.signers.Ed25519Signer;
 
-import sush.ops.Json;
+import sush.ops.wire.Json;
 import sush.projections.id.KeyId;
 import tools.jackson.databind.JsonNode;
 

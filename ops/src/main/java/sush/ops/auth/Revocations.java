@@ -15,7 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-import sush.ops.Json;
+import sush.ops.wire.Json;
 import sush.ops.auth.Authority.Revocation;
 import sush.projections.id.IdException;
 import sush.projections.id.KeyId;

@@ -11,7 +11,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
-import sush.ops.Json;
+import sush.ops.wire.Json;
 import tools.jackson.databind.JsonNode;
 
 /**

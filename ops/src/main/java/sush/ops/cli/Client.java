@@ -12,7 +12,7 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.function.Predicate;
 
-import sush.ops.Json;
+import sush.ops.wire.Json;
 import sush.ops.auth.Authority;
 import sush.ops.auth.Credentials;
 import sush.ops.auth.OperatorSigner;
@@ -229,11 +229,11 @@ public final class Client {
 
     /**
      * The {@code Authorization} of one request: signed for the sled it is for
-     * ({@link sush.ops.Audiences}): the sled at this URL, or the one a relayed request names.
+     * ({@link sush.ops.wire.Audiences}): the sled at this URL, or the one a relayed request names.
      */
     private java.util.Optional<String> authorization(String method, String path, byte[] body) throws Failure {
         String[] a = audience();
-        return credentials.authorize(a[0], sush.ops.Audiences.of(method, path, a[1]), method, path, body);
+        return credentials.authorize(a[0], sush.ops.wire.Audiences.of(method, path, a[1]), method, path, body);
     }
 
     /** A refusal or an unreachable sled, with the exit code a script can test. */

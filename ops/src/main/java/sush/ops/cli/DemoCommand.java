@@ -16,7 +16,7 @@ import java.util.concurrent.CountDownLatch;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import sush.ops.SignedRequests;
+import sush.ops.wire.SignedRequests;
 import sush.ops.daemon.Daemon;
 import sush.ops.daemon.RackFile;
 import sush.ops.signer.EpochFile;

@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 import picocli.CommandLine.Option;
-import sush.ops.Json;
+import sush.ops.wire.Json;
 import sush.ops.daemon.RackFile;
 import sush.projections.job.KeyException;
 import sush.projections.job.SignerKey;

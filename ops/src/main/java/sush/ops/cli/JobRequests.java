@@ -5,7 +5,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 
-import sush.ops.SignedRequests;
+import sush.ops.wire.SignedRequests;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
 import sush.projections.job.JobLimits;

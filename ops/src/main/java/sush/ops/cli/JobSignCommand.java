@@ -7,8 +7,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import sush.ops.Json;
-import sush.ops.SignedRequests;
+import sush.ops.wire.Json;
+import sush.ops.wire.SignedRequests;
 
 /**
  * {@code sush job sign}: signs the active session's next job, keeps it in the session's chain, and

@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 
-import sush.ops.Json;
+import sush.ops.wire.Json;
 import sush.projections.id.JobId;
 import sush.projections.targets.Sled;
 import sush.projections.targets.Target;

@@ -9,8 +9,8 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
-import sush.ops.Json;
-import sush.ops.SignedRequests;
+import sush.ops.wire.Json;
+import sush.ops.wire.SignedRequests;
 import sush.projections.job.SignedJob;
 
 /**

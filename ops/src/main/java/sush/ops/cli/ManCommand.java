@@ -44,12 +44,6 @@ public final class ManCommand implements Callable<Integer> {
         }
     }
 
-    /** The build's entry (exec-maven-plugin, in Maven's own JVM: it never exits): pages into {@code args[0]}. */
-    public static void main(String[] args) throws IOException {
-        int n = write(new CommandLine(new sush.ops.Main()).getCommandSpec(), Path.of(args[0]));
-        System.out.println(n + " man pages written to " + args[0]);
-    }
-
     /** Writes the page of {@code root} and of every command below it; how many. */
     public static int write(CommandSpec root, Path dir) throws IOException {
         Files.createDirectories(dir);

@@ -12,8 +12,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
-import sush.ops.Json;
-import sush.ops.SignedRequests;
+import sush.ops.wire.Json;
+import sush.ops.wire.SignedRequests;
 import sush.projections.id.IdException;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;

@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import sush.ops.SignedRequests;
+import sush.ops.wire.SignedRequests;
 import sush.ops.signer.EpochFile;
 import sush.projections.fold.Ordering;
 import sush.projections.id.IdException;

@@ -17,8 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import sush.ops.Json;
-import sush.ops.SignedRequests;
+import sush.ops.wire.Json;
+import sush.ops.wire.SignedRequests;
 import sush.projections.id.IdException;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;

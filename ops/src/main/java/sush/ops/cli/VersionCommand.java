@@ -26,20 +26,20 @@ public final class VersionCommand implements Callable<Integer> {
             java.util.List<String> differing = new java.util.ArrayList<>();
             sleds.forEach(s -> {
                 String software = s.get("software").asString();
-                byCubby.put(s.get("cubby").asInt(), (software.equals(sush.ops.Version.SOFTWARE) ? "" : "!")
+                byCubby.put(s.get("cubby").asInt(), (software.equals(sush.ops.wire.Version.SOFTWARE) ? "" : "!")
                         + s.get("baseboard").asString() + " " + software);
-                if (!software.equals(sush.ops.Version.SOFTWARE)) {
+                if (!software.equals(sush.ops.wire.Version.SOFTWARE)) {
                     differing.add(Client.printable(s.get("baseboard").asString()) + " runs " + Client.printable(software));
                 }
             });
-            StringBuilder b = new StringBuilder("client " + sush.ops.Version.SOFTWARE + "\n");
+            StringBuilder b = new StringBuilder("client " + sush.ops.wire.Version.SOFTWARE + "\n");
             b.append(draw(byCubby));
             if (!differing.isEmpty()) {
-                b.append("! a build other than the client's (").append(sush.ops.Version.SOFTWARE).append("):\n");
+                b.append("! a build other than the client's (").append(sush.ops.wire.Version.SOFTWARE).append("):\n");
                 differing.forEach(d -> b.append("  ").append(d).append('\n'));
             }
-            g.print(Map.of("client", sush.ops.Version.SOFTWARE, "version", sush.ops.Version.VERSION, "commit",
-                    sush.ops.Version.COMMIT, "sleds", sleds, "differing", differing), b.toString().stripTrailing());
+            g.print(Map.of("client", sush.ops.wire.Version.SOFTWARE, "version", sush.ops.wire.Version.VERSION, "commit",
+                    sush.ops.wire.Version.COMMIT, "sleds", sleds, "differing", differing), b.toString().stripTrailing());
             return 0;
         } catch (Client.Failure f) {
             return g.fail(f);

@@ -35,7 +35,7 @@ public final class Daemon implements AutoCloseable {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Daemon.class);
 
     /** What this sled announces as its software (the build's version and commit). */
-    public static final String SOFTWARE = sush.ops.Version.SOFTWARE;
+    public static final String SOFTWARE = sush.ops.wire.Version.SOFTWARE;
     /** The file in the output directory that keeps the revoked operators (issue 36). */
     public static final String REVOKED_OPERATORS = "revoked-operators.json";
     /** How long a graceful stop waits for killed jobs to report their endings. */

@@ -11,7 +11,7 @@ import java.util.Optional;
 
 import sush.gossip.net.RackCa;
 import sush.projections.fold.Ordering;
-import sush.ops.Json;
+import sush.ops.wire.Json;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 

@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-import sush.ops.Json;
+import sush.ops.wire.Json;
 import sush.projections.fold.Ordering;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;

@@ -18,7 +18,7 @@ import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
-import sush.ops.SignedRequests;
+import sush.ops.wire.SignedRequests;
 import sush.ops.cli.Client;
 import sush.ops.cli.RackCommand;
 import sush.ops.daemon.Daemon;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import org.junit.jupiter.api.Test;
 
-import sush.ops.Json;
+import sush.ops.wire.Json;
 
 /** Fields from the rack are printed with their control characters escaped (issue 22: terminal escapes). */
 class PrintableTest {

@@ -1,4 +1,4 @@
-package sush.ops;
+package sush.ops.wire;
 
 import java.util.HexFormat;
 import java.util.LinkedHashMap;

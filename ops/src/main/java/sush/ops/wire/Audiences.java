@@ -1,4 +1,4 @@
-package sush.ops;
+package sush.ops.wire;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;

@@ -1,10 +1,10 @@
-package sush.ops;
+package sush.ops.wire;
 
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 
-import sush.ops.SignedRequests.BadRequest;
+import sush.ops.wire.SignedRequests.BadRequest;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;

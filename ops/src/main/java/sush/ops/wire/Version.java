@@ -1,4 +1,4 @@
-package sush.ops;
+package sush.ops.wire;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -23,7 +23,8 @@ public final class Version {
     }
 
     private static String read(String resource, String key, String absent) {
-        try (InputStream in = Version.class.getResourceAsStream(resource)) {
+        // The build writes both files beside the launcher's package (ops/pom.xml), not this one.
+        try (InputStream in = Version.class.getResourceAsStream("/sush/ops/" + resource)) {
             if (in == null) {
                 return absent;
             }
