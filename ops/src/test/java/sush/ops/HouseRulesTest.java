@@ -2,18 +2,23 @@ package sush.ops;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.File;
+import java.io.IOException;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.RandomAccessFile;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.Timer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -21,6 +26,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -103,5 +110,23 @@ class HouseRulesTest {
         noClasses().should().dependOnClassesThat().resideInAnyPackage("reactor.test..", "org.junit..",
                 "net.jqwik..").check(product);
         noClasses().should().resideInAPackage("sush.locker.model..").check(product);
+    }
+
+    /**
+     * The map for newcomers ({@code docs/architecture.md}) names every product package, and
+     * names no package that is gone: a room added or removed without the map fails here.
+     */
+    @Test
+    void theMapNamesEveryRoom() throws IOException {
+        Set<String> mapped = new TreeSet<>();
+        Matcher m = Pattern.compile("(?m)^- `(sush(?:\\.[a-z]+)*)`:").matcher(Files.readString(Path.of("..", "docs",
+                "architecture.md")));
+        while (m.find()) {
+            mapped.add(m.group(1));
+        }
+        Set<String> packages = new TreeSet<>();
+        product.stream().filter(c -> !c.getSimpleName().equals("package-info")).forEach(c -> packages.add(
+                c.getPackageName()));
+        assertEquals(packages, mapped, "docs/architecture.md's rooms against the product's packages");
     }
 }
