@@ -123,12 +123,15 @@ final class Replies {
         }
     }
 
-    /** The {@code {kid}} of an access change's path, else 400 {@code bad-codephrase} saying only why. */
+    /**
+     * The {@code {kid}} of an access change's path, else 400 {@code bad-codephrase} naming it as
+     * every other id's refusal does (issue 37: it said only why, not which part of the request).
+     */
     static KeyId accessKeyParam(HttpServerRequest q) throws BadRequest {
         try {
             return KeyId.parse(q.param("kid"));
         } catch (IdException e) {
-            throw new BadRequest("bad-codephrase", e.getMessage());
+            throw new BadRequest("bad-codephrase", "key id: " + e.getMessage());
         }
     }
 
