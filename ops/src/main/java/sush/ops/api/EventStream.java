@@ -43,6 +43,14 @@ final class EventStream {
 
     /** Numbers {@code e} and tells it to the streams when clients are shown it (statuses, floors, errors). */
     void number(SledEvent e) {
+        Numbered shown = shown(e, cfg.me().baseboard());
+        if (shown != null) {
+            events.tryEmitNext(new Numbered(nextEvent.getAndIncrement(), shown.kind(), shown.data()));
+        }
+    }
+
+    /** Event {@code e} of sled {@code sled} as clients are shown it (numbered 0), or null when they are not. */
+    static Numbered shown(SledEvent e, String sled) {
         Map<String, Object> data = new LinkedHashMap<>();
         String kind;
         if (e instanceof SledEvent.StatusChanged) {
@@ -64,10 +72,10 @@ final class EventStream {
             data.put("error", "sled");
             data.put("detail", ((SledEvent.Failed) e).what());
         } else {
-            return;
+            return null;
         }
-        data.put("sled", cfg.me().baseboard());
-        events.tryEmitNext(new Numbered(nextEvent.getAndIncrement(), kind, data));
+        data.put("sled", sled);
+        return new Numbered(0, kind, data);
     }
 
     /** {@code GET /events}: the events after Last-Event-ID (within the history), then each as it comes. */

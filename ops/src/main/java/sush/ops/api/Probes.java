@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 import org.reactivestreams.Publisher;
@@ -23,6 +24,7 @@ import sush.pipeline.exec.ProcessLauncher;
 import sush.pipeline.sled.SledConfig;
 import sush.pipeline.sled.SledRuntime;
 import sush.projections.fold.Ordering;
+import sush.projections.targets.Sled;
 
 /**
  * What supervisors, monitors and scrapers ask a sled, and what any client asks first: whether
@@ -70,19 +72,24 @@ final class Probes {
      */
     Publisher<Void> health(HttpServerResponse s) {
         long t0 = System.nanoTime();
-        return runtime.query(v -> true).timeout(api.limits().healthDeadline()).map(ok -> {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("status", runtime.failure().isPresent() ? "failed" : "ok");
-            // Who answers: what a client names in every signed request (issue 36).
-            m.put("sled", cfg.me().baseboard());
-            m.put("rack_id", api.rackId());
-            m.put("loop_ms", (System.nanoTime() - t0) / 1_000_000.0);
-            runtime.failure().ifPresent(f -> m.put("failure", f));
-            return m;
-        }).flatMap(m -> json(s, "ok".equals(m.get("status")) ? 200 : 503, m))
+        return runtime.query(v -> true).timeout(api.limits().healthDeadline()).map(ok -> healthBody(
+                cfg.me().baseboard(), api.rackId(), (System.nanoTime() - t0) / 1_000_000.0, runtime.failure()))
+                .flatMap(m -> json(s, "ok".equals(m.get("status")) ? 200 : 503, m))
                 .onErrorResume(e -> json(s, 503, Map.of("status", "stalled", "sled", cfg.me().baseboard(), "rack_id",
                         api.rackId(), "message", "the sled's loop did not answer within "
                                 + api.limits().healthDeadline().toMillis() + " ms")));
+    }
+
+    /** The body of a {@code /health} the loop answered: failed or ok, who answers, how long the loop took. */
+    static Map<String, Object> healthBody(String sled, String rackId, double loopMs, Optional<String> failure) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("status", failure.isPresent() ? "failed" : "ok");
+        // Who answers: what a client names in every signed request (issue 36).
+        m.put("sled", sled);
+        m.put("rack_id", rackId);
+        m.put("loop_ms", loopMs);
+        failure.ifPresent(f -> m.put("failure", f));
+        return m;
     }
 
     /**
@@ -118,14 +125,25 @@ final class Probes {
         // A full output disk is not a failure: /health stays ok (a restart frees nothing), /ready
         // says why jobs are refused until space returns (issue 35).
         runtime.shortOfSpace().ifPresent(reasons::add);
+        boolean reserved = runtime.disk() != DiskReserve.NONE;
+        return readinessBody(v, reasons, stats.connectedPeers(), expected, held,
+                reserved ? runtime.disk().usable() : null, reserved ? runtime.disk().reserve() : null);
+    }
+
+    /**
+     * The body of a {@code /ready} the loop answered: ready when no reason says otherwise, and
+     * what it was judged by; the disk's free bytes and reserve when the sled keeps one (else null).
+     */
+    static Map<String, Object> readinessBody(SledRuntime.View v, List<String> reasons, int peersConnected,
+            int peersExpected, int held, Long diskFree, Long diskReserve) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("ready", reasons.isEmpty());
         m.put("reasons", reasons);
         m.put("store_trusted", v.trusted());
         m.put("ordering", v.ordering().wireName());
         m.put("universe", v.network() == null ? null : v.network().toString());
-        m.put("peers_connected", stats.connectedPeers());
-        m.put("peers_expected", expected);
+        m.put("peers_connected", peersConnected);
+        m.put("peers_expected", peersExpected);
         m.put("floor", v.ordering() == Ordering.SIGNED
                 ? v.record().map(r -> (Object) ((SignedRecord) r).floor()).orElse(null)
                 : v.floor().map(Object::toString).orElse(null));
@@ -133,29 +151,36 @@ final class Probes {
         m.put("running", v.running().size());
         m.put("set_messages", held);
         m.put("set_fill", (double) held / Replica.MAX_MESSAGES);
-        if (runtime.disk() != DiskReserve.NONE) {
-            m.put("disk_free_bytes", runtime.disk().usable());
-            m.put("disk_reserve_bytes", runtime.disk().reserve());
+        if (diskFree != null) {
+            m.put("disk_free_bytes", diskFree);
+            m.put("disk_reserve_bytes", diskReserve);
         }
         return m;
     }
 
     /** {@code GET /version}: which sled answers, its build, universe, ordering, rack and containment. */
     Map<String, Object> version() {
+        return versionBody(cfg.me(), cfg.software(), node.network().toString(), api.ordering(), api.rackId(),
+                launcher.containment(), ProcessLauncher.sessions());
+    }
+
+    /** The body of {@code /version} for sled {@code me} (its build is this process's). */
+    static Map<String, Object> versionBody(Sled me, String software, String network, Ordering ordering, String rackId,
+            String containment, String jobSessions) {
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("baseboard", cfg.me().baseboard());
-        m.put("cubby", cfg.me().cubby());
-        m.put("software", cfg.software());
+        m.put("baseboard", me.baseboard());
+        m.put("cubby", me.cubby());
+        m.put("software", software);
         m.put("version", Version.VERSION);
         m.put("commit", Version.COMMIT);
-        m.put("network", node.network().toString());
-        m.put("ordering", api.ordering().wireName());
+        m.put("network", network);
+        m.put("ordering", ordering.wireName());
         // Whose rack this is (issue 34): clients file the grants and chains they keep under it.
-        m.put("rack_id", api.rackId());
+        m.put("rack_id", rackId);
         // How this sled contains what a job starts (issue 22): "cgroup2 <dir>" or "marker".
-        m.put("containment", launcher.containment());
+        m.put("containment", containment);
         // How a job's first process gets its own session (D-038).
-        m.put("job_sessions", ProcessLauncher.sessions());
+        m.put("job_sessions", jobSessions);
         return m;
     }
 

@@ -66,7 +66,8 @@ final class StateResource {
                 .onErrorResume(e -> error(s, 500, "internal", e.toString()));
     }
 
-    private static Map<String, Object> session(SessionProjection.Session a, Optional<SignedGrant> grant,
+    /** The body of {@code /sessions}: the active session {@code a}, its grant in the signed ordering, its next job. */
+    static Map<String, Object> session(SessionProjection.Session a, Optional<SignedGrant> grant,
             String nextJob) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("session_id", a.id().codephrase());
@@ -137,30 +138,50 @@ final class StateResource {
                 if (matched <= offset || out.size() >= limit) {
                     continue;
                 }
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("job_id", id.codephrase());
-                m.put("session_id", of.map(SessionId::codephrase).orElse(null));
-                m.put("statuses", Json.statuses(v.fold().statuses().statuses(id)));
-                out.add(m);
+                out.add(jobEntry(id, of, Json.statuses(v.fold().statuses().statuses(id))));
             }
         }
+        return jobPage(matched, offset, limit, out);
+    }
+
+    /** One job of a {@code /jobs} page: its id, its session (null when unknown here) and every sled's status. */
+    static Map<String, Object> jobEntry(JobId id, Optional<SessionId> session, Map<String, Object> statuses) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("job_id", id.codephrase());
+        m.put("session_id", session.map(SessionId::codephrase).orElse(null));
+        m.put("statuses", statuses);
+        return m;
+    }
+
+    /** A {@code /jobs} page: the jobs matched, the page's offset and limit, and its jobs. */
+    static Map<String, Object> jobPage(int total, int offset, int limit, List<Object> jobs) {
         Map<String, Object> page = new LinkedHashMap<>();
-        page.put("total", matched);
+        page.put("total", total);
         page.put("offset", offset);
         page.put("limit", limit);
-        page.put("jobs", out);
+        page.put("jobs", jobs);
         return page;
     }
 
     /** {@code GET /boundary}: the locker's state and its record, as the rack's ordering has it. */
     Object boundary(SledRuntime.View v) {
+        return boundaryBody(cfg.me().baseboard(), v, locker.load().verdict().name().toLowerCase(Locale.ROOT),
+                locker.load().reason(), locker.changed());
+    }
+
+    /**
+     * The body of {@code /boundary}: sled {@code baseboard}'s view {@code v} of its record, with how
+     * its locker loaded ({@code load}, {@code loadReason}) and a change to its slots it did not make.
+     */
+    static Map<String, Object> boundaryBody(String baseboard, SledRuntime.View v, String load, String loadReason,
+            Optional<String> changed) {
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("baseboard", cfg.me().baseboard());
+        m.put("baseboard", baseboard);
         m.put("trusted", v.trusted());
-        m.put("load", locker.load().verdict().name().toLowerCase(Locale.ROOT));
-        m.put("load_reason", locker.load().reason());
+        m.put("load", load);
+        m.put("load_reason", loadReason);
         // A change to the slots this daemon did not make, found while it runs (issue 22).
-        m.put("changed", locker.changed().orElse(null));
+        m.put("changed", changed.orElse(null));
         m.put("ordering", v.ordering().wireName());
         if (v.ordering() == Ordering.SIGNED) {
             // No universe floor in the signed ordering: the record's floor epoch is the floor.
@@ -230,16 +251,24 @@ final class StateResource {
                         return Mono.error(new Refused(404, "unknown-job", "no status for job " + job.codephrase()
                                 + sled.map(b -> " from sled " + b).orElse("")));
                     }
-                    Map<String, Object> out = new LinkedHashMap<>();
-                    out.put("job_id", job.codephrase());
-                    out.put("statuses", m);
-                    Map<String, Object> conflicts = new TreeMap<>(both.get(1));
-                    conflicts.keySet().retainAll(m.keySet());
-                    if (!conflicts.isEmpty()) {
-                        out.put("conflicts", conflicts);
-                    }
-                    return Mono.just((Object) out);
+                    return Mono.just((Object) statusBody(job, m, both.get(1)));
                 });
+    }
+
+    /**
+     * The body of {@code /jobs/{jid}/status}: the job, the statuses shown, and the conflicts of
+     * {@code allConflicts} reported by a sled shown, when any.
+     */
+    static Map<String, Object> statusBody(JobId job, Map<String, Object> statuses, Map<String, Object> allConflicts) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("job_id", job.codephrase());
+        out.put("statuses", statuses);
+        Map<String, Object> conflicts = new TreeMap<>(allConflicts);
+        conflicts.keySet().retainAll(statuses.keySet());
+        if (!conflicts.isEmpty()) {
+            out.put("conflicts", conflicts);
+        }
+        return out;
     }
 
     /**
