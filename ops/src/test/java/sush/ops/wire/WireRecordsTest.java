@@ -43,8 +43,8 @@ class WireRecordsTest {
         roundTrips("{\"job_id\":\"j\",\"baseboard\":\"A\",\"status\":\"started\",\"sled\":\"A\"}", Event.class);
         roundTrips("{\"cause\":\"session-hop\",\"sled\":\"A\"}", Event.class);
         roundTrips("{\"session_id\":\"s\",\"after\":\"a\",\"links\":[{\"position\":\"p\","
-                + "\"request\":{\"session\":\"s\",\"concurrent\":false,\"limits\":{\"cpu_seconds\":5}}},{\"position\":\"q\",\"burn\":true}],"
-                + "\"more\":false}", ChainPage.class);
+                + "\"request\":{\"session\":\"s\",\"concurrent\":false,\"limits\":{\"cpu_seconds\":5}}},"
+                + "{\"position\":\"q\",\"burn\":true}],\"more\":false}", ChainPage.class);
         roundTrips("{\"served_by\":\"A\",\"sleds\":[{\"baseboard\":\"B\",\"cubby\":1,\"software\":\"s\",\"api\":null,"
                 + "\"reachable\":false,\"error\":\"announced no API address\"}]}", Rack.class);
     }
