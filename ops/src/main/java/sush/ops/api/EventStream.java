@@ -60,10 +60,11 @@ final class EventStream {
                     sled));
         } else if (e instanceof SledEvent.Gossiped && ((SledEvent.Gossiped) e).message() instanceof Message.RackError) {
             Message.RackError r = (Message.RackError) ((SledEvent.Gossiped) e).message();
-            return new Numbered(0, "error", new Event(null, null, errorFields(Json.lower(r.kind()), r.detail()), null, sled));
-        } else if (e instanceof SledEvent.Failed) {
-            return new Numbered(0, "error", new Event(null, null, errorFields("sled", ((SledEvent.Failed) e).what()), null,
+            return new Numbered(0, "error", new Event(null, null, errorFields(Json.lower(r.kind()), r.detail()), null,
                     sled));
+        } else if (e instanceof SledEvent.Failed) {
+            return new Numbered(0, "error", new Event(null, null, errorFields("sled", ((SledEvent.Failed) e).what()),
+                    null, sled));
         }
         return null;
     }

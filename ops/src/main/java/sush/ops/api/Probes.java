@@ -131,9 +131,9 @@ final class Probes {
     static Readiness readinessBody(SledRuntime.View v, List<String> reasons, int peersConnected,
             int peersExpected, int held, Long diskFree, Long diskReserve) {
         return new Readiness(reasons.isEmpty(), reasons, v.trusted(), v.ordering().wireName(),
-                v.network() == null ? null : v.network().toString(), peersConnected, peersExpected, StateResource.floor(v),
-                v.pendingLaunches(), v.running().size(), held, (double) held / Replica.MAX_MESSAGES, diskFree,
-                diskFree == null ? null : diskReserve);
+                v.network() == null ? null : v.network().toString(), peersConnected, peersExpected,
+                StateResource.floor(v), v.pendingLaunches(), v.running().size(), held,
+                (double) held / Replica.MAX_MESSAGES, diskFree, diskFree == null ? null : diskReserve);
     }
 
     /** {@code GET /version}: which sled answers, its build, universe, ordering, rack and containment. */

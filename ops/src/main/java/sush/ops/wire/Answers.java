@@ -16,7 +16,7 @@ public final class Answers {
     public record Challenge(String nonce, @JsonProperty("expires_in_s") Long expiresInS) {
     }
 
-    /** {@code POST /login}: the operator key's id, when the identity expires (epoch ms) and the sled that accepted it. */
+    /** {@code POST /login}: the operator key's id, when the identity expires (epoch ms), the sled that accepted it. */
     public record LoggedIn(@JsonProperty("key_id") String keyId, Long expires, String acceptor) {
     }
 
@@ -25,7 +25,8 @@ public final class Answers {
      * revocation's id) and {@code POST /iam/unrevoke/{kid}} (the id of the revocation lifted).
      */
     public record Revocation(@JsonProperty("key_id") String keyId, Boolean revoked,
-            @JsonInclude(JsonInclude.Include.NON_NULL) @JsonProperty("identities_ended_here") Integer identitiesEndedHere,
+            @JsonInclude(JsonInclude.Include.NON_NULL) @JsonProperty("identities_ended_here")
+            Integer identitiesEndedHere,
             @JsonInclude(JsonInclude.Include.NON_NULL) String revocation,
             @JsonInclude(JsonInclude.Include.NON_NULL) String lifted) {
     }

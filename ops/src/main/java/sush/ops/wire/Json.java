@@ -51,7 +51,8 @@ public final class Json {
             Message.JobStopped s = (Message.JobStopped) m;
             return new SledStatus(name, s.exitCode(), s.exitCode() != null ? null : s.processError(), s.stdoutBytes(),
                     HexFormat.of().formatHex(s.stdoutSha3()), s.stderrBytes(), HexFormat.of().formatHex(s.stderrSha3()),
-                    null, null, null, null, null, null, instant(s.startedAtMs()), instant(s.endedAtMs()), s.durationMs());
+                    null, null, null, null, null, null, instant(s.startedAtMs()), instant(s.endedAtMs()),
+                    s.durationMs());
         } else if (m instanceof Message.JobErrored) {
             Message.JobErrored e = (Message.JobErrored) m;
             return new SledStatus(name, null, null, null, null, null, null, lower(e.kind()), e.detail(),
