@@ -2,8 +2,6 @@ package sush.ops.api;
 
 import static sush.ops.api.Replies.error;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -14,7 +12,9 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Sinks;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
+import sush.ops.wire.Event;
 import sush.ops.wire.Json;
+import sush.ops.wire.SledStatus;
 import sush.pipeline.sled.SledConfig;
 import sush.pipeline.sled.SledEvent;
 import sush.projections.message.Message;
@@ -32,7 +32,7 @@ final class EventStream {
     private final AtomicInteger eventStreams = new AtomicInteger();
 
     /** An event with its SSE id. */
-    record Numbered(long id, String kind, Map<String, Object> data) {
+    record Numbered(long id, String kind, Event data) {
     }
 
     EventStream(ApiContext api) {
@@ -43,31 +43,36 @@ final class EventStream {
 
     /** Numbers {@code e} and tells it to the streams when clients are shown it (statuses, floors, errors). */
     void number(SledEvent e) {
-        Map<String, Object> data = new LinkedHashMap<>();
-        String kind;
+        Numbered shown = shown(e, cfg.me().baseboard());
+        if (shown != null) {
+            events.tryEmitNext(new Numbered(nextEvent.getAndIncrement(), shown.kind(), shown.data()));
+        }
+    }
+
+    /** Event {@code e} of sled {@code sled} as clients are shown it (numbered 0), or null when they are not. */
+    static Numbered shown(SledEvent e, String sled) {
         if (e instanceof SledEvent.StatusChanged) {
             SledEvent.StatusChanged c = (SledEvent.StatusChanged) e;
-            kind = "status";
-            data.put("job_id", c.job().codephrase());
-            data.put("baseboard", c.baseboard());
-            data.putAll(Json.status(c.status(), c.message()));
+            return new Numbered(0, "status", new Event(c.job().codephrase(), c.baseboard(), Json.status(c.status(),
+                    c.message()), null, sled));
         } else if (e instanceof SledEvent.FloorRaised) {
-            kind = "floor";
-            data.put("cause", Json.lower(((SledEvent.FloorRaised) e).cause()));
+            return new Numbered(0, "floor", new Event(null, null, null, Json.lower(((SledEvent.FloorRaised) e).cause()),
+                    sled));
         } else if (e instanceof SledEvent.Gossiped && ((SledEvent.Gossiped) e).message() instanceof Message.RackError) {
             Message.RackError r = (Message.RackError) ((SledEvent.Gossiped) e).message();
-            kind = "error";
-            data.put("error", Json.lower(r.kind()));
-            data.put("detail", r.detail());
+            return new Numbered(0, "error", new Event(null, null, errorFields(Json.lower(r.kind()), r.detail()), null,
+                    sled));
         } else if (e instanceof SledEvent.Failed) {
-            kind = "error";
-            data.put("error", "sled");
-            data.put("detail", ((SledEvent.Failed) e).what());
-        } else {
-            return;
+            return new Numbered(0, "error", new Event(null, null, errorFields("sled", ((SledEvent.Failed) e).what()),
+                    null, sled));
         }
-        data.put("sled", cfg.me().baseboard());
-        events.tryEmitNext(new Numbered(nextEvent.getAndIncrement(), kind, data));
+        return null;
+    }
+
+    /** An error event's fields: its kind and detail, as a status's error says them. */
+    private static SledStatus errorFields(String error, String detail) {
+        return new SledStatus(null, null, null, null, null, null, null, error, detail, null, null, null, null, null,
+                null, null);
     }
 
     /** {@code GET /events}: the events after Last-Event-ID (within the history), then each as it comes. */

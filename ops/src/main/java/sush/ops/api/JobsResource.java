@@ -4,11 +4,11 @@ import static sush.ops.api.Replies.jobId;
 import static sush.ops.api.Replies.sessionId;
 
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 import reactor.core.publisher.Mono;
 import reactor.netty.http.server.HttpServerRequest;
+import sush.ops.wire.Answers;
 import sush.ops.wire.Bodies;
 import sush.ops.wire.Json;
 import sush.ops.wire.SignedRequests;
@@ -52,7 +52,7 @@ final class JobsResource {
         JobId position = jobId(q.param("jid"));
         return sessions.starterOnly(id, who).map(ok -> {
             api.send(new Message.JobSkip(id, position, who.key().codephrase()));
-            return Map.of("session_id", id.codephrase(), "burnt", position.codephrase());
+            return new Answers.PositionBurnt(id.codephrase(), position.codephrase());
         });
     }
 
@@ -66,7 +66,7 @@ final class JobsResource {
             return sessions.starterOnly(session.get(), who);
         }).map(ok -> {
             api.send(new Message.JobStop(job, who.key().codephrase()));
-            return Map.of("job_id", job.codephrase(), "stopping", true);
+            return new Answers.JobStopping(job.codephrase(), true);
         });
     }
 
@@ -139,7 +139,7 @@ final class JobsResource {
                                 + job.request().session().codephrase() + " is not the active session here"));
                     }
                     api.send(new Message.JobStart(job));
-                    return Mono.just((Object) Map.of("job_id", job.request().job().codephrase()));
+                    return Mono.just((Object) new Answers.JobStarted(job.request().job().codephrase()));
                 });
     }
 }

@@ -10,9 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 import org.reactivestreams.Publisher;
@@ -24,7 +22,9 @@ import reactor.core.scheduler.Schedulers;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
 import reactor.util.retry.Retry;
+import sush.ops.wire.Answers;
 import sush.ops.wire.Bodies;
+import sush.ops.wire.Iam;
 import sush.ops.wire.Json;
 import sush.ops.wire.SignedRequests;
 import sush.ops.wire.SignedRequests.BadRequest;
@@ -71,8 +71,8 @@ final class Logins {
                     return error(s, 400, "malformed-body", "a challenge's body is empty or a JSON object");
                 }
             }
-            return json(s, 200, Map.of("nonce", Base64.getEncoder().encodeToString(authority.challenge(clientOf(q))),
-                    "expires_in_s", Authority.CHALLENGE_MILLIS / 1000));
+            return json(s, 200, new Answers.Challenge(Base64.getEncoder().encodeToString(authority.challenge(
+                    clientOf(q))), Authority.CHALLENGE_MILLIS / 1000));
         }).onErrorResume(Refused.class, e -> Mono.from(error(s, e.status, e.code, e.getMessage())));
     }
 
@@ -101,11 +101,7 @@ final class Logins {
             // Gossiped with its evidence: every sled checks it against its own operators file.
             api.send(new Message.OperatorLogin(m.acceptor(), m.key(), m.nonce(), m.clientNonce(), m.ephemeral(),
                     m.signature(), m.expires()));
-            Map<String, Object> out = new LinkedHashMap<>();
-            out.put("key_id", keyOf(m).codephrase());
-            out.put("expires", m.expires());
-            out.put("acceptor", m.acceptor());
-            return json(s, 200, out);
+            return json(s, 200, new Answers.LoggedIn(keyOf(m).codephrase(), m.expires(), m.acceptor()));
         }).onErrorResume(Refused.class, e -> error(s, e.status, e.code, e.getMessage()));
     }
 
@@ -118,27 +114,15 @@ final class Logins {
     }
 
     /** {@code GET /iam}: the identities logged in here, and the operators with whether each is revoked. */
-    Object iam() {
-        List<Object> out = new ArrayList<>();
+    Iam iam() {
+        List<Iam.Identity> out = new ArrayList<>();
         for (Authority.Identity i : authority.identities()) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("key_id", i.key().codephrase());
-            m.put("comment", i.comment());
-            m.put("acceptor", i.acceptor());
-            m.put("expires", i.expires());
-            m.put("last_used", i.lastUsed());
-            out.add(m);
+            out.add(new Iam.Identity(i.key().codephrase(), i.comment(), i.acceptor(), i.expires(), i.lastUsed()));
         }
-        List<Object> ops = new ArrayList<>();
-        authority.operators().forEach((id, op) -> {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("key_id", id.codephrase());
-            m.put("type", op.key().type());
-            m.put("comment", op.comment());
-            m.put("revoked", authority.isRevoked(id));
-            ops.add(m);
-        });
-        return Map.of("identities", out, "operators", ops);
+        List<Iam.Operator> ops = new ArrayList<>();
+        authority.operators().forEach((id, op) -> ops.add(new Iam.Operator(id.codephrase(), op.key().type(),
+                op.comment(), authority.isRevoked(id))));
+        return new Iam(out, ops);
     }
 
     /** {@code POST /iam/revoke/{kid}}: revokes the key here and rack-wide (gossiped), ending its identities. */
@@ -149,8 +133,7 @@ final class Logins {
         Authority.Revocation r = new Authority.Revocation(key, who.key().codephrase(), HexFormat.of().formatHex(id));
         api.send(new Message.OperatorRevoked(r.key(), r.by(), r.id()));
         int ended = authority.revoke(r);
-        return Mono.just(Map.of("key_id", key.codephrase(), "revoked", true, "identities_ended_here", ended,
-                "revocation", r.id()));
+        return Mono.just(new Answers.Revocation(key.codephrase(), true, ended, r.id(), null));
     }
 
     /**
@@ -168,7 +151,7 @@ final class Logins {
         authority.unrevoke(key, who.key().codephrase(), r.get().id());
         LOG.warn("operator {} lifted the revocation of key {} (revoked by {})", who.key().codephrase(),
                 key.codephrase(), r.get().by());
-        return Mono.just(Map.of("key_id", key.codephrase(), "revoked", false, "lifted", r.get().id()));
+        return Mono.just(new Answers.Revocation(key.codephrase(), false, null, null, r.get().id()));
     }
 
     /**

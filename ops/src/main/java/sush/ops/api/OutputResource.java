@@ -18,6 +18,7 @@ import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
+import sush.ops.wire.ApiError;
 import sush.ops.wire.Json;
 import sush.ops.wire.SignedRequests.BadRequest;
 import sush.ops.auth.Authority;
@@ -123,8 +124,8 @@ final class OutputResource {
         if (ask instanceof ByteRange.Ask.Unsatisfiable) {
             return s.header("Content-Range", "bytes */" + length).status(416)
                     .header("Content-Type", "application/json").sendString(Mono.just(Json.MAPPER.writeValueAsString(
-                            Map.of("error", "bad-range", "message", "range " + range + " holds no byte of "
-                                    + length)) + "\n")).then();
+                            new ApiError("bad-range", "range " + range + " holds no byte of " + length)) + "\n"))
+                    .then();
         }
         if (!api.startDownload()) {
             return error(s, 503, "too-many-downloads", api.limits().maxDownloads() + " output downloads are in "

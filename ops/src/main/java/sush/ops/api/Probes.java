@@ -4,9 +4,8 @@ import static sush.ops.api.Replies.error;
 import static sush.ops.api.Replies.json;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 import org.reactivestreams.Publisher;
@@ -15,14 +14,18 @@ import reactor.core.publisher.Mono;
 import reactor.netty.http.server.HttpServerResponse;
 import sush.gossip.node.GossipNode;
 import sush.gossip.set.Replica;
-import sush.locker.record.SignedRecord;
 import sush.locker.store.Locker;
+import sush.ops.wire.Health;
+import sush.ops.wire.Readiness;
+import sush.ops.wire.SledVersion;
 import sush.ops.wire.Version;
+import sush.ops.wire.Versions;
 import sush.pipeline.disk.DiskReserve;
 import sush.pipeline.exec.ProcessLauncher;
 import sush.pipeline.sled.SledConfig;
 import sush.pipeline.sled.SledRuntime;
 import sush.projections.fold.Ordering;
+import sush.projections.targets.Sled;
 
 /**
  * What supervisors, monitors and scrapers ask a sled, and what any client asks first: whether
@@ -70,19 +73,17 @@ final class Probes {
      */
     Publisher<Void> health(HttpServerResponse s) {
         long t0 = System.nanoTime();
-        return runtime.query(v -> true).timeout(api.limits().healthDeadline()).map(ok -> {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("status", runtime.failure().isPresent() ? "failed" : "ok");
-            // Who answers: what a client names in every signed request (issue 36).
-            m.put("sled", cfg.me().baseboard());
-            m.put("rack_id", api.rackId());
-            m.put("loop_ms", (System.nanoTime() - t0) / 1_000_000.0);
-            runtime.failure().ifPresent(f -> m.put("failure", f));
-            return m;
-        }).flatMap(m -> json(s, "ok".equals(m.get("status")) ? 200 : 503, m))
-                .onErrorResume(e -> json(s, 503, Map.of("status", "stalled", "sled", cfg.me().baseboard(), "rack_id",
-                        api.rackId(), "message", "the sled's loop did not answer within "
-                                + api.limits().healthDeadline().toMillis() + " ms")));
+        return runtime.query(v -> true).timeout(api.limits().healthDeadline()).map(ok -> healthBody(
+                cfg.me().baseboard(), api.rackId(), (System.nanoTime() - t0) / 1_000_000.0, runtime.failure()))
+                .flatMap(h -> json(s, "ok".equals(h.status()) ? 200 : 503, h))
+                .onErrorResume(e -> json(s, 503, new Health("stalled", cfg.me().baseboard(), api.rackId(), null, null,
+                        "the sled's loop did not answer within " + api.limits().healthDeadline().toMillis() + " ms")));
+    }
+
+    /** The body of a {@code /health} the loop answered: failed or ok, who answers, how long the loop took. */
+    static Health healthBody(String sled, String rackId, double loopMs, Optional<String> failure) {
+        // Who answers: what a client names in every signed request (issue 36).
+        return new Health(failure.isPresent() ? "failed" : "ok", sled, rackId, loopMs, failure.orElse(null), null);
     }
 
     /**
@@ -92,12 +93,12 @@ final class Probes {
      */
     Publisher<Void> ready(HttpServerResponse s) {
         return runtime.query(this::readiness).timeout(api.limits().healthDeadline())
-                .flatMap(m -> json(s, Boolean.TRUE.equals(m.get("ready")) ? 200 : 503, m))
-                .onErrorResume(e -> json(s, 503, Map.of("ready", false, "reasons", List.of("the sled's loop did not "
+                .flatMap(r -> json(s, Boolean.TRUE.equals(r.ready()) ? 200 : 503, r))
+                .onErrorResume(e -> json(s, 503, new Readiness.Stalled(false, List.of("the sled's loop did not "
                         + "answer within " + api.limits().healthDeadline().toMillis() + " ms"))));
     }
 
-    private Map<String, Object> readiness(SledRuntime.View v) {
+    private Readiness readiness(SledRuntime.View v) {
         GossipNode.Stats stats = node.stats();
         int expected = node.expectedPeers();
         int held = node.replica().size();
@@ -118,62 +119,46 @@ final class Probes {
         // A full output disk is not a failure: /health stays ok (a restart frees nothing), /ready
         // says why jobs are refused until space returns (issue 35).
         runtime.shortOfSpace().ifPresent(reasons::add);
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("ready", reasons.isEmpty());
-        m.put("reasons", reasons);
-        m.put("store_trusted", v.trusted());
-        m.put("ordering", v.ordering().wireName());
-        m.put("universe", v.network() == null ? null : v.network().toString());
-        m.put("peers_connected", stats.connectedPeers());
-        m.put("peers_expected", expected);
-        m.put("floor", v.ordering() == Ordering.SIGNED
-                ? v.record().map(r -> (Object) ((SignedRecord) r).floor()).orElse(null)
-                : v.floor().map(Object::toString).orElse(null));
-        m.put("pending_launches", v.pendingLaunches());
-        m.put("running", v.running().size());
-        m.put("set_messages", held);
-        m.put("set_fill", (double) held / Replica.MAX_MESSAGES);
-        if (runtime.disk() != DiskReserve.NONE) {
-            m.put("disk_free_bytes", runtime.disk().usable());
-            m.put("disk_reserve_bytes", runtime.disk().reserve());
-        }
-        return m;
+        boolean reserved = runtime.disk() != DiskReserve.NONE;
+        return readinessBody(v, reasons, stats.connectedPeers(), expected, held,
+                reserved ? runtime.disk().usable() : null, reserved ? runtime.disk().reserve() : null);
+    }
+
+    /**
+     * The body of a {@code /ready} the loop answered: ready when no reason says otherwise, and
+     * what it was judged by; the disk's free bytes and reserve when the sled keeps one (else null).
+     */
+    static Readiness readinessBody(SledRuntime.View v, List<String> reasons, int peersConnected,
+            int peersExpected, int held, Long diskFree, Long diskReserve) {
+        return new Readiness(reasons.isEmpty(), reasons, v.trusted(), v.ordering().wireName(),
+                v.network() == null ? null : v.network().toString(), peersConnected, peersExpected,
+                StateResource.floor(v), v.pendingLaunches(), v.running().size(), held,
+                (double) held / Replica.MAX_MESSAGES, diskFree, diskFree == null ? null : diskReserve);
     }
 
     /** {@code GET /version}: which sled answers, its build, universe, ordering, rack and containment. */
-    Map<String, Object> version() {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("baseboard", cfg.me().baseboard());
-        m.put("cubby", cfg.me().cubby());
-        m.put("software", cfg.software());
-        m.put("version", Version.VERSION);
-        m.put("commit", Version.COMMIT);
-        m.put("network", node.network().toString());
-        m.put("ordering", api.ordering().wireName());
-        // Whose rack this is (issue 34): clients file the grants and chains they keep under it.
-        m.put("rack_id", api.rackId());
-        // How this sled contains what a job starts (issue 22): "cgroup2 <dir>" or "marker".
-        m.put("containment", launcher.containment());
-        // How a job's first process gets its own session (D-038).
-        m.put("job_sessions", ProcessLauncher.sessions());
-        return m;
+    SledVersion version() {
+        return versionBody(cfg.me(), cfg.software(), node.network().toString(), api.ordering(), api.rackId(),
+                launcher.containment(), ProcessLauncher.sessions());
+    }
+
+    /** The body of {@code /version} for sled {@code me} (its build is this process's). */
+    static SledVersion versionBody(Sled me, String software, String network, Ordering ordering, String rackId,
+            String containment, String jobSessions) {
+        // rack_id: whose rack this is (issue 34): clients file the grants and chains they keep under it.
+        // containment: how this sled contains what a job starts (issue 22): "cgroup2 <dir>" or "marker".
+        // job_sessions: how a job's first process gets its own session (D-038).
+        return new SledVersion(me.baseboard(), me.cubby(), software, Version.VERSION, Version.COMMIT, network,
+                ordering.wireName(), rackId, containment, jobSessions);
     }
 
     /** {@code GET /versions}: every sled's announcement as this sled knows it. */
-    Object versions(SledRuntime.View v) {
-        List<Object> out = new ArrayList<>();
+    Versions versions(SledRuntime.View v) {
+        List<Versions.Sled> out = new ArrayList<>();
         if (v.fold() != null) {
-            v.fold().announcements().forEach((board, a) -> {
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("baseboard", board);
-                m.put("cubby", a.announcement().cubby());
-                m.put("software", a.announcement().software());
-                if (a.announcement().api() != null) {
-                    m.put("api", a.announcement().api());
-                }
-                out.add(m);
-            });
+            v.fold().announcements().forEach((board, a) -> out.add(new Versions.Sled(board, a.announcement().cubby(),
+                    a.announcement().software(), a.announcement().api())));
         }
-        return Map.of("sleds", out);
+        return new Versions(out);
     }
 }

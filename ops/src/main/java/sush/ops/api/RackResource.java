@@ -6,7 +6,6 @@ import static sush.ops.api.Replies.json;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -26,9 +25,12 @@ import reactor.netty.http.server.HttpServerResponse;
 import reactor.netty.resources.ConnectionProvider;
 import sush.gossip.net.GossipTls;
 import sush.ops.auth.Authority;
+import sush.ops.wire.Json;
+import sush.ops.wire.Rack;
 import sush.pipeline.sled.SledConfig;
 import sush.pipeline.sled.SledRuntime;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.NullNode;
 
 /**
  * The whole rack in one answer (D-035): {@code GET /rack} asks every announced sled for its own
@@ -77,74 +79,68 @@ final class RackResource {
             return error(s, 508, "relay-loop", "GET /rack is never relayed");
         }
         return runtime.query(v -> {
-            Map<String, Object> mine = rackEntry(v);
-            List<Map<String, Object>> others = new ArrayList<>();
+            Rack.Entry mine = rackEntry(v);
+            List<Rack.Entry> others = new ArrayList<>();
             if (v.fold() != null) {
                 v.fold().announcements().forEach((board, a) -> {
                     if (!board.equals(cfg.me().baseboard())) {
-                        Map<String, Object> m = new LinkedHashMap<>();
-                        m.put("baseboard", board);
-                        m.put("cubby", a.announcement().cubby());
-                        m.put("software", a.announcement().software());
-                        m.put("api", a.announcement().api());
-                        others.add(m);
+                        others.add(new Rack.Entry(board, a.announcement().cubby(), a.announcement().software(),
+                                a.announcement().api(), null, null, null, null));
                     }
                 });
             }
             return Map.entry(mine, others);
         }).flatMap(got -> {
-            List<Mono<Map<String, Object>>> asks = new ArrayList<>();
+            List<Mono<Rack.Entry>> asks = new ArrayList<>();
             asks.add(Mono.just(got.getKey()));
-            for (Map<String, Object> m : got.getValue()) {
+            for (Rack.Entry m : got.getValue()) {
                 asks.add(askSled(m, header));
             }
             return Flux.mergeSequential(asks).collectList();
         }).flatMap(list -> {
-            list.sort(Comparator.comparing(m -> String.valueOf(m.get("baseboard"))));
-            return json(s, 200, Map.of("served_by", cfg.me().baseboard(), "sleds", list));
+            List<Rack.Entry> sorted = new ArrayList<>(list);
+            sorted.sort(Comparator.comparing(m -> String.valueOf(m.baseboard())));
+            return json(s, 200, new Rack(cfg.me().baseboard(), sorted));
         }).onErrorResume(e -> error(s, 500, "internal", e.toString()));
     }
 
-    /** Another sled's entry {@code m} of {@code GET /rack}, completed with what it answers itself. */
-    private Mono<Map<String, Object>> askSled(Map<String, Object> m, String header) {
-        String board = (String) m.get("baseboard");
-        String api = (String) m.get("api");
-        if (api == null) {
-            m.put("reachable", false);
-            m.put("error", "announced no API address");
-            return Mono.just(m);
+    /**
+     * Another sled's entry of {@code GET /rack}, as announced ({@code m}, not yet asked), completed
+     * with what it answers itself.
+     */
+    private Mono<Rack.Entry> askSled(Rack.Entry m, String header) {
+        if (m.api() == null) {
+            return Mono.just(asked(m, false, null, null, "announced no API address"));
         }
-        return relays.ask(board, api, "/rack", header).timeout(rackSledWait).map(answer -> {
-            m.put("reachable", true);
+        return relays.ask(m.baseboard(), m.api(), "/rack", header).timeout(rackSledWait).map(answer -> {
             if ((int) answer[0] == 200 && answer[1] instanceof JsonNode) {
                 // Its own word on its state; its announcement (gossiped) stays as we know it.
                 JsonNode own = (JsonNode) answer[1];
-                m.put("version", own.get("version"));
-                m.put("boundary", own.get("boundary"));
-            } else {
-                m.put("error", answer[0] + " " + answer[1]);
+                return asked(m, true, said(own, "version"), said(own, "boundary"), null);
             }
-            return m;
-        }).onErrorResume(e -> {
-            m.put("reachable", false);
-            m.put("error", e instanceof TimeoutException ? "no answer within " + rackSledWait.toMillis() + " ms"
-                    : String.valueOf(e.getMessage()));
-            return Mono.just(m);
-        });
+            return asked(m, true, null, null, answer[0] + " " + answer[1]);
+        }).onErrorResume(e -> Mono.just(asked(m, false, null, null, e instanceof TimeoutException ? "no answer within "
+                + rackSledWait.toMillis() + " ms" : String.valueOf(e.getMessage()))));
+    }
+
+    /** Announced entry {@code m} once asked: whether it answered, its own version and boundary, or the error. */
+    private static Rack.Entry asked(Rack.Entry m, boolean reachable, JsonNode version, JsonNode boundary,
+            String error) {
+        return new Rack.Entry(m.baseboard(), m.cubby(), m.software(), m.api(), reachable, version, boundary, error);
+    }
+
+    /** Field {@code name} of another sled's own entry, as it said it (a JSON null when it left it out). */
+    private static JsonNode said(JsonNode own, String name) {
+        JsonNode n = own.get(name);
+        return n == null ? NullNode.getInstance() : n;
     }
 
     /** This sled's entry of {@code GET /rack}: as announced, and its {@code /version} and {@code /boundary}. */
-    Map<String, Object> rackEntry(SledRuntime.View v) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("baseboard", cfg.me().baseboard());
-        m.put("cubby", cfg.me().cubby());
-        m.put("software", cfg.software());
-        m.put("api", v.fold() == null ? null : Optional.ofNullable(v.fold().announcements().get(cfg.me().baseboard()))
-                .map(a -> a.announcement().api()).orElse(null));
-        m.put("reachable", true);
-        m.put("version", probes.version());
-        m.put("boundary", state.boundary(v));
-        return m;
+    Rack.Entry rackEntry(SledRuntime.View v) {
+        return new Rack.Entry(cfg.me().baseboard(), cfg.me().cubby(), cfg.software(), v.fold() == null ? null
+                : Optional.ofNullable(v.fold().announcements().get(cfg.me().baseboard())).map(a -> a.announcement()
+                        .api()).orElse(null), true, Json.MAPPER.valueToTree(probes.version()),
+                Json.MAPPER.valueToTree(state.boundary(v)), null);
     }
 
     /**

@@ -1,8 +1,6 @@
 package sush.ops.api;
 
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -14,6 +12,7 @@ import io.netty.handler.codec.http.QueryStringDecoder;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
+import sush.ops.wire.ApiError;
 import sush.ops.wire.Json;
 import sush.ops.wire.SignedRequests.BadRequest;
 import sush.pipeline.sled.SledRuntime;
@@ -92,10 +91,7 @@ final class Replies {
         } else {
             LOG.info("request refused: {} {}: {}", status, code, message);
         }
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("error", code);
-        m.put("message", message);
-        return json(s, status, m);
+        return json(s, status, new ApiError(code, message));
     }
 
     static JobId jobId(String phrase) throws BadRequest {

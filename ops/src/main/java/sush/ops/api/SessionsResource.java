@@ -3,15 +3,14 @@ package sush.ops.api;
 import static sush.ops.api.Replies.accessKeyParam;
 import static sush.ops.api.Replies.sessionId;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 
 import io.netty.handler.codec.http.QueryStringDecoder;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.server.HttpServerRequest;
+import sush.ops.wire.Answers;
 import sush.ops.wire.Bodies;
 import sush.ops.wire.Json;
 import sush.ops.wire.SignedRequests;
@@ -80,10 +79,7 @@ final class SessionsResource {
                         + "clock went backwards issues superseded sessions"));
             }
             api.send(new Message.SessionGrant(g));
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("session_id", g.grant().session().codephrase());
-            m.put("epoch", g.grant().epoch());
-            return Mono.just((Object) m);
+            return Mono.just((Object) new Answers.SessionStarted(g.grant().session().codephrase(), g.grant().epoch()));
         });
     }
 
@@ -112,7 +108,7 @@ final class SessionsResource {
             api.entropy().nextBytes(sledNonce);
             SessionId id = SessionIds.compute(cfg.me().baseboard(), sledNonce, client);
             api.send(new Message.SessionStart(id, cfg.me().baseboard(), sledNonce, client, starter));
-            return Map.of("session_id", id.codephrase());
+            return new Answers.SessionStarted(id.codephrase(), null);
         });
     }
 
@@ -121,7 +117,7 @@ final class SessionsResource {
         SessionId id = sessionId(q.param("sid"));
         return starterOnly(id, who).map(ok -> {
             api.send(new Message.SessionStop(id, who.key().codephrase()));
-            return Map.of("session_id", id.codephrase(), "stopping", true);
+            return new Answers.SessionStopping(id.codephrase(), true);
         });
     }
 
@@ -161,7 +157,7 @@ final class SessionsResource {
         }
         return starterOnly(id, who).map(ok -> {
             api.send(new Message.SessionAccess(id, key.codephrase(), access, who.key().codephrase()));
-            return Map.of("session_id", id.codephrase(), "key_id", key.codephrase(), "access", Json.lower(access));
+            return new Answers.AccessSet(id.codephrase(), key.codephrase(), Json.lower(access));
         });
     }
 }

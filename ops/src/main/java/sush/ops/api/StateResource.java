@@ -8,7 +8,6 @@ import static sush.ops.api.Replies.sessionId;
 import static sush.ops.api.Replies.sledParameter;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -25,7 +24,14 @@ import sush.locker.record.BoundaryRecord;
 import sush.locker.record.Outcome;
 import sush.locker.record.SignedRecord;
 import sush.locker.store.Locker;
+import sush.ops.wire.ActiveSession;
+import sush.ops.wire.Boundary;
+import sush.ops.wire.ChainPage;
+import sush.ops.wire.Conflict;
+import sush.ops.wire.JobPage;
 import sush.ops.wire.Json;
+import sush.ops.wire.SledStatus;
+import sush.ops.wire.StatusReport;
 import sush.ops.wire.SignedRequests;
 import sush.ops.wire.SignedRequests.BadRequest;
 import sush.ops.api.Replies.Refused;
@@ -38,6 +44,9 @@ import sush.projections.id.Chain;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
 import sush.projections.job.SignedGrant;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.LongNode;
+import tools.jackson.databind.node.StringNode;
 
 /**
  * The sled's state as its fold and locker hold it, read on its loop: the active session, the
@@ -66,19 +75,11 @@ final class StateResource {
                 .onErrorResume(e -> error(s, 500, "internal", e.toString()));
     }
 
-    private static Map<String, Object> session(SessionProjection.Session a, Optional<SignedGrant> grant,
-            String nextJob) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("session_id", a.id().codephrase());
-        m.put("starter", a.starter());
-        m.put("acceptor", a.acceptor());
-        m.put("ordering", grant.isPresent() ? "signed" : "causal");
-        grant.ifPresent(g -> {
-            m.put("epoch", g.grant().epoch());
-            m.put("signer", g.grant().signer().codephrase());
-        });
-        m.put("next_job", nextJob);
-        return m;
+    /** The body of {@code /sessions}: the active session {@code a}, its grant in the signed ordering, its next job. */
+    static ActiveSession session(SessionProjection.Session a, Optional<SignedGrant> grant, String nextJob) {
+        return new ActiveSession(a.id().codephrase(), a.starter(), a.acceptor(), grant.isPresent() ? "signed"
+                : "causal", grant.map(g -> g.grant().epoch()).orElse(null), grant.map(g -> g.grant().signer()
+                        .codephrase()).orElse(null), nextJob);
     }
 
     /**
@@ -122,8 +123,8 @@ final class StateResource {
         }
     }
 
-    private Object jobs(SledRuntime.View v, int limit, int offset, Optional<SessionId> session) {
-        List<Object> out = new ArrayList<>();
+    private JobPage jobs(SledRuntime.View v, int limit, int offset, Optional<SessionId> session) {
+        List<JobPage.Entry> out = new ArrayList<>();
         int matched = 0;
         if (v.fold() != null) {
             List<JobId> ids = v.fold().statuses().jobs();
@@ -137,77 +138,74 @@ final class StateResource {
                 if (matched <= offset || out.size() >= limit) {
                     continue;
                 }
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("job_id", id.codephrase());
-                m.put("session_id", of.map(SessionId::codephrase).orElse(null));
-                m.put("statuses", Json.statuses(v.fold().statuses().statuses(id)));
-                out.add(m);
+                out.add(jobEntry(id, of, Json.statuses(v.fold().statuses().statuses(id))));
             }
         }
-        Map<String, Object> page = new LinkedHashMap<>();
-        page.put("total", matched);
-        page.put("offset", offset);
-        page.put("limit", limit);
-        page.put("jobs", out);
-        return page;
+        return jobPage(matched, offset, limit, out);
+    }
+
+    /** One job of a {@code /jobs} page: its id, its session (null when unknown here) and every sled's status. */
+    static JobPage.Entry jobEntry(JobId id, Optional<SessionId> session, Map<String, SledStatus> statuses) {
+        return new JobPage.Entry(id.codephrase(), session.map(SessionId::codephrase).orElse(null), statuses);
+    }
+
+    /** A {@code /jobs} page: the jobs matched, the page's offset and limit, and its jobs. */
+    static JobPage jobPage(int total, int offset, int limit, List<JobPage.Entry> jobs) {
+        return new JobPage(total, offset, limit, jobs);
     }
 
     /** {@code GET /boundary}: the locker's state and its record, as the rack's ordering has it. */
-    Object boundary(SledRuntime.View v) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("baseboard", cfg.me().baseboard());
-        m.put("trusted", v.trusted());
-        m.put("load", locker.load().verdict().name().toLowerCase(Locale.ROOT));
-        m.put("load_reason", locker.load().reason());
-        // A change to the slots this daemon did not make, found while it runs (issue 22).
-        m.put("changed", locker.changed().orElse(null));
-        m.put("ordering", v.ordering().wireName());
+    Boundary boundary(SledRuntime.View v) {
+        return boundaryBody(cfg.me().baseboard(), v, locker.load().verdict().name().toLowerCase(Locale.ROOT),
+                locker.load().reason(), locker.changed());
+    }
+
+    /**
+     * The body of {@code /boundary}: sled {@code baseboard}'s view {@code v} of its record, with how
+     * its locker loaded ({@code load}, {@code loadReason}) and a change to its slots it did not make.
+     */
+    static Boundary boundaryBody(String baseboard, SledRuntime.View v, String load, String loadReason,
+            Optional<String> changed) {
+        // changed: a change to the slots this daemon did not make, found while it runs (issue 22).
+        Boundary.Record record = v.ordering() == Ordering.SIGNED
+                ? v.record().map(SignedRecord.class::cast).map(StateResource::signedRecord).orElse(null)
+                : v.record().map(BoundaryRecord.class::cast).map(StateResource::record).orElse(null);
+        return new Boundary(baseboard, v.trusted(), load, loadReason, changed.orElse(null), v.ordering().wireName(),
+                floor(v), record);
+    }
+
+    /**
+     * The floor as {@code /boundary} and {@code /ready} show it: in the signed ordering, with no
+     * universe floor, the record's floor epoch (a number); in the causal one the universe floor's
+     * version (text); null when there is none.
+     */
+    static JsonNode floor(SledRuntime.View v) {
         if (v.ordering() == Ordering.SIGNED) {
-            // No universe floor in the signed ordering: the record's floor epoch is the floor.
-            Optional<SignedRecord> r = v.record().map(SignedRecord.class::cast);
-            m.put("floor", r.map(x -> (Object) x.floor()).orElse(null));
-            m.put("record", r.map(StateResource::signedRecord).orElse(null));
-        } else {
-            m.put("floor", v.floor().map(Object::toString).orElse(null));
-            Optional<BoundaryRecord> r = v.record().map(BoundaryRecord.class::cast);
-            m.put("record", r.map(StateResource::record).orElse(null));
+            return v.record().map(r -> (JsonNode) LongNode.valueOf(((SignedRecord) r).floor())).orElse(null);
         }
-        return m;
+        return v.floor().map(f -> (JsonNode) StringNode.valueOf(f.toString())).orElse(null);
     }
 
-    static Map<String, Object> signedRecord(SignedRecord r) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("floor_epoch", r.floor());
-        m.put("committed", r.committed().map(c -> {
-            Map<String, Object> x = committed(c.session().session(), c.job(), c.successor(), c.outcome());
-            x.put("epoch", c.session().epoch());
-            x.put("signer", c.session().signer().codephrase());
-            return x;
-        }).orElse(null));
-        return m;
+    static Boundary.Record signedRecord(SignedRecord r) {
+        return new Boundary.Record(r.floor(), null, null, r.committed().map(c -> committed(c.session().session(),
+                c.job(), c.successor(), c.outcome(), c.session().epoch(), c.session().signer().codephrase()))
+                .orElse(null), null, null, null);
     }
 
-    /** A committed job as {@code /boundary} shows it, in either ordering's record. */
-    private static Map<String, Object> committed(SessionId session, JobId job, JobId successor, Outcome outcome) {
-        Map<String, Object> x = new LinkedHashMap<>();
-        x.put("session", session.codephrase());
-        x.put("job", job.codephrase());
-        x.put("successor", successor.codephrase());
-        x.put("outcome", outcome.isEnded() ? Json.lower(outcome.status()) : "committed");
-        x.put("code", outcome.code());
-        return x;
+    /**
+     * A committed job as {@code /boundary} shows it, in either ordering's record (the session's
+     * epoch and signer in the signed one, else null).
+     */
+    private static Boundary.Committed committed(SessionId session, JobId job, JobId successor, Outcome outcome,
+            Long epoch, String signer) {
+        return new Boundary.Committed(session.codephrase(), job.codephrase(), successor.codephrase(),
+                outcome.isEnded() ? Json.lower(outcome.status()) : "committed", outcome.code(), epoch, signer);
     }
 
-    static Map<String, Object> record(BoundaryRecord r) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("network", r.network().toString());
-        m.put("executed", r.executed().toString());
-        m.put("committed", r.committed().map(c -> committed(c.session(), c.job(), c.successor(), c.outcome()))
-                .orElse(null));
-        m.put("recent", r.recent().stream().map(l -> l.network().toString()).toList());
-        m.put("bloom_bits_set", r.burned().fill());
-        m.put("amnesiac", r.amnesiac());
-        return m;
+    static Boundary.Record record(BoundaryRecord r) {
+        return new Boundary.Record(null, r.network().toString(), r.executed().toString(), r.committed().map(c ->
+                committed(c.session(), c.job(), c.successor(), c.outcome(), null, null)).orElse(null),
+                r.recent().stream().map(l -> l.network().toString()).toList(), r.burned().fill(), r.amnesiac());
     }
 
     /**
@@ -220,26 +218,28 @@ final class StateResource {
     Mono<Object> status(HttpServerRequest q) throws BadRequest {
         JobId job = jobId(q.param("jid"));
         Optional<String> sled = sledParameter(q);
-        return runtime.query(v -> v.fold() == null ? List.<Map<String, Object>>of(Map.of(), Map.of())
-                : List.of(Json.statuses(v.fold().statuses().statuses(job)),
+        return runtime.query(v -> v.fold() == null ? Map.entry(Map.<String, SledStatus>of(), Map.<String, Conflict>of())
+                : Map.entry(Json.statuses(v.fold().statuses().statuses(job)),
                         Json.conflicts(v.fold().statuses().conflicts(job)))).flatMap(both -> {
-                    Map<String, Object> all = both.get(0);
-                    Map<String, Object> m = sled.isEmpty() ? all : all.containsKey(sled.get())
+                    Map<String, SledStatus> all = both.getKey();
+                    Map<String, SledStatus> m = sled.isEmpty() ? all : all.containsKey(sled.get())
                             ? Map.of(sled.get(), all.get(sled.get())) : Map.of();
                     if (m.isEmpty()) {
                         return Mono.error(new Refused(404, "unknown-job", "no status for job " + job.codephrase()
                                 + sled.map(b -> " from sled " + b).orElse("")));
                     }
-                    Map<String, Object> out = new LinkedHashMap<>();
-                    out.put("job_id", job.codephrase());
-                    out.put("statuses", m);
-                    Map<String, Object> conflicts = new TreeMap<>(both.get(1));
-                    conflicts.keySet().retainAll(m.keySet());
-                    if (!conflicts.isEmpty()) {
-                        out.put("conflicts", conflicts);
-                    }
-                    return Mono.just((Object) out);
+                    return Mono.just((Object) statusBody(job, m, both.getValue()));
                 });
+    }
+
+    /**
+     * The body of {@code /jobs/{jid}/status}: the job, the statuses shown, and the conflicts of
+     * {@code allConflicts} reported by a sled shown, when any.
+     */
+    static StatusReport statusBody(JobId job, Map<String, SledStatus> statuses, Map<String, Conflict> allConflicts) {
+        Map<String, Conflict> conflicts = new TreeMap<>(allConflicts);
+        conflicts.keySet().retainAll(statuses.keySet());
+        return new StatusReport(job.codephrase(), statuses, conflicts.isEmpty() ? null : conflicts);
     }
 
     /**
@@ -261,19 +261,14 @@ final class StateResource {
                         return Mono.error(new Refused(404, "not-active", "session " + id.codephrase()
                                 + " is not the active session here"));
                     }
-                    List<Object> out = new ArrayList<>();
+                    List<ChainPage.Link> out = new ArrayList<>();
                     for (ChainProjection.Link l : links.get().subList(0, Math.min(page, links.get().size()))) {
-                        Map<String, Object> m = new LinkedHashMap<>();
-                        m.put("position", l.position().codephrase());
-                        if (l.request().isPresent()) {
-                            m.put("request", SignedRequests.toJson(l.request().get()));
-                        } else {
-                            m.put("burn", true);
-                        }
-                        out.add(m);
+                        out.add(new ChainPage.Link(l.position().codephrase(), l.request().map(r ->
+                                Json.MAPPER.<JsonNode>valueToTree(SignedRequests.toJson(r))).orElse(null),
+                                l.request().isPresent() ? null : true));
                     }
-                    return Mono.just((Object) Map.of("session_id", id.codephrase(), "after", after.codephrase(),
-                            "links", out, "more", links.get().size() > page));
+                    return Mono.just((Object) new ChainPage(id.codephrase(), after.codephrase(), out,
+                            links.get().size() > page));
                 });
     }
 }

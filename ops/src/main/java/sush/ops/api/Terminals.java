@@ -31,6 +31,8 @@ import reactor.netty.http.server.HttpServerResponse;
 import reactor.netty.http.websocket.WebsocketInbound;
 import reactor.netty.http.websocket.WebsocketOutbound;
 import sush.ops.wire.Json;
+import sush.ops.wire.SledStatus;
+import sush.ops.wire.TerminalControl;
 import sush.ops.wire.SignedRequests.BadRequest;
 import sush.ops.auth.Authority;
 import sush.pipeline.exec.Outflow;
@@ -128,12 +130,12 @@ final class Terminals {
         Flux<WebSocketFrame> frames = Flux.concat(
                 Mono.fromCallable(() -> {
                     int[] size = t.size();
-                    return control(Map.of("type", "size", "rows", size[0], "cols", size[1], "write", writes));
+                    return control(new TerminalControl("size", size[0], size[1], writes, null, null));
                 }),
                 t.attach().map(b -> (WebSocketFrame) new BinaryWebSocketFrame(Unpooled.wrappedBuffer(b)))
-                        .onErrorResume(Terminal.Lagging.class, e -> Mono.just(control(Map.of(
-                                "type", "dropped", "message", e.getMessage())))),
-                ownStatus(job).map(st -> control(Map.of("type", "exit", "status", st))));
+                        .onErrorResume(Terminal.Lagging.class, e -> Mono.just(control(new TerminalControl("dropped",
+                                null, null, null, e.getMessage(), null)))),
+                ownStatus(job).map(st -> control(new TerminalControl("exit", null, null, null, null, st))));
         return out.sendObject(frames.takeUntilOther(detached.asMono())).then();
     }
 
@@ -203,18 +205,18 @@ final class Terminals {
     private record ClientFrame(boolean text, byte[] bytes) {
     }
 
-    private static WebSocketFrame control(Map<String, Object> m) {
-        return new TextWebSocketFrame(Json.MAPPER.writeValueAsString(m));
+    private static WebSocketFrame control(TerminalControl c) {
+        return new TextWebSocketFrame(Json.MAPPER.writeValueAsString(c));
     }
 
     /** This sled's final status of the job once it reports one (the ending follows the terminal's close). */
-    private Mono<Object> ownStatus(JobId job) {
+    private Mono<SledStatus> ownStatus(JobId job) {
         String me = cfg.me().baseboard();
         Duration wait = api.limits().ownStatusWait();
         Duration every = api.limits().ownStatusPoll();
-        return poll(() -> runtime.query(v -> v.fold() == null ? Map.<String, Object>of()
-                : Json.statuses(v.fold().statuses().statuses(job))).flatMap(m -> m.get(me) instanceof Map
-                        && TERMINAL_STATUSES.contains(String.valueOf(((Map<?, ?>) m.get(me)).get("status")))
+        return poll(() -> runtime.query(v -> v.fold() == null ? Map.<String, SledStatus>of()
+                : Json.statuses(v.fold().statuses().statuses(job))).flatMap(m -> m.get(me) != null
+                        && TERMINAL_STATUSES.contains(String.valueOf(m.get(me).status()))
                         ? Mono.just(m.get(me)) : Mono.empty()), wait.toMillis() / every.toMillis(), every);
     }
 

@@ -5,14 +5,14 @@ import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 import sush.ops.wire.Json;
-import tools.jackson.databind.JsonNode;
+import sush.ops.wire.SledStatus;
+import sush.ops.wire.TerminalControl;
 
 /**
  * The client's side of an interactive job's terminal (issue 19): the local terminal in raw
@@ -29,7 +29,7 @@ final class Attach {
     private final PrintStream out;
     private final PrintStream err;
     private final boolean tty;
-    private final AtomicReference<JsonNode> exit = new AtomicReference<>();
+    private final AtomicReference<SledStatus> exit = new AtomicReference<>();
     private final AtomicBoolean detached = new AtomicBoolean();
     private final AtomicBoolean writes = new AtomicBoolean();
     private final CountDownLatch closed = new CountDownLatch(1);
@@ -44,7 +44,7 @@ final class Attach {
     }
 
     /** What the session ended with: the job's final status (null when detached or dropped). */
-    JsonNode run(InputStream in) throws Client.Failure, InterruptedException {
+    SledStatus run(InputStream in) throws Client.Failure, InterruptedException {
         String saved = tty ? stty("-g") : null;
         try {
             if (tty) {
@@ -82,7 +82,8 @@ final class Attach {
                             send(ByteBuffer.wrap(buf, 0, i), null);
                         }
                         detached.set(true);
-                        send(null, Json.MAPPER.writeValueAsString(Map.of("type", "detach")));
+                        send(null, Json.MAPPER.writeValueAsString(new TerminalControl("detach", null, null, null,
+                                null, null)));
                         ws.sendClose(java.net.http.WebSocket.NORMAL_CLOSURE, "detached").join();
                         closed.countDown();
                         return;
@@ -114,8 +115,8 @@ final class Attach {
         }
         String[] rc = size.strip().split("\\s+");
         if (rc.length == 2) {
-            send(null, Json.MAPPER.writeValueAsString(Map.of("type", "resize", "rows", Integer.parseInt(rc[0]),
-                    "cols", Integer.parseInt(rc[1]))));
+            send(null, Json.MAPPER.writeValueAsString(new TerminalControl("resize", Integer.parseInt(rc[0]),
+                    Integer.parseInt(rc[1]), null, null, null)));
         }
     }
 
@@ -151,7 +152,7 @@ final class Attach {
         public CompletionStage<?> onText(java.net.http.WebSocket w, CharSequence data, boolean last) {
             text.append(data);
             if (last) {
-                control(Json.MAPPER.readTree(text.toString()));
+                control(Json.read(Json.MAPPER.readTree(text.toString()), TerminalControl.class));
                 text.setLength(0);
             }
             w.request(1);
@@ -170,17 +171,17 @@ final class Attach {
         }
     }
 
-    private void control(JsonNode c) {
-        String type = c.path("type").asString("");
+    private void control(TerminalControl c) {
+        String type = Said.text(c.type());
         if (type.equals("size")) {
-            writes.set(c.path("write").asBoolean(false));
+            writes.set(Said.flag(c.write()));
             if (!writes.get()) {
                 err.print("[sush: watching; only the session's starter types here]" + (tty ? "\r\n" : "\n"));
             }
         } else if (type.equals("exit")) {
-            exit.set(c.path("status"));
+            exit.set(c.status());
         } else if (type.equals("dropped")) {
-            err.print("[sush: " + Client.printable(c.path("message").asString("")) + "]" + (tty ? "\r\n" : "\n"));
+            err.print("[sush: " + Client.printable(Said.text(c.message())) + "]" + (tty ? "\r\n" : "\n"));
         }
     }
 }

@@ -12,12 +12,17 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.function.Predicate;
 
+import sush.ops.wire.Answers;
+import sush.ops.wire.ApiError;
+import sush.ops.wire.Health;
 import sush.ops.wire.Json;
+import sush.ops.wire.Readiness;
 import sush.ops.auth.Authority;
 import sush.ops.auth.Credentials;
 import sush.ops.auth.OperatorSigner;
 import sush.ops.auth.SshKey;
 import sush.projections.id.KeyId;
+import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -71,14 +76,14 @@ public final class Client {
      */
     public JsonNode login() throws Failure {
         // The sled first: an unreachable sled is said as such, whatever the key.
-        JsonNode challenge = plain("POST", "/login/challenge", new byte[0]);
+        Answers.Challenge challenge = read(plain("POST", "/login/challenge", new byte[0]), Answers.Challenge.class);
         OperatorSigner signer;
         try {
             signer = credentials.signer();
         } catch (SshKey.KeyException e) {
             throw new Failure(2, "no-operator-key", e.getMessage());
         }
-        byte[] nonce = Base64.getDecoder().decode(challenge.get("nonce").asString());
+        byte[] nonce = Base64.getDecoder().decode(challenge.nonce());
         java.security.SecureRandom random = new java.security.SecureRandom();
         byte[] clientNonce = new byte[16];
         random.nextBytes(clientNonce);
@@ -97,9 +102,10 @@ public final class Client {
         body.put("ephemeral", b64.encodeToString(eph[1]));
         body.put("signature", b64.encodeToString(signature));
         JsonNode answer = plain("POST", "/login", Json.MAPPER.writeValueAsString(body).getBytes(StandardCharsets.UTF_8));
+        Answers.LoggedIn who = read(answer, Answers.LoggedIn.class);
         try {
-            credentials.loggedIn(new Credentials.Identity(KeyId.parse(answer.get("key_id").asString()), nonce, eph[0],
-                    answer.get("expires").asLong(), answer.get("acceptor").asString()));
+            credentials.loggedIn(new Credentials.Identity(KeyId.parse(who.keyId()), nonce, eph[0], who.expires(),
+                    who.acceptor()));
         } catch (sush.projections.id.IdException e) {
             throw new Failure(2, "bad-answer", "the sled answered an unreadable key id");
         }
@@ -123,6 +129,24 @@ public final class Client {
 
     /** An unsigned probe's answer: its HTTP status and JSON body. */
     public record Probe(int status, JsonNode body) {
+        /** The body as {@code /health} says it; one that does not read as one says nothing (every field null). */
+        public Health health() {
+            return readOrEmpty(body, Health.class, new Health(null, null, null, null, null, null));
+        }
+
+        /** The body as {@code /ready} says it; one that does not read as one says nothing (every field null). */
+        public Readiness readiness() {
+            return readOrEmpty(body, Readiness.class, new Readiness(null, null, null, null, null, null, null, null,
+                    null, null, null, null, null, null));
+        }
+
+        private static <T> T readOrEmpty(JsonNode body, Class<T> type, T empty) {
+            try {
+                return Json.read(body, type);
+            } catch (JacksonException e) {
+                return empty;
+            }
+        }
     }
 
     /** An unsigned GET of a probe ({@code /health}, {@code /ready}): 503 is an answer, not a failure. */
@@ -215,8 +239,9 @@ public final class Client {
         String[] a = audience;
         if (a == null) {
             Probe p = probe("/health");
-            String rack = p.body().path("rack_id").asString("");
-            String sled = p.body().path("sled").asString("");
+            Health h = p.health();
+            String rack = h.rackId() == null ? "" : h.rackId();
+            String sled = h.sled() == null ? "" : h.sled();
             if (rack.isEmpty() || sled.isEmpty()) {
                 throw new Failure(2, "bad-answer", base + "/health names no sled and rack (" + p.status() + "): a "
                         + "daemon of an older build, or not a sled");
@@ -261,9 +286,32 @@ public final class Client {
         return send("GET", path, new byte[0]);
     }
 
+    /** A GET's answer read into its record of {@code sush.ops.wire}. */
+    public <T> T get(String path, Class<T> type) throws Failure {
+        return read(get(path), type);
+    }
+
     public JsonNode post(String path, Object body) throws Failure {
         String json = body == null ? "" : Json.MAPPER.writeValueAsString(body);
         return send("POST", path, json.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** A POST's answer read into its record of {@code sush.ops.wire}. */
+    public <T> T post(String path, Object body, Class<T> type) throws Failure {
+        return read(post(path, body), type);
+    }
+
+    /**
+     * An answer (or a part of one) read into its record (fields it does not know ignored, fields
+     * it lacks null); an answer that is not one is a {@code bad-answer} failure.
+     */
+    static <T> T read(JsonNode answer, Class<T> type) throws Failure {
+        try {
+            return Json.read(answer, type);
+        } catch (JacksonException e) {
+            throw new Failure(2, "bad-answer", "the sled's answer is not " + type.getSimpleName() + ": "
+                    + e.getOriginalMessage());
+        }
     }
 
     public byte[] bytes(String path) throws Failure {
@@ -388,8 +436,9 @@ public final class Client {
     private Failure refusal(int status, String body) {
         try {
             JsonNode n = Json.MAPPER.readTree(body);
-            return new Failure(status == 404 ? 4 : 2, n.path("error").asString("http-" + status),
-                    n.path("message").asString(body));
+            ApiError e = n.isObject() ? Json.read(n, ApiError.class) : new ApiError(null, null);
+            return new Failure(status == 404 ? 4 : 2, e.error() != null ? e.error() : "http-" + status,
+                    e.message() != null ? e.message() : body);
         } catch (RuntimeException e) {
             return new Failure(2, "http-" + status, body);
         }

@@ -16,7 +16,14 @@ import java.util.concurrent.CountDownLatch;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import sush.ops.wire.ActiveSession;
+import sush.ops.wire.Answers;
+import sush.ops.wire.Boundary;
 import sush.ops.wire.SignedRequests;
+import sush.ops.wire.SledStatus;
+import sush.ops.wire.SledVersion;
+import sush.ops.wire.StatusReport;
+import sush.ops.wire.Versions;
 import sush.ops.daemon.Daemon;
 import sush.ops.daemon.RackFile;
 import sush.ops.signer.EpochFile;
@@ -29,7 +36,6 @@ import sush.projections.job.SignerKey;
 import sush.projections.targets.Sled;
 import sush.projections.targets.Target;
 import sush.projections.targets.TargetException;
-import tools.jackson.databind.JsonNode;
 
 /**
  * {@code sush demo}: a 4-sled rack of the signed ordering on loopback in temporary directories; a
@@ -70,10 +76,10 @@ public final class DemoCommand implements Callable<Integer> {
             }
             awaitOneUniverse();
             Client c = client(0);
-            JsonNode who = c.login();
+            Answers.LoggedIn who = Client.read(c.login(), Answers.LoggedIn.class);
             say("Gossip is mutual TLS with the rack CA's certificates; the operator logs in with an SSH key:");
-            say("   logged in as " + who.get("key_id").asString() + " (" + home.resolve(RackCommand.OPERATOR_KEY)
-                    + ") at " + who.get("acceptor").asString());
+            say("   logged in as " + Said.text(who.keyId()) + " (" + home.resolve(RackCommand.OPERATOR_KEY)
+                    + ") at " + Said.text(who.acceptor()));
             store = new SessionStore(home.resolve("client"));
             String session = grant(c, store);
             String cmd = "echo \"$SUSH_JOB_ID $(basename $(dirname $(dirname $(dirname $SUSH_JOB_OUTPUT_DIR))))\" >> "
@@ -98,7 +104,7 @@ public final class DemoCommand implements Callable<Integer> {
             boolean once = ledger(ledger);
             say("\n6. Every sled's boundary record:");
             for (int i = 0; i < daemons.size(); i++) {
-                say(indent(BoundaryCommand.render(client(i).get("/boundary"))));
+                say(indent(BoundaryCommand.render(client(i).get("/boundary", Boundary.class))));
             }
             if (web) {
                 String token = client(0).credentials().readToken(System.currentTimeMillis() + 8 * 3_600_000L)
@@ -131,11 +137,11 @@ public final class DemoCommand implements Callable<Integer> {
     private String grant(Client c, SessionStore grants) throws Client.Failure {
         Global g = new Global();
         g.key = rackDir.resolve("signer.key");
-        Map<String, Object> started = SessionCommand.begin(g, c, grants);
-        String session = (String) started.get("session_id");
-        say("\n1. A session, granted by the signer key " + started.get("signer") + " at epoch " + started.get("epoch")
+        SessionCommand.Begun started = SessionCommand.begin(g, c, grants);
+        String session = started.sessionId();
+        say("\n1. A session, granted by the signer key " + started.signer() + " at epoch " + started.epoch()
                 + "\n   (its epoch file " + rackDir.resolve("signer.key" + EpochFile.SUFFIX)
-                + "), kept in " + started.get("grant_file") + ":\n   " + session);
+                + "), kept in " + started.grantFile() + ":\n   " + session);
         awaitActive(session);
         return session;
     }
@@ -159,9 +165,9 @@ public final class DemoCommand implements Callable<Integer> {
         Client c = client(0);
         say("   active session on " + rack.sleds().get(0).baseboard() + ": "
                 + Optional.ofNullable(SessionCommand.active(c)).orElse("none (no sled kept any gossip)"));
-        Map<String, Object> resumed = SessionCommand.resume(c, grants, grants.newestGrant());
-        say("   sush session resume: the kept grant, then the session's chain (" + resumed.get("requests")
-                + " requests) sent again, session " + resumed.get("session_id"));
+        SessionCommand.Begun resumed = SessionCommand.resume(c, grants, grants.newestGrant());
+        say("   sush session resume: the kept grant, then the session's chain (" + resumed.requests()
+                + " requests) sent again, session " + resumed.sessionId());
         awaitActive(session);
         say("   Each sled resumed at the successor of the last job it committed; the re-sent chain links them all "
                 + "to where the session goes on. One new job:");
@@ -211,8 +217,8 @@ public final class DemoCommand implements Callable<Integer> {
 
     /** A job placed and submitted as `sush job start` does it: at the kept chain's tip, kept before it leaves. */
     private String run(Client c, String cmd, String target, String what) throws Exception {
-        JsonNode s = c.get("/sessions");
-        JobRequests.Placed p = JobRequests.place(c, store, SessionId.parse(s.get("session_id").asString()), key, cmd,
+        ActiveSession s = c.get("/sessions", ActiveSession.class);
+        JobRequests.Placed p = JobRequests.place(c, store, SessionId.parse(s.sessionId()), key, cmd,
                 target, false, JobLimits.NONE, JobMode.RECORDED);
         SignedJob job = p.job();
         String id = job.request().job().codephrase();
@@ -249,8 +255,8 @@ public final class DemoCommand implements Callable<Integer> {
     private static int terminal(Client c, String id) {
         try {
             int n = 0;
-            for (JsonNode st : c.get("/jobs/" + id + "/status").get("statuses")) {
-                n += JobCommand.TERMINAL.contains(st.path("status").asString()) ? 1 : 0;
+            for (SledStatus st : c.get("/jobs/" + id + "/status", StatusReport.class).statuses().values()) {
+                n += JobCommand.TERMINAL.contains(Said.text(st.status())) ? 1 : 0;
             }
             return n;
         } catch (Client.Failure f) {
@@ -259,7 +265,7 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     private static void show(Client c, String id, String title) throws Client.Failure {
-        JsonNode statuses = c.get("/jobs/" + id + "/status").get("statuses");
+        Map<String, SledStatus> statuses = c.get("/jobs/" + id + "/status", StatusReport.class).statuses();
         say(title);
         say(indent(JobStatuses.render(statuses, false)));
     }
@@ -270,8 +276,8 @@ public final class DemoCommand implements Callable<Integer> {
             int announced = Integer.MAX_VALUE;
             for (int k = 0; k < daemons.size(); k++) {
                 try {
-                    networks.add(client(k).get("/version").get("network").asString());
-                    announced = Math.min(announced, client(k).get("/versions").get("sleds").size());
+                    networks.add(Said.text(client(k).get("/version", SledVersion.class).network()));
+                    announced = Math.min(announced, client(k).get("/versions", Versions.class).sleds().size());
                 } catch (Client.Failure f) {
                     networks.add("down");
                 }

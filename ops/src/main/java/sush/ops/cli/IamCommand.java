@@ -7,6 +7,8 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
+import sush.ops.wire.Answers;
+import sush.ops.wire.Iam;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -31,17 +33,18 @@ public final class IamCommand implements Callable<Integer> {
         public Integer call() {
             try {
                 JsonNode iam = g.client().get("/iam");
+                Iam known = Client.read(iam, Iam.class);
                 StringBuilder b = new StringBuilder("operators:\n");
-                for (JsonNode op : iam.get("operators")) {
-                    b.append("  ").append(op.get("key_id").asString()).append("  ").append(op.get("type").asString())
-                            .append("  ").append(Client.printable(op.get("comment").asString()))
-                            .append(op.get("revoked").asBoolean() ? "  REVOKED" : "").append('\n');
+                for (Iam.Operator op : known.operators()) {
+                    b.append("  ").append(Said.text(op.keyId())).append("  ").append(Said.text(op.type()))
+                            .append("  ").append(Client.printable(Said.text(op.comment())))
+                            .append(Said.flag(op.revoked()) ? "  REVOKED" : "").append('\n');
                 }
                 b.append("identities:\n");
-                for (JsonNode i : iam.get("identities")) {
-                    b.append("  ").append(i.get("key_id").asString()).append("  via ")
-                            .append(Client.printable(i.get("acceptor").asString())).append("  until ")
-                            .append(Instant.ofEpochMilli(i.get("expires").asLong())).append('\n');
+                for (Iam.Identity i : known.identities()) {
+                    b.append("  ").append(Said.text(i.keyId())).append("  via ")
+                            .append(Client.printable(Said.text(i.acceptor()))).append("  until ")
+                            .append(Instant.ofEpochMilli(Said.number(i.expires()))).append('\n');
                 }
                 g.print(iam, b.toString().stripTrailing());
                 return 0;
@@ -84,7 +87,7 @@ public final class IamCommand implements Callable<Integer> {
     private static int post(Global g, String path, String said) {
         try {
             JsonNode r = g.client().post(path, Map.of());
-            g.print(r, String.format(said, r.get("key_id").asString()));
+            g.print(r, String.format(said, Said.text(Client.read(r, Answers.Revocation.class).keyId())));
             return 0;
         } catch (Client.Failure f) {
             return g.fail(f);

@@ -10,6 +10,8 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import sush.ops.wire.JobPage;
+import sush.ops.wire.SledStatus;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -36,14 +38,14 @@ final class JobHistoryCommand implements Callable<Integer> {
                 path.append("&session=").append(URLEncoder.encode(session, StandardCharsets.UTF_8));
             }
             JsonNode page = g.client().get(path.toString());
+            JobPage jobs = Client.read(page, JobPage.class);
             StringBuilder text = new StringBuilder();
-            for (JsonNode j : page.get("jobs")) {
-                text.append(j.get("job_id").asString()).append("  ").append(summary(j.get("statuses")))
-                        .append('\n');
+            for (JobPage.Entry j : jobs.jobs()) {
+                text.append(j.jobId()).append("  ").append(summary(j.statuses())).append('\n');
             }
-            int shown = page.get("jobs").size();
+            int shown = jobs.jobs().size();
             text.append(String.format(Locale.ROOT, "(%d of %d, from the newest %s)", shown,
-                    page.get("total").asInt(), offset == 0 ? "on" : "past " + offset));
+                    Said.number(jobs.total()), offset == 0 ? "on" : "past " + offset));
             g.print(page, text.toString());
             return 0;
         } catch (Client.Failure f) {
@@ -52,12 +54,12 @@ final class JobHistoryCommand implements Callable<Integer> {
     }
 
     /** A job's statuses over the sleds in a few words: {@code 4 stopped exit 0}, {@code 3 stopped exit 0, 1 error}. */
-    static String summary(JsonNode statuses) {
+    static String summary(Map<String, SledStatus> statuses) {
         Map<String, Integer> counts = new LinkedHashMap<>();
-        for (JsonNode st : statuses) {
-            String word = st.path("status").asString();
-            if (st.has("exit_code")) {
-                word += " exit " + st.get("exit_code").asInt();
+        for (SledStatus st : statuses.values()) {
+            String word = Said.text(st.status());
+            if (st.exitCode() != null) {
+                word += " exit " + st.exitCode();
             }
             counts.merge(word, 1, Integer::sum);
         }

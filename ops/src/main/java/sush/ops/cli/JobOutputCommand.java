@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import tools.jackson.databind.JsonNode;
+import sush.ops.wire.SledStatus;
 
 /**
  * {@code sush job output}: a sled's recorded output of a job, whole (verified against the hash in
@@ -51,10 +51,10 @@ final class JobOutputCommand implements Callable<Integer> {
                 throw new Client.Failure(2, "bad-parallel", "--parallel is 1 to " + Download.MAX_PARALLEL);
             }
             Client c = g.client();
-            JsonNode st = JobOutputs.outputStatus(c, job, sled);
+            SledStatus st = JobOutputs.outputStatus(c, job, sled);
             String stream = stderr ? "stderr" : "stdout";
-            long length = st.get(stream + "_bytes").asLong();
-            String want = st.get(stream + "_sha3").asString();
+            long length = stderr ? st.stderrBytes() : st.stdoutBytes();
+            String want = stderr ? st.stderrSha3() : st.stdoutSha3();
             String path = "/jobs/" + job + "/output/" + stream + "?sled=" + JobOutputs.query(sled);
             Download.Progress p = new Download.Progress(stream + " of " + sled, length,
                     System.console() != null && !g.json ? System.err : null);

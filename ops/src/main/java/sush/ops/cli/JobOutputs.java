@@ -7,7 +7,8 @@ import java.util.HexFormat;
 import java.util.Map;
 
 import sush.projections.id.Hashes;
-import tools.jackson.databind.JsonNode;
+import sush.ops.wire.SledStatus;
+import sush.ops.wire.StatusReport;
 
 /**
  * A job's recorded output as the CLI reads it: the status naming its lengths and hashes, the whole
@@ -39,9 +40,9 @@ final class JobOutputs {
     }
 
     /** Sled {@code sled}'s status of {@code job} with its output's lengths and hashes, as any sled knows it. */
-    static JsonNode outputStatus(Client c, String job, String sled) throws Client.Failure {
-        JsonNode st = c.get("/jobs/" + job + "/status?sled=" + query(sled)).get("statuses").get(sled);
-        if (st == null || !st.has("stdout_sha3")) {
+    static SledStatus outputStatus(Client c, String job, String sled) throws Client.Failure {
+        SledStatus st = c.get("/jobs/" + job + "/status?sled=" + query(sled), StatusReport.class).statuses().get(sled);
+        if (st == null || st.stdoutSha3() == null) {
             throw new Client.Failure(4, "no-output", "sled " + sled + " reports no output for " + job);
         }
         return st;
@@ -49,9 +50,9 @@ final class JobOutputs {
 
     /** The output the sled serves, checked against the length and hash in that sled's status. */
     static byte[] verifiedOutput(Client c, String job, String sled, boolean stderr) throws Client.Failure {
-        JsonNode st = outputStatus(c, job, sled);
+        SledStatus st = outputStatus(c, job, sled);
         byte[] out = c.bytes("/jobs/" + job + "/output/" + (stderr ? "stderr" : "stdout") + "?sled=" + query(sled));
-        String want = st.get(stderr ? "stderr_sha3" : "stdout_sha3").asString();
+        String want = stderr ? st.stderrSha3() : st.stdoutSha3();
         if (!HexFormat.of().formatHex(Hashes.sha3Raw(out)).equals(want)) {
             throw new Client.Failure(6, "hash-mismatch", "the output served does not match the hash in the status");
         }

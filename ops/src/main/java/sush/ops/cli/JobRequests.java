@@ -69,7 +69,7 @@ final class JobRequests {
         String session = SessionCommand.active(c);
         if (session == null) {
             // Started the rack's way: a grant of this signer key in a signed rack, kept for `session resume`.
-            session = (String) SessionCommand.begin(g, c).get("session_id");
+            session = SessionCommand.begin(g, c).sessionId();
             SessionCommand.awaitActive(c, session);
         }
         return place(c, SessionStore.of(c), SessionCommand.sessionId(session), g.signer(), commandLine(command),

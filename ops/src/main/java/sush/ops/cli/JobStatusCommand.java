@@ -7,6 +7,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import sush.ops.wire.StatusReport;
 import sush.projections.id.JobId;
 import tools.jackson.databind.JsonNode;
 
@@ -33,8 +34,9 @@ final class JobStatusCommand implements Callable<Integer> {
                 return JobStatuses.waitFor(g, job, null, Optional.empty());
             }
             JsonNode s = g.client().get("/jobs/" + job.codephrase() + "/status");
-            g.print(s, JobStatuses.render(s.get("statuses"), full));
-            return JobStatuses.allZero(s.get("statuses")) ? 0 : 5;
+            StatusReport r = Client.read(s, StatusReport.class);
+            g.print(s, JobStatuses.render(r.statuses(), full));
+            return JobStatuses.allZero(r.statuses()) ? 0 : 5;
         } catch (Client.Failure f) {
             return g.fail(f);
         }

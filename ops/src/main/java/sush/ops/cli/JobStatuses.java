@@ -6,15 +6,20 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 
+import sush.ops.wire.Conflict;
+import sush.ops.wire.Event;
 import sush.ops.wire.Json;
+import sush.ops.wire.SledStatus;
+import sush.ops.wire.StatusReport;
+import sush.ops.wire.Versions;
 import sush.projections.id.JobId;
 import sush.projections.targets.Sled;
 import sush.projections.targets.Target;
 import sush.projections.targets.TargetException;
-import tools.jackson.databind.JsonNode;
 
 /**
  * A job's statuses as the CLI shows them: one line per sled, a table, whether all ended with exit 0,
@@ -37,8 +42,8 @@ final class JobStatuses {
     static int waitFor(Global g, JobId job, String target, Optional<JobId> mine) throws Client.Failure {
         Client c = g.client();
         List<String> targeted = new ArrayList<>();
-        for (JsonNode s : c.get("/versions").get("sleds")) {
-            Sled sled = new Sled(s.get("baseboard").asString(), s.get("cubby").asInt());
+        for (Versions.Sled s : c.get("/versions", Versions.class).sleds()) {
+            Sled sled = new Sled(Said.text(s.baseboard()), Said.number(s.cubby()));
             try {
                 if (target == null || Target.parse(target).runsOn(sled)) {
                     targeted.add(sled.baseboard());
@@ -47,31 +52,32 @@ final class JobStatuses {
                 throw new Client.Failure(2, "bad-target", e.getMessage());
             }
         }
-        Map<String, JsonNode> latest = new TreeMap<>();
+        Map<String, SledStatus> latest = new TreeMap<>();
         String phrase = job.codephrase();
         LiveLines live = new LiveLines(targeted, !g.json && System.console() != null);
-        c.follow(ev -> {
-            if (!phrase.equals(ev.path("job_id").asString())) {
+        c.follow(data -> {
+            Event ev = Json.read(data, Event.class);
+            if (!phrase.equals(Said.text(ev.jobId()))) {
                 return false;
             }
-            String board = ev.path("baseboard").asString();
-            JsonNode before = latest.get(board);
-            boolean frozen = before != null && JobCommand.TERMINAL.contains(before.path("status").asString());
+            String board = Said.text(ev.baseboard());
+            SledStatus before = latest.get(board);
+            boolean frozen = before != null && JobCommand.TERMINAL.contains(Said.text(before.status()));
             if (!frozen) {
-                latest.put(board, ev);
-                if (!g.json && (before == null || !before.path("status").equals(ev.path("status")))) {
-                    live.show(board, line(ev));
+                latest.put(board, ev.status());
+                if (!g.json && (before == null || !Objects.equals(before.status(), ev.status().status()))) {
+                    live.show(board, line(ev.status()));
                 }
             }
             return !targeted.isEmpty() && targeted.stream().allMatch(b -> latest.containsKey(b)
-                    && JobCommand.TERMINAL.contains(latest.get(b).path("status").asString()));
+                    && JobCommand.TERMINAL.contains(Said.text(latest.get(b).status())));
         });
-        JsonNode answer = c.get("/jobs/" + phrase + "/status");
-        JsonNode statuses = answer.get("statuses");
+        StatusReport answer = c.get("/jobs/" + phrase + "/status", StatusReport.class);
+        Map<String, SledStatus> statuses = answer.statuses();
         List<String> conflicted = new ArrayList<>();
-        answer.path("conflicts").properties().forEach(e -> {
-            if (mine.map(m -> m.codephrase().equals(e.getValue().path("refused").asString())).orElse(false)) {
-                conflicted.add(e.getKey());
+        (answer.conflicts() == null ? Map.<String, Conflict>of() : answer.conflicts()).forEach((board, conflict) -> {
+            if (mine.map(m -> m.codephrase().equals(Said.text(conflict.refused()))).orElse(false)) {
+                conflicted.add(board);
             }
         });
         if (!g.json) {
@@ -125,9 +131,9 @@ final class JobStatuses {
     }
 
     /** Each sled's stdout, fetched from that sled and verified against its status's hash. */
-    private static void printOutputs(Global g, String job, JsonNode statuses) {
-        statuses.properties().forEach(e -> {
-            if (!e.getValue().has("stdout_sha3")) {
+    private static void printOutputs(Global g, String job, Map<String, SledStatus> statuses) {
+        statuses.entrySet().forEach(e -> {
+            if (e.getValue().stdoutSha3() == null) {
                 return;
             }
             try {
@@ -141,44 +147,45 @@ final class JobStatuses {
     }
 
     /** One status as a line; every field from the rack is printed with its control characters escaped. */
-    static String line(JsonNode s) {
-        StringBuilder b = new StringBuilder(s.path("status").asString());
-        if (s.has("exit_code")) {
-            b.append(" exit ").append(s.get("exit_code").asInt());
+    static String line(SledStatus s) {
+        StringBuilder b = new StringBuilder(Said.text(s.status()));
+        if (s.exitCode() != null) {
+            b.append(" exit ").append(s.exitCode());
         }
-        if (s.has("error")) {
-            b.append(' ').append(s.get("error").asString()).append(": ").append(s.path("detail").asString());
+        if (s.error() != null) {
+            b.append(' ').append(s.error()).append(": ").append(Said.text(s.detail()));
         }
-        if (s.has("reason")) {
-            b.append(' ').append(s.get("reason").asString());
+        if (s.reason() != null) {
+            b.append(' ').append(s.reason());
         }
-        if (s.has("sled_started_at")) {
+        if (s.sledStartedAt() != null) {
             // The sled's own clock: shown as it said, labelled so, never compared across sleds.
-            b.append("  (sled clock: started ").append(s.get("sled_started_at").asString());
-            if (s.has("sled_ended_at")) {
-                b.append(", ended ").append(s.get("sled_ended_at").asString());
+            b.append("  (sled clock: started ").append(s.sledStartedAt());
+            if (s.sledEndedAt() != null) {
+                b.append(", ended ").append(s.sledEndedAt());
             }
-            if (s.has("duration_ms")) {
-                b.append(String.format(Locale.ROOT, "; took %.3f s", s.get("duration_ms").asLong() / 1000.0));
+            if (s.durationMs() != null) {
+                b.append(String.format(Locale.ROOT, "; took %.3f s", s.durationMs() / 1000.0));
             }
             b.append(')');
         }
         return Client.printable(b.toString());
     }
 
-    static String render(JsonNode statuses, boolean full) {
+    /** Statuses by sled, a line each; with {@code full}, each status's every field as its JSON. */
+    static String render(Map<String, SledStatus> statuses, boolean full) {
         StringBuilder b = new StringBuilder();
-        statuses.properties().forEach(e -> b.append(Client.printable(e.getKey())).append("  ")
-                .append(full ? e.getValue().toString() : line(e.getValue())).append('\n'));
+        statuses.forEach((board, s) -> b.append(Client.printable(board)).append("  ")
+                .append(full ? Json.MAPPER.writeValueAsString(s) : line(s)).append('\n'));
         return b.toString().stripTrailing();
     }
 
-    static boolean allZero(JsonNode statuses) {
+    static boolean allZero(Map<String, SledStatus> statuses) {
         if (statuses == null || statuses.isEmpty()) {
             return false;
         }
-        for (JsonNode s : statuses) {
-            if (!"stopped".equals(s.path("status").asString()) || s.path("exit_code").asInt(-1) != 0) {
+        for (SledStatus s : statuses.values()) {
+            if (!"stopped".equals(s.status()) || Said.number(s.exitCode(), -1) != 0) {
                 return false;
             }
         }

@@ -7,7 +7,7 @@ import java.util.concurrent.Callable;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import tools.jackson.databind.JsonNode;
+import sush.ops.wire.Answers;
 
 /**
  * {@code sush login} (alias {@code whoami}): logs in at a sled with the operator's SSH key (the
@@ -30,24 +30,28 @@ public final class LoginCommand implements Callable<Integer> {
     public Integer call() {
         try {
             Client c = g.client();
-            JsonNode who = c.login();
+            Answers.LoggedIn who = Client.read(c.login(), Answers.LoggedIn.class);
             if (web) {
                 if (hours < 1) {
                     throw new Client.Failure(2, "bad-hours", "--hours is at least 1");
                 }
                 String t = c.credentials().readToken(System.currentTimeMillis() + hours * 3_600_000L).orElseThrow();
                 String url = c.url() + "/#token=" + t;
-                g.print(Map.of("url", url, "key_id", who.get("key_id").asString()), "the rack page (read only; keep "
+                g.print(Map.of("url", url, "key_id", Said.text(who.keyId())), "the rack page (read only; keep "
                         + "the address private, it carries your read token):\n" + url);
                 return 0;
             }
+            String keyId = Said.text(who.keyId());
+            String acceptor = Said.text(who.acceptor());
+            String expires = Instant.ofEpochMilli(Said.number(who.expires())).toString();
+            String key = c.credentials().signer().publicKey().type();
             Map<String, Object> doc = new LinkedHashMap<>();
-            doc.put("key_id", who.get("key_id").asString());
-            doc.put("acceptor", who.get("acceptor").asString());
-            doc.put("expires", Instant.ofEpochMilli(who.get("expires").asLong()).toString());
-            doc.put("key", c.credentials().signer().publicKey().type());
-            g.print(doc, "logged in as " + doc.get("key_id") + " (" + doc.get("key") + ") at " + doc.get("acceptor")
-                    + " until " + doc.get("expires") + " (idle 10 min ends it sooner)");
+            doc.put("key_id", keyId);
+            doc.put("acceptor", acceptor);
+            doc.put("expires", expires);
+            doc.put("key", key);
+            g.print(doc, "logged in as " + keyId + " (" + key + ") at " + acceptor + " until " + expires
+                    + " (idle 10 min ends it sooner)");
             return 0;
         } catch (Client.Failure f) {
             return g.fail(f);

@@ -12,10 +12,12 @@ import java.util.HexFormat;
 import java.util.Map;
 import java.util.Optional;
 
+import sush.ops.wire.SledStatus;
+import sush.ops.wire.StatusReport;
+import sush.ops.wire.Versions;
 import sush.projections.id.Hashes;
 import sush.projections.targets.Target;
 import sush.projections.targets.TargetException;
-import tools.jackson.databind.JsonNode;
 
 /**
  * Jobs that run on exactly one sled, interactive or streaming: finding the sled that runs one and
@@ -39,17 +41,18 @@ final class OneSledJobs {
     }
 
     /** Where a one-sled job runs: the sled, its status there, a client of its API. */
-    record Where(String sled, JsonNode status, Client there) {
+    record Where(String sled, SledStatus status, Client there) {
     }
 
     /** Waits (30 s at most) for the sled running {@code job} to report it; reaches it at the API it announced. */
     static Where where(Global g, String job) throws Client.Failure {
         Client c = g.client();
         String sled = null;
-        JsonNode status = null;
+        SledStatus status = null;
         for (int i = 0; i < 600 && sled == null; i++) {
             try {
-                for (Map.Entry<String, JsonNode> e : c.get("/jobs/" + job + "/status").get("statuses").properties()) {
+                for (Map.Entry<String, SledStatus> e : c.get("/jobs/" + job + "/status", StatusReport.class).statuses()
+                        .entrySet()) {
                     sled = e.getKey();
                     status = e.getValue();
                 }
@@ -66,9 +69,9 @@ final class OneSledJobs {
             throw new Client.Failure(4, "not-started", "job " + job + " has not started on any sled yet");
         }
         Client there = c;
-        for (JsonNode s : c.get("/versions").get("sleds")) {
-            if (s.path("baseboard").asString("").equals(sled) && s.has("api")) {
-                there = g.client(s.get("api").asString());
+        for (Versions.Sled s : c.get("/versions", Versions.class).sleds()) {
+            if (Said.text(s.baseboard()).equals(sled) && s.api() != null) {
+                there = g.client(s.api());
             }
         }
         return new Where(sled, status, there);
@@ -96,8 +99,8 @@ final class OneSledJobs {
             } catch (IOException e) {
                 body = "";
             }
-            if (r.statusCode() != 404 || statusOn(w.there(), job, w.sled()).map(s -> JobCommand.TERMINAL.contains(s.path(
-                    "status").asString())).orElse(false)) {
+            if (r.statusCode() != 404 || statusOn(w.there(), job, w.sled()).map(s -> JobCommand.TERMINAL.contains(
+                    Said.text(s.status()))).orElse(false)) {
                 throw new Client.Failure(r.statusCode() == 404 ? 4 : 2, "no-stream", "job " + job + " on " + w.sled()
                         + ": " + Client.printable(body.strip()));
             }
@@ -119,9 +122,9 @@ final class OneSledJobs {
             throw new Client.Failure(3, "stream-cut", "the stream of job " + job + " broke after " + got + " bytes: "
                     + e.getMessage());
         }
-        JsonNode end = null;
+        SledStatus end = null;
         for (int i = 0; i < 600 && end == null; i++) {
-            end = statusOn(w.there(), job, w.sled()).filter(s -> JobCommand.TERMINAL.contains(s.path("status").asString()))
+            end = statusOn(w.there(), job, w.sled()).filter(s -> JobCommand.TERMINAL.contains(Said.text(s.status())))
                     .orElse(null);
             if (end == null) {
                 Client.sleep(50);
@@ -132,20 +135,19 @@ final class OneSledJobs {
                     + "but reported no end");
         }
         String sha3 = HexFormat.of().formatHex(d.digest());
-        if (end.has("stdout_sha3") && (end.path("stdout_bytes").asLong() != got
-                || !end.path("stdout_sha3").asString().equals(sha3))) {
+        if (end.stdoutSha3() != null && (Said.number(end.stdoutBytes()) != got || !end.stdoutSha3().equals(sha3))) {
             throw new Client.Failure(6, "hash-mismatch", "received " + got + " bytes (SHA3-256 " + sha3 + "), the "
-                    + "status says " + end.path("stdout_bytes").asLong() + " (" + end.path("stdout_sha3").asString()
-                    + ")");
+                    + "status says " + Said.number(end.stdoutBytes()) + " (" + end.stdoutSha3() + ")");
         }
         System.err.println("job " + job + " on " + w.sled() + ": " + JobStatuses.line(end) + "; " + got + " bytes streamed"
-                + (end.has("stdout_sha3") ? ", hash verified" : ""));
-        return end.path("exit_code").asInt(-1) == 0 ? 0 : 5;
+                + (end.stdoutSha3() != null ? ", hash verified" : ""));
+        return Said.number(end.exitCode(), -1) == 0 ? 0 : 5;
     }
 
-    private static Optional<JsonNode> statusOn(Client c, String job, String sled) {
+    private static Optional<SledStatus> statusOn(Client c, String job, String sled) {
         try {
-            return Optional.ofNullable(c.get("/jobs/" + job + "/status?sled=" + JobOutputs.query(sled)).get("statuses").get(sled));
+            return Optional.ofNullable(c.get("/jobs/" + job + "/status?sled=" + JobOutputs.query(sled),
+                    StatusReport.class).statuses().get(sled));
         } catch (Client.Failure f) {
             return Optional.empty();
         }
@@ -179,14 +181,14 @@ final class OneSledJobs {
      */
     static int attachTo(Global g, String job) throws Client.Failure {
         Where w = where(g, job);
-        if (JobCommand.TERMINAL.contains(w.status().path("status").asString())) {
+        if (JobCommand.TERMINAL.contains(Said.text(w.status().status()))) {
             System.err.println("job " + job + " on " + w.sled() + " already ended: " + JobStatuses.line(w.status()));
-            return w.status().path("exit_code").asInt(-1) == 0 ? 0 : 5;
+            return Said.number(w.status().exitCode(), -1) == 0 ? 0 : 5;
         }
         String sled = w.sled();
         Client there = w.there();
         Attach a = new Attach(there, job, System.out, System.err, System.console() != null);
-        JsonNode exit;
+        SledStatus exit;
         try {
             exit = a.run(System.in);
         } catch (InterruptedException e) {
@@ -202,6 +204,6 @@ final class OneSledJobs {
                     + "sush job status " + job);
         }
         System.err.println("job " + job + " on " + sled + ": " + JobStatuses.line(exit));
-        return exit.path("exit_code").asInt(-1) == 0 ? 0 : 5;
+        return Said.number(exit.exitCode(), -1) == 0 ? 0 : 5;
     }
 }

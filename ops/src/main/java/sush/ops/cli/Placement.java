@@ -12,8 +12,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
+import sush.ops.wire.ChainPage;
 import sush.ops.wire.Json;
 import sush.ops.wire.SignedRequests;
+import sush.ops.wire.SledVersion;
+import sush.ops.wire.Versions;
 import sush.projections.id.IdException;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
@@ -46,10 +49,11 @@ final class Placement {
         JobId tip = kept.chain().tip();
         List<ClientChain.Held> held = new ArrayList<>();
         held.add(fetch(c, session, tip, null));
-        String asked = c.get("/version").path("baseboard").asString("");
+        String asked = Said.text(c.get("/version", SledVersion.class).baseboard());
         List<String> others = new ArrayList<>();
-        for (JsonNode s : c.get("/versions").path("sleds")) {
-            String board = s.path("baseboard").asString("");
+        List<Versions.Sled> sleds = c.get("/versions", Versions.class).sleds();
+        for (Versions.Sled s : sleds == null ? List.<Versions.Sled>of() : sleds) {
+            String board = Said.text(s.baseboard());
             if (!board.isEmpty() && !board.equals(asked)) {
                 others.add(board);
             }
@@ -120,12 +124,12 @@ final class Placement {
             if (r.statusCode() >= 400) {
                 throw new Client.Failure(2, "http-" + r.statusCode(), "the sled refused to show the chain: " + r.body());
             }
-            JsonNode doc = Json.MAPPER.readTree(r.body());
+            ChainPage doc = Client.read(Json.MAPPER.readTree(r.body()), ChainPage.class);
             JobId last = null;
-            for (JsonNode l : doc.path("links")) {
-                JobId at = id(l.path("position").asString());
-                if (l.has("request")) {
-                    SignedJob j = request(l.get("request"));
+            for (ChainPage.Link l : doc.links() == null ? List.<ChainPage.Link>of() : doc.links()) {
+                JobId at = id(Said.text(l.position()));
+                if (l.request() != null) {
+                    SignedJob j = request(l.request());
                     requests.putIfAbsent(j.request().job(), j);
                     last = j.request().successor();
                 } else {
@@ -133,7 +137,7 @@ final class Placement {
                     last = sush.projections.id.Chain.afterBurn(at);
                 }
             }
-            if (!doc.path("more").asBoolean(false) || last == null) {
+            if (!Said.flag(doc.more()) || last == null) {
                 break;
             }
             from = last;

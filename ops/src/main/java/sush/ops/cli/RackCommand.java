@@ -26,6 +26,7 @@ import sush.locker.store.Locker;
 import sush.gossip.net.RackCa;
 import sush.ops.auth.OperatorSigner;
 import sush.ops.daemon.RackFile;
+import sush.ops.wire.SledVersion;
 import sush.projections.job.SignatureAlgorithm;
 
 /**
@@ -332,7 +333,7 @@ public final class RackCommand implements Callable<Integer> {
         Client c = operatorClient(dir, "http://" + s.api());
         while (true) {
             try {
-                String board = c.get("/version").path("baseboard").asString();
+                String board = Said.text(c.get("/version", SledVersion.class).baseboard());
                 return board.equals(s.baseboard()) ? null : "another sled answers on " + s.api() + ": " + board;
             } catch (Client.Failure f) {
                 // A sled just started answers 503 not-ready to the login (a login gossips) until it

@@ -1,15 +1,20 @@
 package sush.ops.cli;
 
 import java.security.SecureRandom;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import sush.ops.wire.ActiveSession;
+import sush.ops.wire.Answers;
 import sush.ops.wire.SignedRequests;
+import sush.ops.wire.SledVersion;
 import sush.ops.signer.EpochFile;
 import sush.projections.fold.Ordering;
 import sush.projections.id.IdException;
@@ -50,8 +55,8 @@ public final class SessionCommand implements Callable<Integer> {
         public Integer call() {
             try {
                 Client c = g.client();
-                Map<String, Object> started = begin(g, c);
-                String id = (String) started.get("session_id");
+                Begun started = begin(g, c);
+                String id = started.sessionId();
                 if (await) {
                     awaitActive(c, id);
                 }
@@ -90,14 +95,14 @@ public final class SessionCommand implements Callable<Integer> {
                 }
                 SessionStore store = SessionStore.of(c);
                 SignedGrant grant = session == null ? store.newestGrant() : store.grant(sessionId(session));
-                Map<String, Object> resumed = resume(c, store, grant);
-                String id = (String) resumed.get("session_id");
+                Begun resumed = resume(c, store, grant);
+                String id = resumed.sessionId();
                 if (await) {
                     awaitActive(c, id);
                 }
                 if (!g.json) {
-                    System.err.println("resumed " + id + ": its grant, then " + resumed.get("requests") + " requests, "
-                            + resumed.get("burns") + " burns and " + resumed.get("stops") + " stops sent again");
+                    System.err.println("resumed " + id + ": its grant, then " + resumed.requests() + " requests, "
+                            + resumed.burns() + " burns and " + resumed.stops() + " stops sent again");
                 }
                 g.print(resumed, id);
                 return 0;
@@ -167,9 +172,11 @@ public final class SessionCommand implements Callable<Integer> {
                 throw new Client.Failure(4, "no-session", "no session is active");
             }
             String kid = key.strip().replace(' ', '-');
-            JsonNode r = g.client().post("/sessions/" + id + "/access/" + kid + "?access=" + access, Map.of());
-            g.print(Map.of("session_id", id, "key_id", r.path("key_id").asString(kid), "access", access),
-                    r.path("key_id").asString(kid) + ": " + access + " on the interactive jobs of " + id);
+            Answers.AccessSet r = g.client().post("/sessions/" + id + "/access/" + kid + "?access=" + access, Map.of(),
+                    Answers.AccessSet.class);
+            String said = Said.text(r.keyId(), kid);
+            g.print(Map.of("session_id", id, "key_id", said, "access", access),
+                    said + ": " + access + " on the interactive jobs of " + id);
             return 0;
         } catch (Client.Failure f) {
             return g.fail(f);
@@ -185,7 +192,7 @@ public final class SessionCommand implements Callable<Integer> {
         public Integer call() {
             try {
                 JsonNode s = g.client().get("/sessions");
-                g.print(s, render(s));
+                g.print(s, render(Client.read(s, ActiveSession.class)));
                 return 0;
             } catch (Client.Failure f) {
                 return g.fail(f);
@@ -194,13 +201,32 @@ public final class SessionCommand implements Callable<Integer> {
     }
 
     /** A session as a line: a signed one by its signer and epoch (no sled accepts it), a causal one by its acceptor. */
-    static String render(JsonNode s) {
-        String head = s.get("session_id").asString() + " (started by " + Client.printable(s.path("starter").asString());
-        if ("signed".equals(s.path("ordering").asString())) {
-            return head + "; granted by " + Client.printable(s.path("signer").asString()) + " at epoch "
-                    + s.path("epoch").asLong() + ")";
+    static String render(ActiveSession s) {
+        String head = Said.text(s.sessionId()) + " (started by " + Client.printable(Said.text(s.starter()));
+        if ("signed".equals(s.ordering())) {
+            return head + "; granted by " + Client.printable(Said.text(s.signer())) + " at epoch "
+                    + Said.number(s.epoch()) + ")";
         }
-        return head + " through " + Client.printable(s.path("acceptor").asString()) + ")";
+        return head + " through " + Client.printable(Said.text(s.acceptor())) + ")";
+    }
+
+    /**
+     * A session as {@code session start} and {@code session resume} print it: its id; in the
+     * signed ordering also the ordering, the grant's epoch and signer, and where the grant is kept
+     * (start) or what of its chain was sent again (resume).
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    record Begun(@JsonProperty("session_id") String sessionId, String ordering, Long epoch, String signer,
+            @JsonProperty("grant_file") String grantFile, Integer requests, Integer burns, Integer stops) {
+        /** This session, its grant kept in {@code file}. */
+        Begun keptIn(String file) {
+            return new Begun(sessionId, ordering, epoch, signer, file, requests, burns, stops);
+        }
+
+        /** This session, with what of its chain was sent again. */
+        Begun sentAgain(int requestsSent, int burnsSent, int stopsSent) {
+            return new Begun(sessionId, ordering, epoch, signer, grantFile, requestsSent, burnsSent, stopsSent);
+        }
     }
 
     /**
@@ -208,19 +234,20 @@ public final class SessionCommand implements Callable<Integer> {
      * this signer grants one (a fresh epoch from the key's epoch file), the grant is kept under
      * the rack's id, then submitted (dropped again if a sled refused it).
      */
-    static Map<String, Object> begin(Global g, Client c) throws Client.Failure {
+    static Begun begin(Global g, Client c) throws Client.Failure {
         return begin(g, c, SessionStore.of(c));
     }
 
     /** As {@link #begin(Global, Client)}, keeping the grant in {@code store}. */
-    static Map<String, Object> begin(Global g, Client c, SessionStore store) throws Client.Failure {
+    static Begun begin(Global g, Client c, SessionStore store) throws Client.Failure {
         if (ordering(c) == Ordering.CAUSAL) {
-            return Map.of("session_id", c.post("/sessions/start", Map.of()).get("session_id").asString());
+            return new Begun(c.post("/sessions/start", Map.of(), Answers.SessionStarted.class).sessionId(), null, null,
+                    null, null, null, null, null);
         }
         SignedGrant grant = issue(g, operator(c));
         // Kept before it leaves: an answer lost on the way back may hide a grant already gossiped.
         store.keepGrant(grant);
-        Map<String, Object> started;
+        Begun started;
         try {
             started = submit(c, grant);
         } catch (Client.Failure f) {
@@ -229,8 +256,7 @@ public final class SessionCommand implements Callable<Integer> {
             }
             throw f;
         }
-        started.put("grant_file", store.grantFile(grant.grant().session()).toString());
-        return started;
+        return started.keptIn(store.grantFile(grant.grant().session()).toString());
     }
 
     /** Bound on waiting for a resumed session to be active before its chain is sent again: polls of {@link #POLL_MS}. */
@@ -241,9 +267,9 @@ public final class SessionCommand implements Callable<Integer> {
      * and stop kept in the session's chain, in the order they were first sent (ordered-sessions.md
      * section 9). Each is gossiped again; every sled judges it as it judges any re-sent request.
      */
-    static Map<String, Object> resume(Client c, SessionStore store, SignedGrant grant) throws Client.Failure {
-        Map<String, Object> resumed = submit(c, grant);
-        String id = (String) resumed.get("session_id");
+    static Begun resume(Client c, SessionStore store, SignedGrant grant) throws Client.Failure {
+        Begun resumed = submit(c, grant);
+        String id = resumed.sessionId();
         for (int i = 0; i < RESUME_POLLS && !id.equals(active(c)); i++) {
             Client.sleep(POLL_MS);
         }
@@ -270,10 +296,7 @@ public final class SessionCommand implements Callable<Integer> {
                 stops++;
             }
         }
-        resumed.put("requests", requests);
-        resumed.put("burns", burns);
-        resumed.put("stops", stops);
-        return resumed;
+        return resumed.sentAgain(requests, burns, stops);
     }
 
     /** A grant of this command's signer key for {@code starter}: a fresh epoch, a fresh client nonce. */
@@ -291,14 +314,11 @@ public final class SessionCommand implements Callable<Integer> {
     }
 
     /** Submits {@code grant}; the sled's answer (session id, epoch) and the grant's signer. */
-    static Map<String, Object> submit(Client c, SignedGrant grant) throws Client.Failure {
-        JsonNode r = c.post("/sessions/grant", SignedRequests.grantToJson(grant));
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("session_id", r.get("session_id").asString());
-        m.put("ordering", Ordering.SIGNED.wireName());
-        m.put("epoch", r.get("epoch").asLong());
-        m.put("signer", grant.grant().signer().codephrase());
-        return m;
+    static Begun submit(Client c, SignedGrant grant) throws Client.Failure {
+        Answers.SessionStarted r = c.post("/sessions/grant", SignedRequests.grantToJson(grant),
+                Answers.SessionStarted.class);
+        return new Begun(r.sessionId(), Ordering.SIGNED.wireName(), Said.number(r.epoch()),
+                grant.grant().signer().codephrase(), null, null, null, null);
     }
 
     /** The operator key this client is logged in with: the starter every sled expects in a grant. */
@@ -312,7 +332,7 @@ public final class SessionCommand implements Callable<Integer> {
 
     /** The rack's session ordering as the sled says it (a sled from before orderings is causal). */
     static Ordering ordering(Client c) throws Client.Failure {
-        String name = c.get("/version").path("ordering").asString("causal");
+        String name = Said.text(c.get("/version", SledVersion.class).ordering(), "causal");
         try {
             return Ordering.parse(name);
         } catch (IllegalArgumentException e) {
@@ -338,7 +358,7 @@ public final class SessionCommand implements Callable<Integer> {
     /** The active session's id on the sled, or null. */
     static String active(Client c) throws Client.Failure {
         try {
-            return c.get("/sessions").get("session_id").asString();
+            return c.get("/sessions", ActiveSession.class).sessionId();
         } catch (Client.Failure f) {
             if (f.code().equals("no-session")) {
                 return null;

@@ -17,8 +17,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+
 import sush.ops.wire.Json;
 import sush.ops.wire.SignedRequests;
+import sush.ops.wire.SledVersion;
 import sush.projections.id.IdException;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
@@ -52,7 +55,7 @@ final class SessionStore {
 
     /** The store of the rack {@code c} talks to (its sled says which rack it is). */
     static SessionStore of(Client c) throws Client.Failure {
-        String rack = c.get("/version").path("rack_id").asString("");
+        String rack = Said.text(c.get("/version", SledVersion.class).rackId());
         if (rack.isEmpty() || !rack.matches("[a-z0-9-]{1,200}")) {
             throw new Client.Failure(2, "no-rack-id", "the sled at " + c.url() + " names no rack id (a sled older "
                     + "than issue 34?): the client cannot tell which rack's sessions it keeps");
@@ -189,15 +192,23 @@ final class SessionStore {
         }
     }
 
+    /**
+     * One line of a kept chain's file: a signed request (its JSON as a request body is, read as
+     * strictly), or the position of a burn, or the job of a stop.
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    private record Line(JsonNode request, String burn, String stop) {
+    }
+
     private static ClientChain.Entry entry(Path file, String line) throws Client.Failure {
         try {
-            JsonNode n = Json.MAPPER.readTree(line);
-            if (n.has("request")) {
-                return new ClientChain.Entry.Request(SignedRequests.fromJson(n.get("request")));
-            } else if (n.has("burn")) {
-                return new ClientChain.Entry.Burn(JobId.parse(n.get("burn").asString()));
-            } else if (n.has("stop")) {
-                return new ClientChain.Entry.Stop(JobId.parse(n.get("stop").asString()));
+            Line n = Json.read(Json.MAPPER.readTree(line), Line.class);
+            if (n.request() != null) {
+                return new ClientChain.Entry.Request(SignedRequests.fromJson(n.request()));
+            } else if (n.burn() != null) {
+                return new ClientChain.Entry.Burn(JobId.parse(n.burn()));
+            } else if (n.stop() != null) {
+                return new ClientChain.Entry.Stop(JobId.parse(n.stop()));
             }
             throw new IllegalArgumentException("neither a request, a burn nor a stop");
         } catch (IdException | SignedRequests.BadRequest | RuntimeException e) {
@@ -206,15 +217,16 @@ final class SessionStore {
     }
 
     private static String line(ClientChain.Entry e) {
-        Map<String, Object> m;
+        Line l;
         if (e instanceof ClientChain.Entry.Request) {
-            m = Map.of("request", SignedRequests.toJson(((ClientChain.Entry.Request) e).job()));
+            l = new Line(Json.MAPPER.valueToTree(SignedRequests.toJson(((ClientChain.Entry.Request) e).job())), null,
+                    null);
         } else if (e instanceof ClientChain.Entry.Burn) {
-            m = Map.of("burn", ((ClientChain.Entry.Burn) e).position().codephrase());
+            l = new Line(null, ((ClientChain.Entry.Burn) e).position().codephrase(), null);
         } else {
-            m = Map.of("stop", ((ClientChain.Entry.Stop) e).job().codephrase());
+            l = new Line(null, null, ((ClientChain.Entry.Stop) e).job().codephrase());
         }
-        return Json.MAPPER.writeValueAsString(m) + "\n";
+        return Json.MAPPER.writeValueAsString(l) + "\n";
     }
 
     /** A session's kept chain and its file: every entry is on disk before the caller sends it. */

@@ -3,12 +3,15 @@ package sush.ops.cli;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import sush.ops.daemon.RackFile;
+import sush.ops.wire.Health;
+import sush.ops.wire.Readiness;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -44,7 +47,7 @@ public final class StatusCommand implements Callable<Integer> {
                 doc.put("ready", ready.body());
                 boolean ok = health.status() == 200 && ready.status() == 200;
                 allReady &= ok;
-                line = render(health.body(), ready.body());
+                line = render(health.health(), ready.readiness());
             } catch (Client.Failure f) {
                 allReady = false;
                 doc.put("error", f.getMessage());
@@ -59,17 +62,18 @@ public final class StatusCommand implements Callable<Integer> {
         return allReady ? 0 : 1;
     }
 
-    static String render(JsonNode health, JsonNode ready) {
+    static String render(Health health, Readiness ready) {
         StringBuilder b = new StringBuilder();
-        b.append(health.path("status").asString("?").toUpperCase(java.util.Locale.ROOT)).append(' ');
-        b.append(ready.path("ready").asBoolean() ? "ready" : "NOT READY");
-        b.append(String.format(java.util.Locale.ROOT, "  store %s, peers %d/%d, floor %s, pending %d, set %.1f%%",
-                ready.path("store_trusted").asBoolean() ? "trusted" : "UNTRUSTED", ready.path("peers_connected").asInt(),
-                ready.path("peers_expected").asInt(), ready.path("floor").isNull() ? "none"
-                        : ready.path("floor").asString(), ready.path("pending_launches").asInt(),
-                100 * ready.path("set_fill").asDouble()));
-        for (JsonNode r : ready.path("reasons")) {
-            b.append("\n    ").append(Client.printable(r.asString()));
+        b.append(Said.text(health.status(), "?").toUpperCase(Locale.ROOT)).append(' ');
+        b.append(Said.flag(ready.ready()) ? "ready" : "NOT READY");
+        JsonNode floor = ready.floor();
+        b.append(String.format(Locale.ROOT, "  store %s, peers %d/%d, floor %s, pending %d, set %.1f%%",
+                Said.flag(ready.storeTrusted()) ? "trusted" : "UNTRUSTED", Said.number(ready.peersConnected()),
+                Said.number(ready.peersExpected()), floor != null && floor.isNull() ? "none"
+                        : floor == null ? "" : floor.asString(), Said.number(ready.pendingLaunches()),
+                100 * Said.number(ready.setFill())));
+        for (String r : ready.reasons() == null ? List.<String>of() : ready.reasons()) {
+            b.append("\n    ").append(Client.printable(Said.text(r)));
         }
         return b.toString();
     }

@@ -1,12 +1,15 @@
 package sush.ops.cli;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import tools.jackson.databind.JsonNode;
+import sush.ops.wire.Version;
+import sush.ops.wire.Versions;
 
 /**
  * {@code sush version}: the client, every sled known by gossip, and the rack drawn as it stands:
@@ -21,25 +24,25 @@ public final class VersionCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         try {
-            JsonNode sleds = g.client().get("/versions").get("sleds");
+            List<Versions.Sled> sleds = g.client().get("/versions", Versions.class).sleds();
             Map<Integer, String> byCubby = new TreeMap<>();
-            java.util.List<String> differing = new java.util.ArrayList<>();
+            List<String> differing = new ArrayList<>();
             sleds.forEach(s -> {
-                String software = s.get("software").asString();
-                byCubby.put(s.get("cubby").asInt(), (software.equals(sush.ops.wire.Version.SOFTWARE) ? "" : "!")
-                        + s.get("baseboard").asString() + " " + software);
-                if (!software.equals(sush.ops.wire.Version.SOFTWARE)) {
-                    differing.add(Client.printable(s.get("baseboard").asString()) + " runs " + Client.printable(software));
+                String software = Said.text(s.software());
+                byCubby.put(Said.number(s.cubby()), (software.equals(Version.SOFTWARE) ? "" : "!")
+                        + Said.text(s.baseboard()) + " " + software);
+                if (!software.equals(Version.SOFTWARE)) {
+                    differing.add(Client.printable(Said.text(s.baseboard())) + " runs " + Client.printable(software));
                 }
             });
-            StringBuilder b = new StringBuilder("client " + sush.ops.wire.Version.SOFTWARE + "\n");
+            StringBuilder b = new StringBuilder("client " + Version.SOFTWARE + "\n");
             b.append(draw(byCubby));
             if (!differing.isEmpty()) {
-                b.append("! a build other than the client's (").append(sush.ops.wire.Version.SOFTWARE).append("):\n");
+                b.append("! a build other than the client's (").append(Version.SOFTWARE).append("):\n");
                 differing.forEach(d -> b.append("  ").append(d).append('\n'));
             }
-            g.print(Map.of("client", sush.ops.wire.Version.SOFTWARE, "version", sush.ops.wire.Version.VERSION, "commit",
-                    sush.ops.wire.Version.COMMIT, "sleds", sleds, "differing", differing), b.toString().stripTrailing());
+            g.print(Map.of("client", Version.SOFTWARE, "version", Version.VERSION, "commit",
+                    Version.COMMIT, "sleds", sleds, "differing", differing), b.toString().stripTrailing());
             return 0;
         } catch (Client.Failure f) {
             return g.fail(f);

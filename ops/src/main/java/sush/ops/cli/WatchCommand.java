@@ -4,6 +4,8 @@ import java.util.concurrent.Callable;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import sush.ops.wire.Event;
+import sush.ops.wire.Json;
 
 /** {@code sush watch}: follows the rack's event stream through one sled. */
 @Command(name = "watch", description = "Follow every status change and error the sled sees.")
@@ -14,9 +16,15 @@ public final class WatchCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         try {
-            g.client().follow(ev -> {
-                System.out.println(g.json ? ev.toString() : ev.path("job_id").asString(ev.path("error").asString())
-                        + "  " + Client.printable(ev.path("baseboard").asString(ev.path("sled").asString())) + "  " + JobStatuses.line(ev));
+            g.client().follow(data -> {
+                if (g.json) {
+                    System.out.println(data.toString());
+                    return false;
+                }
+                Event ev = Json.read(data, Event.class);
+                System.out.println(Said.text(ev.jobId(), Said.text(ev.status().error())) + "  "
+                        + Client.printable(Said.text(ev.baseboard(), Said.text(ev.sled()))) + "  "
+                        + JobStatuses.line(ev.status()));
                 return false;
             });
             return 0;

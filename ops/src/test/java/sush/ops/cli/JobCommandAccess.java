@@ -1,5 +1,7 @@
 package sush.ops.cli;
 
+import sush.ops.wire.Json;
+import sush.ops.wire.SledStatus;
 import tools.jackson.databind.JsonNode;
 
 /** Test access to the CLI's output verification. */
@@ -13,11 +15,11 @@ public final class JobCommandAccess {
 
     /** A status's line as `job status` and `--wait` print it. */
     public static String line(JsonNode status) {
-        return JobStatuses.line(status);
+        return JobStatuses.line(Json.read(status, SledStatus.class));
     }
 
     public static String summary(JsonNode statuses) {
-        return JobHistoryCommand.summary(statuses);
+        return JobHistoryCommand.summary(Json.readStatuses(statuses));
     }
 
     /** One word quoted for bash, as the CLI quotes an argument vector. */

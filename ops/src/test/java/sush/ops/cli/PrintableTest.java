@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import org.junit.jupiter.api.Test;
 
 import sush.ops.wire.Json;
+import sush.ops.wire.SledStatus;
 
 /** Fields from the rack are printed with their control characters escaped (issue 22: terminal escapes). */
 class PrintableTest {
@@ -17,10 +18,12 @@ class PrintableTest {
 
     @Test
     void aStatusLineAndABoardNameCarryNoEscape() {
-        String line = JobStatuses.line(Json.MAPPER.readTree(
-                "{\"status\":\"error\",\"error\":\"io\",\"detail\":\"\\u001b]0;owned\\u0007 disk\"}"));
+        String line = JobStatuses.line(Json.read(Json.MAPPER.readTree(
+                "{\"status\":\"error\",\"error\":\"io\",\"detail\":\"\\u001b]0;owned\\u0007 disk\"}"),
+                SledStatus.class));
         assertFalse(line.chars().anyMatch(Character::isISOControl), line);
-        String board = JobStatuses.render(Json.MAPPER.readTree("{\"a\\u001b[2Jb\":{\"status\":\"started\"}}"), false);
+        String board = JobStatuses.render(Json.readStatuses(Json.MAPPER.readTree(
+                "{\"a\\u001b[2Jb\":{\"status\":\"started\"}}")), false);
         assertFalse(board.chars().anyMatch(c -> c != '\n' && Character.isISOControl(c)), board);
     }
 }

@@ -1,0 +1,59 @@
+package sush.ops.wire;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+/**
+ * What the API answers to a change it accepted (a login, a session started or stopped, a job
+ * started, stopped or skipped, an access or a revocation), one record per answer: the ids of
+ * what changed, gossiped to every sled.
+ */
+public final class Answers {
+    private Answers() {
+    }
+
+    /** {@code POST /login/challenge}: a fresh nonce (base64) and how long it stays good. */
+    public record Challenge(String nonce, @JsonProperty("expires_in_s") Long expiresInS) {
+    }
+
+    /** {@code POST /login}: the operator key's id, when the identity expires (epoch ms), the sled that accepted it. */
+    public record LoggedIn(@JsonProperty("key_id") String keyId, Long expires, String acceptor) {
+    }
+
+    /**
+     * {@code POST /iam/revoke/{kid}} (the identities it ended on the answering sled and the
+     * revocation's id) and {@code POST /iam/unrevoke/{kid}} (the id of the revocation lifted).
+     */
+    public record Revocation(@JsonProperty("key_id") String keyId, Boolean revoked,
+            @JsonInclude(JsonInclude.Include.NON_NULL) @JsonProperty("identities_ended_here")
+            Integer identitiesEndedHere,
+            @JsonInclude(JsonInclude.Include.NON_NULL) String revocation,
+            @JsonInclude(JsonInclude.Include.NON_NULL) String lifted) {
+    }
+
+    /** {@code POST /sessions/start} and {@code POST /sessions/grant}: the session, and a grant's epoch. */
+    public record SessionStarted(@JsonProperty("session_id") String sessionId,
+            @JsonInclude(JsonInclude.Include.NON_NULL) Long epoch) {
+    }
+
+    /** {@code POST /sessions/{sid}/stop}: the session is stopping. */
+    public record SessionStopping(@JsonProperty("session_id") String sessionId, Boolean stopping) {
+    }
+
+    /** {@code POST /sessions/{sid}/skip/{jid}}: the position burnt; no job runs there. */
+    public record PositionBurnt(@JsonProperty("session_id") String sessionId, String burnt) {
+    }
+
+    /** {@code POST /sessions/{sid}/access/{kid}}: what the key may now do on the session's interactive jobs. */
+    public record AccessSet(@JsonProperty("session_id") String sessionId, @JsonProperty("key_id") String keyId,
+            String access) {
+    }
+
+    /** {@code POST /jobs/{jid}/start}: the job, gossiped. */
+    public record JobStarted(@JsonProperty("job_id") String jobId) {
+    }
+
+    /** {@code POST /jobs/{jid}/stop}: the job is stopping. */
+    public record JobStopping(@JsonProperty("job_id") String jobId, Boolean stopping) {
+    }
+}
