@@ -107,13 +107,18 @@ final class LocalRack implements AutoCloseable {
      * this instead of a fixed sleep.
      */
     void awaitGossip(int from, int to) throws Client.Failure {
-        Client fresh = clientOf(dir, url(from));
+        awaitGossip(dir, url(from), url(to));
+    }
+
+    /** {@link #awaitGossip(int, int)} for the rack written in {@code dir}, its sleds' API at {@code from} and {@code to}. */
+    static void awaitGossip(Path dir, String from, String to) throws Client.Failure {
+        Client fresh = clientOf(dir, from);
         fresh.login();
         String token = fresh.credentials().readToken(System.currentTimeMillis() + 60_000).orElseThrow();
-        HttpRequest probe = HttpRequest.newBuilder(URI.create(url(to) + "/version"))
+        HttpRequest probe = HttpRequest.newBuilder(URI.create(to + "/version"))
                 .header("Authorization", Authority.READ_SCHEME + token).build();
-        await("a login at sled " + from + " folded at sled " + to).atMost(Duration.ofSeconds(10))
-                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20))
+        await("a login at " + from + " folded at " + to).atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(20))
                 .until(() -> PROBES.send(probe, HttpResponse.BodyHandlers.discarding()).statusCode() == 200);
     }
 

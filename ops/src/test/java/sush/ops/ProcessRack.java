@@ -63,6 +63,11 @@ abstract class ProcessRack {
         return n.size() == 1;
     }
 
+    /** See {@link LocalRack#awaitGossip(int, int)}: sled {@code to} folded what sled {@code from} gossiped up to now. */
+    void awaitGossip(int from, int to) throws Client.Failure {
+        LocalRack.awaitGossip(dir, "http://" + rack.sleds().get(from).api(), "http://" + rack.sleds().get(to).api());
+    }
+
     /** Waits until {@code done} holds, polling every 50 ms for 30 s at most; the failure names {@code what}. */
     static void await(String what, BooleanSupplier done) throws InterruptedException {
         Awaitility.await(what).atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO)
