@@ -43,7 +43,8 @@ class ApiTest extends TwoSledRack {
         String id = rack.client(0).post("/sessions/start", Map.of()).get("session_id").asString();
         // Active on both sleds (a job signed for it is screened by each), within 30 s.
         await("session " + id + " not active on both sleds within 30 s").atMost(Duration.ofSeconds(30))
-                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20)).until(() -> activeOn(0, id) && activeOn(1, id));
+                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20))
+                .until(() -> activeOn(0, id) && activeOn(1, id));
         return id;
     }
 

@@ -53,7 +53,8 @@ class HangupAtStartTest extends ProcessRack {
         int sent = hangups;
         Awaitility.await().atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50))
                 .untilAsserted(() -> assertTrue(logContains(log, "peers and revoked certificates reloaded"),
-                        "the hangups taken while it started were applied (" + sent + " sent):\n" + Files.readString(log)));
+                        "the hangups taken while it started were applied (" + sent + " sent):\n"
+                                + Files.readString(log)));
     }
 
     private static boolean answers(String api) {

@@ -77,7 +77,8 @@ class InteractiveJobTest extends TwoSledRack {
 
         /** Waits until the client was shown {@code what} (10 s at most). */
         void await(String what) throws InterruptedException {
-            Awaitility.await().atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50))
+            Awaitility.await().atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(50))
                     .untilAsserted(() -> assertTrue(shown.toString().contains(what), what + " in " + shown));
         }
 
@@ -229,7 +230,8 @@ class InteractiveJobTest extends TwoSledRack {
         assertTrue(watcher.closed.await(10, TimeUnit.SECONDS));
         // Sled 0 learns sled 1's ending by gossip, which may still be on its way.
         await("sled 0 learnt sled 1's ending").atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO)
-                .pollInterval(Duration.ofMillis(50)).until(() -> status(id).path(sled).path("exit_code").isIntegralNumber());
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> status(id).path(sled).path("exit_code").isIntegralNumber());
         assertEquals(3, status(id).path(sled).path("exit_code").asInt());
         // Recorded and hashed like any job: the output verifies.
         String out = new String(sush.ops.cli.JobCommandAccess.verifiedOutput(rack.client(0), id, sled, false),

@@ -110,7 +110,7 @@ final class LocalRack implements AutoCloseable {
         awaitGossip(dir, url(from), url(to));
     }
 
-    /** {@link #awaitGossip(int, int)} for the rack written in {@code dir}, its sleds' API at {@code from} and {@code to}. */
+    /** {@link #awaitGossip(int, int)} in the rack written in {@code dir}, from and to the sleds' APIs given. */
     static void awaitGossip(Path dir, String from, String to) throws Client.Failure {
         Client fresh = clientOf(dir, from);
         fresh.login();

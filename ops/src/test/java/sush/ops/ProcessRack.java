@@ -63,7 +63,7 @@ abstract class ProcessRack {
         return n.size() == 1;
     }
 
-    /** See {@link LocalRack#awaitGossip(int, int)}: sled {@code to} folded what sled {@code from} gossiped up to now. */
+    /** Waits until sled {@code to} folded what sled {@code from} gossiped: {@link LocalRack#awaitGossip(int, int)}. */
     void awaitGossip(int from, int to) throws Client.Failure {
         LocalRack.awaitGossip(dir, "http://" + rack.sleds().get(from).api(), "http://" + rack.sleds().get(to).api());
     }

@@ -36,9 +36,9 @@ class SlotTamperTest extends TwoSledRack {
                 Integer.toString(sled.cubby()));
         String id = vandal.request().job().codephrase();
         rack.client(0).post("/jobs/" + id + "/start", SignedRequests.toJson(vandal));
-        JsonNode boundary = await("the sled distrusts its slots").atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO)
-                .pollInterval(Duration.ofMillis(25)).until(() -> rack.client(0).get("/boundary"),
-                        b -> !b.get("trusted").asBoolean());
+        JsonNode boundary = await("the sled distrusts its slots").atMost(Duration.ofSeconds(10))
+                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(25))
+                .until(() -> rack.client(0).get("/boundary"), b -> !b.get("trusted").asBoolean());
         assertFalse(boundary.get("trusted").asBoolean(), "the sled distrusts its slots: " + boundary);
         assertTrue(boundary.get("changed").asString().contains("changed by something other than this daemon"),
                 boundary.toString());
