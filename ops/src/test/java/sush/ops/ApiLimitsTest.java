@@ -1,6 +1,7 @@
 package sush.ops;
 
 import sush.ops.wire.SignedRequests;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,6 +10,7 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +18,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 import sush.ops.api.ApiLimits;
+import sush.ops.cli.Client;
 
 /**
  * The API against clients that hold on (issue 22): a connection must deliver a request head
@@ -149,17 +152,10 @@ class ApiLimitsTest extends TwoSledRack {
         String id = job.request().job().codephrase();
         rack.client(0).post("/jobs/" + id + "/start", SignedRequests.toJson(job));
         String board = rack.rack.sleds().get(0).baseboard();
-        for (int i = 0; i < 400; i++) {
-            try {
-                if (rack.client(0).get("/jobs/" + id + "/status").get("statuses").path(board).path("status").asString()
-                        .equals("stopped")) {
-                    break;
-                }
-            } catch (sush.ops.cli.Client.Failure f) {
-                // not known yet
-            }
-            Thread.sleep(25);
-        }
+        await("stopped at sled 0").atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(25)).ignoreException(Client.Failure.class) // not known yet
+                .until(() -> rack.client(0).get("/jobs/" + id + "/status").get("statuses").path(board).path("status")
+                        .asString().equals("stopped"));
         String path = "/jobs/" + id + "/output/stdout";
         // A front of the same sled whose write stall is short enough for a test.
         System.setProperty("sush.api.write-stall-ms", "1000");
@@ -198,15 +194,15 @@ class ApiLimitsTest extends TwoSledRack {
                 assertTrue(got < size, "a stalled download was cut, not completed (" + got + " bytes)");
             }
             stalled.clear();
-            HttpResponse<InputStream> whole = null;
-            for (int i = 0; i < 100; i++) {
-                whole = c.raw("GET", path, new byte[0], Map.of(), HttpResponse.BodyHandlers.ofInputStream());
-                if (whole.statusCode() == 200) {
-                    break;
-                }
-                whole.body().close();
-                Thread.sleep(50);
-            }
+            HttpResponse<InputStream> whole = await("a download once the bound freed up").atMost(Duration.ofSeconds(5))
+                    .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50)).until(() -> {
+                        HttpResponse<InputStream> r = c.raw("GET", path, new byte[0], Map.of(),
+                                HttpResponse.BodyHandlers.ofInputStream());
+                        if (r.statusCode() != 200) {
+                            r.body().close();
+                        }
+                        return r;
+                    }, r -> r.statusCode() == 200);
             assertEquals(200, whole.statusCode());
             try (InputStream in = whole.body()) {
                 assertEquals(size, in.transferTo(java.io.OutputStream.nullOutputStream()), "a reading client gets it all");

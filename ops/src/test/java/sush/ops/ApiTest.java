@@ -2,6 +2,7 @@ package sush.ops;
 
 import sush.ops.wire.SignedRequests;
 import sush.ops.wire.Json;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,6 +13,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -40,13 +42,9 @@ class ApiTest extends TwoSledRack {
     static String session() throws Exception {
         String id = rack.client(0).post("/sessions/start", Map.of()).get("session_id").asString();
         // Active on both sleds (a job signed for it is screened by each), within 30 s.
-        long until = System.nanoTime() + 30_000_000_000L;
-        while (!(activeOn(0, id) && activeOn(1, id))) {
-            if (System.nanoTime() > until) {
-                throw new AssertionError("session " + id + " not active on both sleds within 30 s");
-            }
-            Thread.sleep(20);
-        }
+        await("session " + id + " not active on both sleds within 30 s").atMost(Duration.ofSeconds(30))
+                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20))
+                .until(() -> activeOn(0, id) && activeOn(1, id));
         return id;
     }
 
@@ -68,19 +66,10 @@ class ApiTest extends TwoSledRack {
         SignedJob job = next(rack.key, "printf hello", "*");
         String id = job.request().job().codephrase();
         rack.client(0).post("/jobs/" + id + "/start", SignedRequests.toJson(job));
-        JsonNode statuses = null;
-        for (int i = 0; i < 200; i++) {
-            try {
-                statuses = rack.client(1).get("/jobs/" + id + "/status").get("statuses");
-                if (statuses.size() == 2 && statuses.findValues("status").stream().allMatch(s -> s.asString().equals(
-                        "stopped"))) {
-                    break;
-                }
-            } catch (Client.Failure f) {
-                // not known yet
-            }
-            Thread.sleep(50);
-        }
+        JsonNode statuses = await("stopped on both sleds").atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(50)).ignoreException(Client.Failure.class) // not known yet
+                .until(() -> rack.client(1).get("/jobs/" + id + "/status").get("statuses"), st -> st.size() == 2
+                        && st.findValues("status").stream().allMatch(s -> s.asString().equals("stopped")));
         assertEquals(2, statuses.size(), statuses.toString());
         byte[] out = sush.ops.cli.JobCommandAccess.verifiedOutput(rack.client(1), id,
                 rack.rack.sleds().get(1).baseboard(), false);
@@ -126,8 +115,10 @@ class ApiTest extends TwoSledRack {
             JsonNode body = Json.MAPPER.readTree(r.body());
             assertEquals("internal", body.get("error").asString(), r.body());
             assertTrue(body.get("message").asString().contains("injected"), r.body());
-            // Nothing changed: the same session is active on both sleds, and no sled halted.
-            Thread.sleep(300);
+            // Nothing changed: the same session is active on both sleds, and no sled halted (by
+            // the time each folded what the other gossiped since).
+            rack.awaitGossip(0, 1);
+            rack.awaitGossip(1, 0);
             for (int k = 0; k < 2; k++) {
                 assertEquals(before, rack.client(k).get("/sessions").get("session_id").asString());
                 assertEquals(java.util.Optional.empty(), rack.daemons.get(k).runtime().failure());
@@ -190,7 +181,7 @@ class ApiTest extends TwoSledRack {
                 SignedRequests.toJson(good)));
         assertEquals(409, wrong.statusCode(), wrong.body());
         assertTrue(!old.equals(rack.client(0).get("/sessions").get("session_id").asString()));
-        Thread.sleep(500);
+        rack.awaitGossip(0, 1);
         Client.Failure none = assertThrows(Client.Failure.class, () -> rack.client(1).get("/jobs/" + id + "/status"));
         assertEquals("unknown-job", none.code(), "nothing about the refused job reached any sled");
     }

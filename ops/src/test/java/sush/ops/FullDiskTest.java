@@ -6,9 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -82,15 +84,13 @@ class FullDiskTest extends ProcessRack {
                     new ProcessBuilder("rm", "-rf", d.toString()).start().waitFor();
                 }
             }
-            long deadline = System.nanoTime() + 30_000_000_000L;
+            long t0 = System.nanoTime();
             String next = start(1, "0", "echo again");
-            boolean served = false;
-            while (System.nanoTime() < deadline && !served) {
-                served = "stopped".equals(statuses(1, next).get(board0)) && ready(0);
-                Thread.sleep(200);
-            }
-            assertTrue(served, "sled 0 serves the next job and answers ready within 30 s of space returning: "
-                    + statuses(1, next) + " " + readyReasons(0));
+            Duration left = Duration.ofSeconds(30).minusNanos(System.nanoTime() - t0);
+            Awaitility.await().atMost(left).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(200))
+                    .untilAsserted(() -> assertTrue("stopped".equals(statuses(1, next).get(board0)) && ready(0),
+                            () -> "sled 0 serves the next job and answers ready within 30 s of space returning: "
+                                    + statuses(1, next) + " " + readyReasons(0)));
             assertTrue(processes.get(0).isAlive(), "sled 0 was never restarted");
             List<String> log = Files.readString(out.getParent().resolve("daemon.log")).lines().toList();
             assertTrue(log.stream().noneMatch(l -> l.contains("stopped admitting")), "sled 0 never failed: "

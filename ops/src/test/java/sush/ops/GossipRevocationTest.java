@@ -1,9 +1,11 @@
 package sush.ops;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
@@ -30,7 +32,11 @@ class GossipRevocationTest {
             // What sled 0 learns from now on never reaches sled 1: every redial is refused.
             String session = rack.client(0).post("/sessions/start", Map.of())
                     .get("session_id").asString();
-            Thread.sleep(4_000);
+            // Two redials since the start, each refused: the session had its chances to cross.
+            long refusedAtStart = rack.daemons.get(0).refusedHandshakes();
+            await("two redials refused since the start").atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(20))
+                    .until(() -> rack.daemons.get(0).refusedHandshakes() >= refusedAtStart + 2);
             boolean reached;
             try {
                 reached = session.equals(rack.client(1).get("/sessions").get("session_id").asString());

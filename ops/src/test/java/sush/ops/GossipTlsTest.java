@@ -1,5 +1,6 @@
 package sush.ops;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -186,11 +187,12 @@ class GossipTlsTest extends TwoSledRack {
         try {
             impostor.start().block(Duration.ofSeconds(10));
             impostor.setPeers(Map.of(gossip(1), gossip(1)), Map.of(gossip(1), board(1)));
-            long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-            while (rack.daemons.get(1).impostors() == before && System.nanoTime() < deadline) {
-                Thread.sleep(50);
-            }
-            Thread.sleep(1_000); // what a session would bring, had the link been admitted
+            await("sled 1 refused the impostor").atMost(Duration.ofSeconds(15)).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(50)).until(() -> rack.daemons.get(1).impostors() > before);
+            // What a session would bring, had the link been admitted: the impostor redials only once
+            // its link is gone, and its redial is refused again.
+            await("the impostor's redial refused").atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(20)).until(() -> rack.daemons.get(1).impostors() > before + 1);
             assertEquals(0, impostor.replica().readFrom(0, Integer.MAX_VALUE).size(),
                     "the impostor learnt nothing of the rack's messages");
             assertTrue(rack.daemons.get(1).impostors() > before, "sled 1 refused the name the link did not prove");

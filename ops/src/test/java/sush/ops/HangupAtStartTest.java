@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -35,9 +37,9 @@ class HangupAtStartTest extends ProcessRack {
         // hangup before that is the kernel's to deliver by default); from then on, hang up
         // every 20 ms until the API answers.
         long end = System.nanoTime() + 60_000_000_000L;
-        while (System.nanoTime() < end && daemon.isAlive() && (!Files.exists(log) || Files.size(log) == 0)) {
-            Thread.sleep(5);
-        }
+        Awaitility.await("the daemon's first line").atMost(Duration.ofSeconds(60)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(5))
+                .until(() -> !daemon.isAlive() || (Files.exists(log) && Files.size(log) > 0));
         int hangups = 0;
         while (System.nanoTime() < end && daemon.isAlive() && !answers(rack.sleds().get(0).api())) {
             new ProcessBuilder("kill", "-HUP", Long.toString(daemon.pid())).start().waitFor();
@@ -48,11 +50,11 @@ class HangupAtStartTest extends ProcessRack {
         assertTrue(daemon.isAlive(), "the daemon ended after " + hangups + " hangups while it started:\n"
                 + Files.readString(log));
         assertTrue(RackAccess.awaitApi(rack.sleds().get(0).api()), "the daemon answers");
-        for (int i = 0; i < 600 && !logContains(log, "peers and revoked certificates reloaded"); i++) {
-            Thread.sleep(50);
-        }
-        assertTrue(logContains(log, "peers and revoked certificates reloaded"), "the hangups taken while it started "
-                + "were applied (" + hangups + " sent):\n" + Files.readString(log));
+        int sent = hangups;
+        Awaitility.await().atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50))
+                .untilAsserted(() -> assertTrue(logContains(log, "peers and revoked certificates reloaded"),
+                        "the hangups taken while it started were applied (" + sent + " sent):\n"
+                                + Files.readString(log)));
     }
 
     private static boolean answers(String api) {

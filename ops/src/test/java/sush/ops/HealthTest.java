@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,16 +22,10 @@ class HealthTest {
     @TempDir
     Path dir;
 
+    /** The probe of {@code path} once it answers {@code status} (10 s at most). */
     private static Client.Probe await(Client c, String path, int status) throws Exception {
-        Client.Probe p = null;
-        for (int i = 0; i < 400; i++) {
-            p = c.probe(path);
-            if (p.status() == status) {
-                return p;
-            }
-            Thread.sleep(25);
-        }
-        return p;
+        return Awaitility.await(path + " answers " + status).atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(25)).until(() -> c.probe(path), p -> p.status() == status);
     }
 
     @Test
@@ -73,14 +69,9 @@ class HealthTest {
             // An untrusted store: something other than the daemon rewrote a slot file.
             RackFile.SledEntry sled = rack.rack.sleds().get(0);
             Files.write(sled.m2().get(0).resolve("boundary"), new byte[] {1, 2, 3});
-            Client.Probe untrusted = null;
-            for (int i = 0; i < 400; i++) {
-                untrusted = c.probe("/ready");
-                if (!untrusted.body().get("store_trusted").asBoolean()) {
-                    break;
-                }
-                Thread.sleep(25);
-            }
+            Client.Probe untrusted = Awaitility.await("the store untrusted").atMost(Duration.ofSeconds(10))
+                    .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(25))
+                    .until(() -> c.probe("/ready"), p -> !p.body().get("store_trusted").asBoolean());
             assertEquals(503, untrusted.status());
             assertFalse(untrusted.body().get("store_trusted").asBoolean(), untrusted.body().toString());
             assertTrue(untrusted.body().get("reasons").toString().contains("not trusted"), untrusted.body().toString());

@@ -1,9 +1,11 @@
 package sush.ops;
 
 import sush.ops.wire.SignedRequests;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -56,25 +58,22 @@ class HistoryTest extends TwoSledRack {
         SignedJob job = JobTextPrivacyTest.ApiTestAccess.next(rack.key, "true", "*");
         String id = job.request().job().codephrase();
         rack.client(0).post("/jobs/" + id + "/start", SignedRequests.toJson(job));
-        for (int i = 0; i < 400; i++) {
-            JsonNode st;
-            try {
-                st = rack.client(1).get("/jobs/" + id + "/status").get("statuses");
-            } catch (Client.Failure notYet) {
-                Thread.sleep(25);
-                continue;
-            }
-            int stopped = 0;
-            for (JsonNode s : st) {
-                stopped += "stopped".equals(s.path("status").asString()) ? 1 : 0;
-            }
-            if (stopped == 2) {
-                // The next position is known once both sleds folded this one.
-                Thread.sleep(100);
-                return id;
-            }
-            Thread.sleep(25);
+        // Stopped on both sleds as sled 1 sees it; the next position is known once both sleds
+        // folded this one: sled 0 sees both endings too.
+        for (int via : new int[] {1, 0}) {
+            await("job " + id + " did not stop on both sleds").atMost(Duration.ofSeconds(10))
+                    .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(25))
+                    .ignoreException(Client.Failure.class).until(() -> stopped(via, id) == 2);
         }
-        throw new AssertionError("job " + id + " did not stop on both sleds");
+        return id;
+    }
+
+    /** How many sleds stopped job {@code id}, as sled {@code via} knows it. */
+    private static int stopped(int via, String id) throws Client.Failure {
+        int stopped = 0;
+        for (JsonNode s : rack.client(via).get("/jobs/" + id + "/status").get("statuses")) {
+            stopped += "stopped".equals(s.path("status").asString()) ? 1 : 0;
+        }
+        return stopped;
     }
 }

@@ -2,6 +2,7 @@ package sush.ops;
 
 import sush.ops.wire.SignedRequests;
 import sush.ops.wire.Json;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,12 +10,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.net.http.WebSocket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 import sush.ops.cli.Client;
@@ -71,11 +75,43 @@ class InteractiveJobTest extends TwoSledRack {
             closed.countDown();
         }
 
+        /** Waits until the client was shown {@code what} (10 s at most). */
         void await(String what) throws InterruptedException {
-            for (int i = 0; i < 200 && !shown.toString().contains(what); i++) {
-                Thread.sleep(50);
-            }
-            assertTrue(shown.toString().contains(what), what + " in " + shown);
+            Awaitility.await().atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(50))
+                    .untilAsserted(() -> assertTrue(shown.toString().contains(what), what + " in " + shown));
+        }
+
+        /** The first control frame the client got, once it got one (10 s at most). */
+        JsonNode firstControl() {
+            Awaitility.await("a control frame").atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(10)).until(() -> !controls.isEmpty());
+            return controls.get(0);
+        }
+    }
+
+    /** An attached client and its socket. */
+    private record Attached(Screen screen, WebSocket socket) {
+    }
+
+    /** {@code who} attached to job {@code id} if it may type there; null (attached, and closed again) if not. */
+    private static Attached typing(Client who, String id) throws Exception {
+        Screen attempt = new Screen();
+        WebSocket a = who.webSocket("/jobs/" + id + "/attach", attempt);
+        if (attempt.firstControl().path("write").asBoolean(false)) {
+            return new Attached(attempt, a);
+        }
+        a.sendClose(WebSocket.NORMAL_CLOSURE, "again").join();
+        return null;
+    }
+
+    /** Why {@code who} may not attach to job {@code id}; null if it attached (and closed again). */
+    private static Client.Failure refusal(Client who, String id) {
+        try {
+            who.webSocket("/jobs/" + id + "/attach", new Screen()).sendClose(WebSocket.NORMAL_CLOSURE, "x");
+            return null;
+        } catch (Client.Failure f) {
+            return f;
         }
     }
 
@@ -105,9 +141,9 @@ class InteractiveJobTest extends TwoSledRack {
         SignedJob job = interactive("bash --norc --noprofile", sled);
         String id = job.request().job().codephrase();
         rack.client(0).post("/jobs/" + id + "/start", SignedRequests.toJson(job));
-        for (int i = 0; i < 600 && !"started".equals(status(id).path(sled).path("status").asString("")); i++) {
-            Thread.sleep(50);
-        }
+        await("started on sled 1").atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> "started".equals(status(id).path(sled).path("status").asString("")));
         // The sled that does not run it has no terminal for it.
         Client.Failure elsewhere = org.junit.jupiter.api.Assertions.assertThrows(Client.Failure.class,
                 () -> rack.client(0).webSocket("/jobs/" + id + "/attach", new Screen()));
@@ -115,10 +151,7 @@ class InteractiveJobTest extends TwoSledRack {
 
         Screen starter = new Screen();
         WebSocket w = rack.client(1).webSocket("/jobs/" + id + "/attach", starter);
-        for (int i = 0; i < 500 && starter.controls.isEmpty(); i++) {
-            Thread.sleep(20);
-        }
-        assertEquals("size", starter.controls.get(0).path("type").asString());
+        assertEquals("size", starter.firstControl().path("type").asString());
         assertTrue(starter.controls.get(0).path("write").asBoolean(), "the starter types");
         send(w, "{\"type\":\"resize\",\"rows\":40,\"cols\":100}");
         w.sendBinary(ByteBuffer.wrap("echo $((6*7)); tty; stty size; echo done-$((1+1))\n".getBytes(
@@ -134,10 +167,7 @@ class InteractiveJobTest extends TwoSledRack {
         Screen watcher = new Screen();
         WebSocket ww = other.webSocket("/jobs/" + id + "/attach", watcher);
         watcher.await("done-2");
-        for (int i = 0; i < 500 && watcher.controls.isEmpty(); i++) {
-            Thread.sleep(20);
-        }
-        assertFalse(watcher.controls.get(0).path("write").asBoolean(true), "a watcher does not type");
+        assertFalse(watcher.firstControl().path("write").asBoolean(true), "a watcher does not type");
         ww.sendBinary(ByteBuffer.wrap("echo intruder-$((2+2))\n".getBytes(StandardCharsets.UTF_8)), true).join();
         w.sendBinary(ByteBuffer.wrap("echo starter-$((3+3))\n".getBytes(StandardCharsets.UTF_8)), true).join();
         watcher.await("starter-6");
@@ -146,37 +176,20 @@ class InteractiveJobTest extends TwoSledRack {
         // The starter lets the watcher type: attached again, its keystrokes reach the job.
         String watcherKey = other.login().get("key_id").asString();
         rack.client(0).post("/sessions/" + sid + "/access/" + watcherKey + "?access=write", java.util.Map.of());
-        Screen typist = null;
-        WebSocket tw = null;
-        for (int i = 0; i < 100; i++) {
-            Screen attempt = new Screen();
-            WebSocket a = other.webSocket("/jobs/" + id + "/attach", attempt);
-            for (int k = 0; k < 1000 && attempt.controls.isEmpty(); k++) {
-                Thread.sleep(10);
-            }
-            if (attempt.controls.get(0).path("write").asBoolean(false)) {
-                typist = attempt;
-                tw = a;
-                break;
-            }
-            a.sendClose(WebSocket.NORMAL_CLOSURE, "again").join();
-            Thread.sleep(50);
-        }
+        Attached allowed = await("the allow reached the running sled").atMost(Duration.ofSeconds(10))
+                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50)).until(() -> typing(other, id),
+                        Objects::nonNull);
+        Screen typist = allowed.screen();
+        WebSocket tw = allowed.socket();
         org.junit.jupiter.api.Assertions.assertNotNull(tw, "the allow reached the running sled");
         tw.sendBinary(ByteBuffer.wrap("echo allowed-$((4+4))\n".getBytes(StandardCharsets.UTF_8)), true).join();
         typist.await("allowed-8");
         tw.sendClose(WebSocket.NORMAL_CLOSURE, "done").join();
         // Denied: no attach at all.
         rack.client(0).post("/sessions/" + sid + "/access/" + watcherKey + "?access=none", java.util.Map.of());
-        Client.Failure denied = null;
-        for (int i = 0; i < 100 && denied == null; i++) {
-            try {
-                other.webSocket("/jobs/" + id + "/attach", new Screen()).sendClose(WebSocket.NORMAL_CLOSURE, "x");
-                Thread.sleep(50);
-            } catch (Client.Failure f) {
-                denied = f;
-            }
-        }
+        Client.Failure denied = await("the deny reached the running sled").atMost(Duration.ofSeconds(5))
+                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50)).until(() -> refusal(other, id),
+                        Objects::nonNull);
         org.junit.jupiter.api.Assertions.assertNotNull(denied);
         assertEquals("denied", denied.code());
         // Issue 36, item 5: denied in every form: the recorded transcript too, at the sled, relayed
@@ -216,9 +229,9 @@ class InteractiveJobTest extends TwoSledRack {
         assertEquals(3, exit.path("status").path("exit_code").asInt());
         assertTrue(watcher.closed.await(10, TimeUnit.SECONDS));
         // Sled 0 learns sled 1's ending by gossip, which may still be on its way.
-        for (int i = 0; i < 600 && !status(id).path(sled).path("exit_code").isIntegralNumber(); i++) {
-            Thread.sleep(50);
-        }
+        await("sled 0 learnt sled 1's ending").atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> status(id).path(sled).path("exit_code").isIntegralNumber());
         assertEquals(3, status(id).path(sled).path("exit_code").asInt());
         // Recorded and hashed like any job: the output verifies.
         String out = new String(sush.ops.cli.JobCommandAccess.verifiedOutput(rack.client(0), id, sled, false),

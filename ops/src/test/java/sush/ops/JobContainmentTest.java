@@ -1,14 +1,18 @@
 package sush.ops;
 
 import sush.ops.wire.SignedRequests;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 
 import sush.ops.daemon.RackFile;
@@ -33,22 +37,18 @@ class JobContainmentTest extends TwoSledRack {
         String id = job.request().job().codephrase();
         rack.client(0).post("/jobs/" + id + "/start", SignedRequests.toJson(job));
         Path pidFile = sled.output().resolve("jobs").resolve(id).resolve("child.pid");
-        for (int i = 0; i < 400 && (!Files.exists(pidFile) || Files.readString(pidFile).isBlank()); i++) {
-            Thread.sleep(25);
-        }
+        await("the child's pid written").atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(25))
+                .until(() -> Files.exists(pidFile) && !Files.readString(pidFile).isBlank());
         long child = Long.parseLong(Files.readString(pidFile).trim());
         assertTrue(alive(child), "the escaped child runs");
 
         long t0 = System.nanoTime();
         rack.client(0).post("/jobs/" + id + "/stop", Map.of());
-        JsonNode st = null;
-        while (System.nanoTime() - t0 < 5_000_000_000L) {
-            st = status(id, sled.baseboard());
-            if (st != null && !st.path("status").asString().equals("started")) {
-                break;
-            }
-            Thread.sleep(25);
-        }
+        Duration left = Duration.ofSeconds(5).minusNanos(System.nanoTime() - t0);
+        JsonNode st = await("ended within 5 s of the stop").atMost(left).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(25)).until(() -> status(id, sled.baseboard()),
+                        s -> s != null && !s.path("status").asString().equals("started"));
         assertEquals("error", st.path("status").asString(), "ended within 5 s of the stop: " + st);
         assertTrue(st.toString().contains("stopped by an operator; also killed 1 process it started"), st.toString());
         assertFalse(alive(child), "the escaped child is dead");
@@ -58,14 +58,9 @@ class JobContainmentTest extends TwoSledRack {
         SignedJob next = JobTextPrivacyTest.ApiTestAccess.next(rack.key, "ps -e -o pid=", target);
         String nid = next.request().job().codephrase();
         rack.client(0).post("/jobs/" + nid + "/start", SignedRequests.toJson(next));
-        JsonNode ns = null;
-        for (int i = 0; i < 400; i++) {
-            ns = status(nid, sled.baseboard());
-            if (ns != null && ns.path("status").asString().equals("stopped")) {
-                break;
-            }
-            Thread.sleep(25);
-        }
+        JsonNode ns = await("the next job stopped").atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(25)).until(() -> status(nid, sled.baseboard()),
+                        s -> s != null && s.path("status").asString().equals("stopped"));
         assertEquals("stopped", ns.path("status").asString(), String.valueOf(ns));
         // A job still sees the host's processes: the daemon (this JVM) among them.
         String ps = Files.readString(sled.output().resolve("jobs").resolve(nid).resolve("stdout"));
@@ -81,18 +76,24 @@ class JobContainmentTest extends TwoSledRack {
         }
     }
 
-    private static boolean alive(long pid) throws Exception {
-        for (int i = 0; i < 100; i++) {
-            try {
-                String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-                if (stat.charAt(stat.lastIndexOf(')') + 2) == 'Z') {
-                    return false;
-                }
-            } catch (java.io.IOException e) {
-                return false;
-            }
-            Thread.sleep(20);
+    /** Whether process {@code pid} is still alive (not gone, not a zombie) after 2 s of waiting for its end. */
+    private static boolean alive(long pid) {
+        try {
+            await().atMost(Duration.ofSeconds(2)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20))
+                    .until(() -> ended(pid));
+            return false;
+        } catch (ConditionTimeoutException stillAlive) {
+            return true;
         }
-        return true;
+    }
+
+    /** Whether process {@code pid} is gone or a zombie. */
+    private static boolean ended(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            return stat.charAt(stat.lastIndexOf(')') + 2) == 'Z';
+        } catch (IOException e) {
+            return true;
+        }
     }
 }

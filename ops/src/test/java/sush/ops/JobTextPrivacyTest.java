@@ -1,6 +1,7 @@
 package sush.ops;
 
 import sush.ops.wire.SignedRequests;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,9 +10,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 
+import sush.ops.cli.Client;
 import sush.ops.daemon.RackFile;
 import sush.projections.job.SignedJob;
 
@@ -28,17 +31,14 @@ class JobTextPrivacyTest extends TwoSledRack {
         SignedJob job = ApiTestAccess.next(rack.key, "true " + marker, "*");
         String id = job.request().job().codephrase();
         rack.client(0).post("/jobs/" + id + "/start", SignedRequests.toJson(job));
-        for (int i = 0; i < 200; i++) {
-            try {
-                if (rack.client(1).get("/jobs/" + id + "/status").get("statuses").size() == 2) {
-                    break;
-                }
-            } catch (sush.ops.cli.Client.Failure f) {
-                // not known there yet
-            }
-            Thread.sleep(50);
+        // The journal's last appends: each sled folded both sleds' endings.
+        for (int k = 0; k < 2; k++) {
+            Client via = rack.client(k);
+            await("both sleds' endings folded at sled " + k).atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(50)).ignoreException(Client.Failure.class) // not known there yet
+                    .until(() -> via.get("/jobs/" + id + "/status").get("statuses").findValues("status").stream()
+                            .filter(st -> st.asString().equals("stopped")).count() == 2);
         }
-        Thread.sleep(500); // the journal's last appends
         byte[] needle = marker.getBytes(StandardCharsets.US_ASCII);
         for (RackFile.SledEntry s : rack.rack.sleds()) {
             Path key = RackFile.journalKeyOf(s);

@@ -1,11 +1,21 @@
 package sush.ops;
 
+import static org.awaitility.Awaitility.await;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
+import sush.ops.auth.Authority;
 import sush.ops.cli.Client;
 import sush.ops.cli.RackCommand;
 import sush.ops.daemon.Daemon;
@@ -14,6 +24,8 @@ import sush.projections.job.SignerKey;
 
 /** Test fixture: a rack written under a directory, its daemons in this JVM. */
 final class LocalRack implements AutoCloseable {
+    /** The HTTP client of {@link #awaitGossip}'s probes. */
+    private static final HttpClient PROBES = HttpClient.newHttpClient();
     final Path dir;
     final RackFile rack;
     final SignerKey key;
@@ -67,25 +79,47 @@ final class LocalRack implements AutoCloseable {
         return "http://" + rack.sleds().get(i).api();
     }
 
-    /** Waits until every sled answers in one universe with every announcement. */
+    /** Waits until every sled answers in one universe with every announcement (30 s at most). */
     void converge() throws Exception {
-        for (int i = 0; i < 300; i++) {
-            java.util.Set<String> nets = new java.util.HashSet<>();
-            int seen = Integer.MAX_VALUE;
-            for (int k = 0; k < rack.sleds().size(); k++) {
-                try {
-                    nets.add(client(k).get("/version").get("network").asString());
-                    seen = Math.min(seen, client(k).get("/versions").get("sleds").size());
-                } catch (Client.Failure f) {
-                    nets.add("down");
-                }
+        await("the rack did not converge").atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(100)).until(this::converged);
+    }
+
+    /** Whether every sled answers in one universe knowing every announcement (one that does not answer is "down"). */
+    private boolean converged() {
+        Set<String> nets = new HashSet<>();
+        int seen = Integer.MAX_VALUE;
+        for (int k = 0; k < rack.sleds().size(); k++) {
+            try {
+                nets.add(client(k).get("/version").get("network").asString());
+                seen = Math.min(seen, client(k).get("/versions").get("sleds").size());
+            } catch (Client.Failure f) {
+                nets.add("down");
             }
-            if (nets.size() == 1 && seen >= rack.sleds().size()) {
-                return;
-            }
-            Thread.sleep(100);
         }
-        throw new AssertionError("the rack did not converge");
+        return nets.size() == 1 && seen >= rack.sleds().size();
+    }
+
+    /**
+     * Waits until sled {@code to} folded everything sled {@code from} gossiped up to now: a fresh
+     * login at {@code from} gossips its identity, which {@code to} honours once it folds it, and a
+     * sled folds its deliveries in causal order. A test showing that nothing was gossiped waits for
+     * this instead of a fixed sleep.
+     */
+    void awaitGossip(int from, int to) throws Client.Failure {
+        awaitGossip(dir, url(from), url(to));
+    }
+
+    /** {@link #awaitGossip(int, int)} in the rack written in {@code dir}, from and to the sleds' APIs given. */
+    static void awaitGossip(Path dir, String from, String to) throws Client.Failure {
+        Client fresh = clientOf(dir, from);
+        fresh.login();
+        String token = fresh.credentials().readToken(System.currentTimeMillis() + 60_000).orElseThrow();
+        HttpRequest probe = HttpRequest.newBuilder(URI.create(to + "/version"))
+                .header("Authorization", Authority.READ_SCHEME + token).build();
+        await("a login at " + from + " folded at " + to).atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> PROBES.send(probe, HttpResponse.BodyHandlers.discarding()).statusCode() == 200);
     }
 
     static int freePorts(int sleds) throws java.io.IOException {

@@ -2,6 +2,7 @@ package sush.ops;
 
 import sush.ops.wire.SignedRequests;
 import sush.ops.wire.Json;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,6 +13,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -45,10 +47,13 @@ class ObservabilityTest extends TwoSledRack {
             rack.client(0).post("/jobs/" + id + "/start", SignedRequests.toJson(job));
             // Both sleds' endings known to sled 0 (whose metrics and statuses are read below): the
             // first "ended" line logged may be sled 1's while sled 0 still waits on its commit.
-            for (int i = 0; i < 1200 && !bothStopped(id); i++) {
-                Thread.sleep(25);
-            }
-            Thread.sleep(200);
+            await("both sleds' endings known to sled 0").atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(25)).until(() -> bothStopped(id));
+            // Each sled logged the job's ending, the last of its lines about it.
+            Pattern ending = Pattern.compile(Pattern.quote("ended " + id + ": stopped 0"));
+            await("both sleds logged the ending").atMost(Duration.ofSeconds(5)).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(25))
+                    .until(() -> ending.matcher(captured.toString()).results().count() >= 2);
         } finally {
             System.setOut(out);
             Logs.cli();

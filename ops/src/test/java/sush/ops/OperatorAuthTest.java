@@ -2,6 +2,7 @@ package sush.ops;
 
 import sush.ops.wire.SignedRequests;
 import sush.ops.wire.Json;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -65,17 +66,10 @@ class OperatorAuthTest extends TwoSledRack {
 
     static String session(Client c) throws Exception {
         String id = c.post("/sessions/start", Map.of()).get("session_id").asString();
-        for (int i = 0; i < 100; i++) {
-            try {
-                if (id.equals(rack.client(0).get("/sessions").get("session_id").asString())
-                        && id.equals(rack.client(1).get("/sessions").get("session_id").asString())) {
-                    return id;
-                }
-            } catch (Client.Failure f) {
-                // not yet
-            }
-            Thread.sleep(50);
-        }
+        await("session " + id + " active on both sleds").atMost(Duration.ofSeconds(5)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(50)).ignoreException(Client.Failure.class) // not yet
+                .until(() -> id.equals(rack.client(0).get("/sessions").get("session_id").asString())
+                        && id.equals(rack.client(1).get("/sessions").get("session_id").asString()));
         return id;
     }
 
@@ -109,7 +103,9 @@ class OperatorAuthTest extends TwoSledRack {
                     HttpResponse.BodyHandlers.ofString());
             assertEquals(401, forged.statusCode(), e[1]);
         }
-        Thread.sleep(300);
+        // By the time each sled folded what the other gossiped since:
+        rack.awaitGossip(0, 1);
+        rack.awaitGossip(1, 0);
         assertEquals(before, rack.client(1).get("/sessions").get("session_id").asString(), "nothing changed");
         assertEquals(before, rack.client(0).get("/sessions").get("session_id").asString(), "nothing changed");
     }
@@ -149,9 +145,8 @@ class OperatorAuthTest extends TwoSledRack {
         Path sock = dir.resolve("agent.sock");
         Process agent = new ProcessBuilder("ssh-agent", "-D", "-a", sock.toString()).redirectErrorStream(true).start();
         try {
-            for (int i = 0; i < 100 && !Files.exists(sock); i++) {
-                Thread.sleep(20);
-            }
+            await("the agent's socket").atMost(Duration.ofSeconds(2)).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(20)).until(() -> Files.exists(sock));
             // The key file sush writes is one OpenSSH itself reads.
             Path key = dir.resolve(sush.ops.cli.RackCommand.OPERATOR_KEY);
             ProcessBuilder add = new ProcessBuilder("ssh-add", key.toString()).redirectErrorStream(true);
@@ -233,15 +228,13 @@ class OperatorAuthTest extends TwoSledRack {
         assertEquals("wrong-audience", Json.MAPPER.readTree(elsewhere.body()).get("error").asString());
 
         // Sled 1 honours the identity once the login's gossip reached it.
-        HttpResponse<String> known = null;
-        for (int i = 0; i < 400 && (known == null || known.statusCode() != 200); i++) {
-            String probe = c.credentials().authorize(at0[0], at1[1], "GET", "/version", new byte[0]).orElseThrow();
-            known = HTTP.send(HttpRequest.newBuilder(URI.create(rack.url(1) + "/version")).header("Authorization", probe)
-                    .GET().build(), HttpResponse.BodyHandlers.ofString());
-            if (known.statusCode() != 200) {
-                Thread.sleep(25);
-            }
-        }
+        HttpResponse<String> known = await("sled 1 learnt the identity").atMost(Duration.ofSeconds(10))
+                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(25)).until(() -> {
+                    String probe = c.credentials().authorize(at0[0], at1[1], "GET", "/version", new byte[0])
+                            .orElseThrow();
+                    return HTTP.send(HttpRequest.newBuilder(URI.create(rack.url(1) + "/version"))
+                            .header("Authorization", probe).GET().build(), HttpResponse.BodyHandlers.ofString());
+                }, r -> r.statusCode() == 200);
         assertEquals(200, known.statusCode(), "sled 1 learnt the identity: " + known.body());
         String path = "/version?sled=" + java.net.URLEncoder.encode(at1[1], java.nio.charset.StandardCharsets.UTF_8);
         String relayed = c.credentials().authorize(at0[0], at1[1], "GET", path, new byte[0]).orElseThrow();
@@ -370,17 +363,8 @@ class OperatorAuthTest extends TwoSledRack {
         String key = victim0.credentials().identity().orElseThrow().key().codephrase();
         rack.client(0).post("/iam/revoke/" + key, Map.of());
         long t0 = System.nanoTime();
-        boolean refused = false;
-        while (!refused && System.nanoTime() - t0 < Duration.ofSeconds(5).toNanos()) {
-            try {
-                refused = victim1.raw("GET", "/version", new byte[0], Map.of()).statusCode() == 401;
-            } catch (Client.Failure f) {
-                // Refused, and its login again too.
-                assertEquals("revoked", f.code(), f.getMessage());
-                refused = true;
-            }
-            Thread.sleep(20);
-        }
+        boolean refused = await("sled 1 refuses the revoked key").atMost(Duration.ofSeconds(5))
+                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20)).until(() -> refuses(victim1), r -> r);
         assertTrue(refused, "sled 1 refuses the revoked key");
         System.out.printf("revocation refused at sled 1 after %.0f ms%n", (System.nanoTime() - t0) / 1e6);
         Client.Failure again = assertThrows(Client.Failure.class, victim1::login);
@@ -404,10 +388,8 @@ class OperatorAuthTest extends TwoSledRack {
                 "sleep 20", "*", false));
         String id = job.request().job().codephrase();
         rack.client(0).post("/jobs/" + id + "/start", SignedRequests.toJson(job));
-        for (int i = 0; i < 200 && !started(id); i++) {
-            Thread.sleep(50);
-        }
-        assertTrue(started(id), "the job runs on both sleds");
+        await().atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50))
+                .untilAsserted(() -> assertTrue(started(id), "the job runs on both sleds"));
         // A machine the rack CA certified as a sled, admitted as a peer of both sleds.
         String board = "913-0000019:PEER";
         RackCa ca = RackCa.load(dir, new SecureRandom());
@@ -431,17 +413,27 @@ class OperatorAuthTest extends TwoSledRack {
                 ids.put(sled.gossip(), sled.baseboard());
             }
             peer.setPeers(peers, ids);
-            for (int i = 0; i < 200 && peer.replica().network().isBootstrapping(); i++) {
-                Thread.sleep(50);
-            }
-            assertTrue(!peer.replica().network().isBootstrapping(), "the peer joined the rack's universe");
-            Thread.sleep(500);
+            await().atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50))
+                    .untilAsserted(() -> assertTrue(!peer.replica().network().isBootstrapping(),
+                            "the peer joined the rack's universe"));
+            await("the peer holds what the rack gossiped").atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(20)).until(() -> peer.replica().size() >= gossipSet(0));
+            int[] held = {gossipSet(0), gossipSet(1)};
             // It gossips a stop of the job, a skip and a session stop, each "by" another operator.
             peer.send(MessageCodec.encode(new Message.JobStop(job.request().job(), "intruder")));
             peer.send(MessageCodec.encode(new Message.JobSkip(SessionId.parse(s), job.request().successor(),
                     "intruder")));
             peer.send(MessageCodec.encode(new Message.SessionStop(SessionId.parse(s), "intruder")));
-            Thread.sleep(2_000);
+            // Both sleds hold the three, and each folded them by the time it folded what the other
+            // gossiped next.
+            for (int i = 0; i < 2; i++) {
+                int k = i;
+                await("sled " + k + " holds the peer's messages").atMost(Duration.ofSeconds(10))
+                        .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20))
+                        .until(() -> gossipSet(k) >= held[k] + 3);
+            }
+            rack.awaitGossip(0, 1);
+            rack.awaitGossip(1, 0);
             for (int i = 0; i < 2; i++) {
                 assertEquals(s, rack.client(i).get("/sessions").get("session_id").asString(), "sled " + i);
                 assertEquals(job.request().successor().codephrase(), rack.client(i).get("/sessions").get("next_job")
@@ -454,6 +446,22 @@ class OperatorAuthTest extends TwoSledRack {
             rack.client(0).post("/jobs/" + id + "/stop", Map.of());
         } finally {
             peer.stop();
+        }
+    }
+
+    /** Messages in sled {@code i}'s gossip set, as its {@code /ready} says. */
+    private static int gossipSet(int i) throws Client.Failure {
+        return rack.client(i).probe("/ready").body().get("set_messages").asInt();
+    }
+
+    /** Whether {@code c}'s sled refuses its key: a 401, or a refusal of its login again, which must say revoked. */
+    private static boolean refuses(Client c) throws Exception {
+        try {
+            return c.raw("GET", "/version", new byte[0], Map.of()).statusCode() == 401;
+        } catch (Client.Failure f) {
+            // Refused, and its login again too.
+            assertEquals("revoked", f.code(), f.getMessage());
+            return true;
         }
     }
 

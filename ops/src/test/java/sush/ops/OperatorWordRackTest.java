@@ -2,6 +2,7 @@ package sush.ops;
 
 import sush.ops.wire.SignedRequests;
 import sush.ops.wire.Json;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -9,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -95,11 +97,15 @@ class OperatorWordRackTest {
                 assertNotEquals("stopped", st.get("status").asString(), "job " + i + ": " + statuses);
             }
         }
-        Thread.sleep(500);
+        // No process of a stopped job is left (pgrep matches their shells too): none can write to
+        // the ledger any more.
+        await().atMost(Duration.ofMillis(500)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(25))
+                .untilAsserted(() -> {
+                    Process p = new ProcessBuilder("pgrep", "-f", sleep.replace(".", "\\.")).start();
+                    String left = new String(p.getInputStream().readAllBytes());
+                    assertEquals(1, p.waitFor(), "no process of a stopped job is left: " + left);
+                });
         assertFalse(Files.exists(ledger) && !Files.readString(ledger).isBlank(), "no stopped job ran to its end");
-        Process p = new ProcessBuilder("pgrep", "-f", sleep.replace(".", "\\.")).start();
-        String left = new String(p.getInputStream().readAllBytes());
-        assertEquals(1, p.waitFor(), "no process of a stopped job is left: " + left);
     }
 
     @Test
@@ -252,20 +258,11 @@ class OperatorWordRackTest {
 
     /** The job's statuses once every sled reports a terminal one, within {@code millis}. */
     private static JsonNode ended(String job, long millis) throws Exception {
-        JsonNode statuses = null;
-        long deadline = System.nanoTime() + millis * 1_000_000L;
-        while (System.nanoTime() < deadline) {
-            try {
-                statuses = rack.client(0).get("/jobs/" + job + "/status").get("statuses");
-                if (statuses.size() == SLEDS && statuses.findValues("status").stream()
-                        .allMatch(s -> TERMINAL.contains(s.asString()))) {
-                    return statuses;
-                }
-            } catch (Client.Failure f) {
-                // not known here yet
-            }
-            Thread.sleep(25);
-        }
-        throw new AssertionError("job " + job + " did not end on every sled within " + millis + " ms: " + statuses);
+        return await("job " + job + " did not end on every sled within " + millis + " ms")
+                .atMost(Duration.ofMillis(millis)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(25))
+                .ignoreException(Client.Failure.class) // not known here yet
+                .until(() -> rack.client(0).get("/jobs/" + job + "/status").get("statuses"), statuses -> statuses
+                        .size() == SLEDS && statuses.findValues("status").stream().allMatch(s -> TERMINAL.contains(
+                                s.asString())));
     }
 }

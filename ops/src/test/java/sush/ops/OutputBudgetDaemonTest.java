@@ -1,11 +1,13 @@
 package sush.ops;
 
 import sush.ops.wire.Json;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -67,15 +69,12 @@ class OutputBudgetDaemonTest {
             jobs.add(Json.MAPPER.readTree(r.lastLine()).get("job_id").asString());
         }
         Path outputs = rack.rack.sleds().get(0).output().resolve("jobs");
-        long total = 0;
-        for (int i = 0; i < 100; i++) {
-            total = bytes(outputs);
-            if (total <= BUDGET_BYTES + JOB_BYTES + 16_384) {
-                break;
-            }
-            Thread.sleep(50);
-        }
-        assertTrue(total <= BUDGET_BYTES + JOB_BYTES + 16_384, "within the budget plus one job: " + total + " bytes");
+        await().atMost(Duration.ofSeconds(5)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50))
+                .untilAsserted(() -> {
+                    long total = bytes(outputs);
+                    assertTrue(total <= BUDGET_BYTES + JOB_BYTES + 16_384, "within the budget plus one job: " + total
+                            + " bytes");
+                });
         // The newest output is kept, the oldest went, and says it went.
         var newest = client.raw("GET", "/jobs/" + jobs.get(9) + "/output/stdout", new byte[0], Map.of());
         assertEquals(200, newest.statusCode(), newest.body());

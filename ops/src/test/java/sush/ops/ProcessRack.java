@@ -1,14 +1,14 @@
 package sush.ops;
 
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -63,10 +63,14 @@ abstract class ProcessRack {
         return n.size() == 1;
     }
 
+    /** Waits until sled {@code to} folded what sled {@code from} gossiped: {@link LocalRack#awaitGossip(int, int)}. */
+    void awaitGossip(int from, int to) throws Client.Failure {
+        LocalRack.awaitGossip(dir, "http://" + rack.sleds().get(from).api(), "http://" + rack.sleds().get(to).api());
+    }
+
+    /** Waits until {@code done} holds, polling every 50 ms for 30 s at most; the failure names {@code what}. */
     static void await(String what, BooleanSupplier done) throws InterruptedException {
-        for (int i = 0; i < 600 && !done.getAsBoolean(); i++) {
-            Thread.sleep(50);
-        }
-        assertTrue(done.getAsBoolean(), what);
+        Awaitility.await(what).atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(50)).until(done::getAsBoolean);
     }
 }

@@ -73,6 +73,16 @@ class RackBurnRestartTest extends ProcessRack {
         }
     }
 
+    /** Whether sled {@code i} holds no launch pending or running, as its {@code /ready} says. */
+    private boolean idle(int i) {
+        try {
+            JsonNode ready = client(i).probe("/ready").body();
+            return ready.path("pending_launches").asInt(-1) == 0 && ready.path("running").asInt(-1) == 0;
+        } catch (Client.Failure f) {
+            return false;
+        }
+    }
+
     private String nextJob(int i) {
         return get(i, "/sessions").map(s -> s.path("next_job").asString()).orElse("");
     }
@@ -211,7 +221,10 @@ class RackBurnRestartTest extends ProcessRack {
                     && session.equals(get(X, "/sessions").map(s -> s.path("session_id").asString()).orElse(""))
                     && "stopped".equals(statuses(X, k3).get(board(X)));
         });
-        Thread.sleep(5000); // a few seconds of gossip: anything X relaunches has run by then
+        // Anything X relaunches has run by then: X folded a login gossiped at Z after its entry (so
+        // it replayed this universe's log and adjudicated), and holds no launch pending or running.
+        awaitGossip(Z, X);
+        await("X launches nothing more", () -> idle(X));
 
         List<String> lines = Files.readAllLines(ledger);
         Map<String, Long> runs = new TreeMap<>();

@@ -10,8 +10,10 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -47,7 +49,12 @@ class RackEndpointTest {
             for (int i = 0; i < 2; i++) {
                 rack.daemons.get(i).setPeers(Map.of(), Map.of());
             }
-            Thread.sleep(500);
+            for (int i = 0; i < 2; i++) {
+                Client c = rack.client(i);
+                Awaitility.await("sled " + i + " holds no link").atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO)
+                        .pollInterval(Duration.ofMillis(20))
+                        .until(() -> c.probe("/ready").body().get("peers_connected").asInt() == 0);
+            }
             Client second = LocalRack.clientOf(dir, rack.url(0));
             second.login();
             String fresh = second.credentials().readToken(System.currentTimeMillis() + 600_000).orElseThrow();
@@ -79,12 +86,7 @@ class RackEndpointTest {
     }
 
     private static void await(java.util.concurrent.Callable<Boolean> done) throws Exception {
-        for (int i = 0; i < 200; i++) {
-            if (done.call()) {
-                return;
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError("not reached in 10 s");
+        Awaitility.await("not reached in 10 s").atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(50)).until(done);
     }
 }

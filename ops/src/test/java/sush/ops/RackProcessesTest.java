@@ -4,8 +4,11 @@ import sush.ops.wire.SignedRequests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -13,6 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 import sush.ops.cli.Client;
@@ -44,10 +48,37 @@ class RackProcessesTest extends ProcessRack {
         String id = job.request().job().codephrase();
         client(0).post("/jobs/" + id + "/start", SignedRequests.toJson(job));
         // Wait until sled 0 folded it: the next request takes the next position.
-        for (int i = 0; i < 200 && id.equals(client(0).get("/sessions").get("next_job").asString()); i++) {
-            Thread.sleep(10);
-        }
+        Awaitility.await("sled 0 folded " + id).atMost(Duration.ofSeconds(2)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(10))
+                .until(() -> !id.equals(client(0).get("/sessions").get("next_job").asString()));
         return id;
+    }
+
+    /** Whether a process of job {@code id} runs on this machine: its environment names the job. */
+    private static boolean runs(String id) {
+        byte[] marker = ("SUSH_JOB_ID=" + id + "\0").getBytes(StandardCharsets.UTF_8);
+        return ProcessHandle.allProcesses().anyMatch(p -> {
+            try {
+                byte[] env = Files.readAllBytes(Path.of("/proc", Long.toString(p.pid()), "environ"));
+                return indexOf(env, marker) >= 0;
+            } catch (IOException gone) {
+                return false; // gone meanwhile, or not ours to read
+            }
+        });
+    }
+
+    /** Where {@code needle} first occurs in {@code hay}; -1 if nowhere. */
+    private static int indexOf(byte[] hay, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= hay.length; i++) {
+            for (int k = 0; k < needle.length; k++) {
+                if (hay[i + k] != needle[k]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
     }
 
     private void kill9(int i) throws Exception {
@@ -142,7 +173,9 @@ class RackProcessesTest extends ProcessRack {
         h0.onExit().get();
         await("the long job reads error (killed at shutdown) on sled 2", () -> "error".equals(statuses(2, longJob)
                 .get(sled0)));
-        Thread.sleep(2500); // the orphaned slow job of the killed sled finishes on its own
+        // The orphaned slow job of the killed sled finishes on its own: no process of it is left.
+        Awaitility.await("no process of " + slow + " left").atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(50)).until(() -> !runs(slow));
         List<String> lines = Files.readAllLines(ledger);
         assertEquals(new HashSet<>(lines).size(), lines.size(), "a job ran twice on a sled: " + lines);
         long runsOfSlow = lines.stream().filter(l -> l.startsWith(slow)).count();

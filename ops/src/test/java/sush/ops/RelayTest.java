@@ -1,6 +1,7 @@
 package sush.ops;
 
 import sush.ops.wire.SignedRequests;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,6 +10,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -74,13 +76,11 @@ class RelayTest {
             // a cold boot each may form a universe of its own, and the one that loses the contest
             // bootstraps again (a CI run's login met A so, "NO_IDENTITY: bootstrapping"); so both
             // ready in one universe.
-            for (int i = 0; i < 300 && !oneUniverse(a.probe("/ready"), b.probe("/ready")); i++) {
-                Thread.sleep(50);
-            }
+            await("both ready in one universe").atMost(Duration.ofSeconds(15)).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(50)).until(() -> oneUniverse(a.probe("/ready"), b.probe("/ready")));
             // A knows B's API once B's announcement reached it.
-            for (int i = 0; i < 300 && a.get("/versions").get("sleds").size() < 2; i++) {
-                Thread.sleep(50);
-            }
+            await("B's announcement at A").atMost(Duration.ofSeconds(15)).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(50)).until(() -> a.get("/versions").get("sleds").size() >= 2);
             String sid = sush.ops.bench.ActiveSession.start(a);
             SignerKey key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
             JsonNode s = a.get("/sessions");
@@ -88,9 +88,8 @@ class RelayTest {
                     JobId.parse(s.get("next_job").asString()), "seq 1 20000", boardB, false));
             String id = job.request().job().codephrase();
             a.post("/jobs/" + id + "/start", SignedRequests.toJson(job));
-            for (int i = 0; i < 300 && !hasOutput(a, id, boardB); i++) {
-                Thread.sleep(50);
-            }
+            await("B's output known at A").atMost(Duration.ofSeconds(15)).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(50)).until(() -> hasOutput(a, id, boardB));
             byte[] want = seq(20000);
             // Whole, through A (verified against B's status by the CLI's own check).
             assertArrayEquals(want, JobCommandAccess.verifiedOutput(a, id, boardB, false));

@@ -2,6 +2,7 @@ package sush.ops;
 
 import sush.ops.wire.SignedRequests;
 import sush.ops.wire.Json;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -14,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -42,8 +44,8 @@ import tools.jackson.databind.JsonNode;
 class SignedRackTest {
     static final int SLEDS = 3;
     static final List<String> TERMINAL = List.of("stopped", "error", "cancelled", "skipped", "interrupted");
-    /** Bound on waiting for a job or a session to reach every sled: polls of 50 ms. */
-    static final int MAX_POLLS = 300;
+    /** Bound on waiting for a job or a session to reach every sled (300 polls of 50 ms). */
+    static final Duration PATIENCE = Duration.ofSeconds(15);
 
     @TempDir
     static Path root;
@@ -193,7 +195,10 @@ class SignedRackTest {
                 SignedRequests.grantToJson(foreign)));
         assertEquals(403, notMine.statusCode(), notMine.body());
         assertTrue(notMine.body().contains("not-starter"), notMine.body());
-        Thread.sleep(300);
+        // By the time each sled folded what another gossiped since:
+        signed.awaitGossip(0, 1);
+        signed.awaitGossip(0, 2);
+        signed.awaitGossip(1, 0);
         for (int k = 0; k < SLEDS; k++) {
             assertNotEquals(foreign.grant().session().codephrase(), activeOr(signed, k, ""), "nothing was gossiped");
         }
@@ -296,20 +301,11 @@ class SignedRackTest {
 
     /** The job's statuses once every sled reports a terminal one. */
     private static JsonNode ended(LocalRack rack, String job) throws Exception {
-        JsonNode statuses = null;
-        for (int i = 0; i < MAX_POLLS; i++) {
-            try {
-                statuses = rack.client(0).get("/jobs/" + job + "/status").get("statuses");
-                if (statuses.size() == SLEDS && statuses.findValues("status").stream().allMatch(s -> TERMINAL.contains(
-                        s.asString()))) {
-                    return statuses;
-                }
-            } catch (Client.Failure f) {
-                // not known here yet
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError("job " + job + " did not end on every sled: " + statuses);
+        return await("job " + job + " did not end on every sled").atMost(PATIENCE).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(50)).ignoreException(Client.Failure.class) // not known here yet
+                .until(() -> rack.client(0).get("/jobs/" + job + "/status").get("statuses"), statuses -> statuses
+                        .size() == SLEDS && statuses.findValues("status").stream().allMatch(s -> TERMINAL.contains(
+                                s.asString())));
     }
 
     private static void assertAllRan(JsonNode statuses) {
@@ -320,18 +316,10 @@ class SignedRackTest {
     }
 
     private static JsonNode awaitSession(LocalRack rack, int i, String session) throws Exception {
-        for (int n = 0; n < MAX_POLLS; n++) {
-            try {
-                JsonNode s = rack.client(i).get("/sessions");
-                if (session.equals(s.get("session_id").asString())) {
-                    return s;
-                }
-            } catch (Client.Failure f) {
-                // no session yet
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError("session " + session + " never became active on sled " + i);
+        return await("session " + session + " never became active on sled " + i).atMost(PATIENCE)
+                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50))
+                .ignoreException(Client.Failure.class) // no session yet
+                .until(() -> rack.client(i).get("/sessions"), s -> session.equals(s.get("session_id").asString()));
     }
 
     private static String activeOr(LocalRack rack, int i, String none) throws Exception {

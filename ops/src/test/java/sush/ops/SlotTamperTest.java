@@ -1,6 +1,7 @@
 package sush.ops;
 
 import sush.ops.wire.SignedRequests;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -8,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Set;
 
 import org.junit.jupiter.api.Test;
@@ -34,14 +36,9 @@ class SlotTamperTest extends TwoSledRack {
                 Integer.toString(sled.cubby()));
         String id = vandal.request().job().codephrase();
         rack.client(0).post("/jobs/" + id + "/start", SignedRequests.toJson(vandal));
-        JsonNode boundary = null;
-        for (int i = 0; i < 400; i++) {
-            boundary = rack.client(0).get("/boundary");
-            if (!boundary.get("trusted").asBoolean()) {
-                break;
-            }
-            Thread.sleep(25);
-        }
+        JsonNode boundary = await("the sled distrusts its slots").atMost(Duration.ofSeconds(10))
+                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(25))
+                .until(() -> rack.client(0).get("/boundary"), b -> !b.get("trusted").asBoolean());
         assertFalse(boundary.get("trusted").asBoolean(), "the sled distrusts its slots: " + boundary);
         assertTrue(boundary.get("changed").asString().contains("changed by something other than this daemon"),
                 boundary.toString());
@@ -50,16 +47,11 @@ class SlotTamperTest extends TwoSledRack {
         SignedJob later = JobTextPrivacyTest.ApiTestAccess.next(rack.key, "touch ran", "*");
         String lid = later.request().job().codephrase();
         rack.client(0).post("/jobs/" + lid + "/start", SignedRequests.toJson(later));
-        JsonNode st = null;
-        for (int i = 0; i < 400; i++) {
-            st = statuses(lid);
-            if (st != null && st.size() == 2 && Set.of("stopped", "skipped", "error", "refused")
-                    .contains(st.path(sled.baseboard()).path("status").asString())
-                    && st.path(rack.rack.sleds().get(1).baseboard()).path("status").asString().equals("stopped")) {
-                break;
-            }
-            Thread.sleep(25);
-        }
+        JsonNode st = await("the later job ended on both sleds").atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(25)).until(() -> statuses(lid), s -> s != null && s.size() == 2
+                        && Set.of("stopped", "skipped", "error", "refused").contains(s.path(sled.baseboard())
+                                .path("status").asString())
+                        && s.path(rack.rack.sleds().get(1).baseboard()).path("status").asString().equals("stopped"));
         assertEquals("stopped", st.path(rack.rack.sleds().get(1).baseboard()).path("status").asString(), st.toString());
         assertNotEquals("stopped", st.path(sled.baseboard()).path("status").asString(), st.toString());
         assertNotEquals("started", st.path(sled.baseboard()).path("status").asString(), st.toString());

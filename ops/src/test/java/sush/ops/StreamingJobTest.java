@@ -1,12 +1,14 @@
 package sush.ops;
 
 import sush.ops.wire.SignedRequests;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.InputStream;
 import java.net.http.HttpResponse;
 import java.security.MessageDigest;
+import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Map;
 
@@ -39,11 +41,9 @@ class StreamingJobTest extends TwoSledRack {
         rack.client(0).post("/jobs/" + id + "/start", SignedRequests.toJson(job));
         // Gossiped to sled 1, committed there (two slots, fsynced) and started: up to 30 s on a
         // loaded machine whose disk stalls.
-        for (int i = 0; i < 1200 && rack.daemons.get(1).launcher().outflow(job.request().job()).isEmpty(); i++) {
-            Thread.sleep(25);
-        }
-        assertTrue(rack.daemons.get(1).launcher().outflow(job.request().job()).isPresent(),
-                "job " + id + " started on sled 1 within 30 s");
+        await().atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(25))
+                .untilAsserted(() -> assertTrue(rack.daemons.get(1).launcher().outflow(job.request().job()).isPresent(),
+                        "job " + id + " started on sled 1 within 30 s"));
         return id;
     }
 
@@ -56,18 +56,10 @@ class StreamingJobTest extends TwoSledRack {
     }
 
     private static JsonNode endOf(String id, String sled) throws Exception {
-        for (int i = 0; i < 400; i++) {
-            try {
-                JsonNode st = rack.client(0).get("/jobs/" + id + "/status").get("statuses").get(sled);
-                if (st != null && !st.path("status").asString().equals("started")) {
-                    return st;
-                }
-            } catch (Client.Failure f) {
-                // not yet
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError("no end of " + id);
+        return await("no end of " + id).atMost(Duration.ofSeconds(20)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(50)).ignoreException(Client.Failure.class) // not yet
+                .until(() -> rack.client(0).get("/jobs/" + id + "/status").get("statuses").get(sled),
+                        st -> st != null && !st.path("status").asString().equals("started"));
     }
 
     @Test
@@ -146,9 +138,7 @@ class StreamingJobTest extends TwoSledRack {
             assertEquals("hello\n", new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
         }
         // Read once: the sled forgets it then.
-        for (int i = 0; i < 100 && rack.daemons.get(1).launcher().outflow(job.request().job()).isPresent(); i++) {
-            Thread.sleep(20);
-        }
-        assertTrue(rack.daemons.get(1).launcher().outflow(job.request().job()).isEmpty());
+        await().atMost(Duration.ofSeconds(2)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20))
+                .untilAsserted(() -> assertTrue(rack.daemons.get(1).launcher().outflow(job.request().job()).isEmpty()));
     }
 }

@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -14,6 +16,7 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -100,6 +103,15 @@ class WriteOrderTest extends ProcessRack {
         }
     }
 
+    /** Whether the trace so far shows a write cycle of {@code slot}. */
+    private static boolean written(Path trace, Path slot) {
+        try {
+            return !cycles(parse(trace), slot).isEmpty();
+        } catch (IOException | RuntimeException e) {
+            return false; // a line strace is still writing
+        }
+    }
+
     /** Starts a 1-sled rack's daemon under strace, runs {@code true}, returns the trace. */
     private Path runOneJob(boolean breakSecondSlot) throws Exception {
         boolean strace = Files.isExecutable(Path.of("/usr/bin/strace"));
@@ -141,14 +153,17 @@ class WriteOrderTest extends ProcessRack {
         String id = job.request().job().codephrase();
         client(0).post("/jobs/" + id + "/start", SignedRequests.toJson(job));
         if (breakSecondSlot) {
-            Thread.sleep(2000); // the store fails; nothing is to start
+            // The store fails; nothing is to start: the job ends in error, once the trace holds the
+            // first slot's write (strace is slow).
+            await("the job ended in error", () -> statuses(0, id).containsValue("error"));
+            Awaitility.await("the first slot's write traced").atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(100)).until(() -> written(trace, sled.m2().get(0)));
         } else {
             await("the job ended", () -> statuses(0, id).containsValue("stopped"));
             // The outcome write follows the ending (the status may be seen first): until the trace
             // holds, on every slot, a write that began after the job's exec (strace is slow).
-            for (int i = 0; i < 100 && !outcomeTraced(trace, sled); i++) {
-                Thread.sleep(100);
-            }
+            Awaitility.await("the outcome traced").atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(100)).until(() -> outcomeTraced(trace, sled));
         }
         daemon.descendants().forEach(ProcessHandle::destroyForcibly);
         daemon.destroyForcibly();

@@ -1,5 +1,6 @@
 package sush.gossip.net;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -85,12 +86,9 @@ class TlsEnginesTest {
             } catch (RuntimeException expected) {
                 // refused during the handshake, on either side
             }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (server.refusals() == refusalsBefore && stranger.refusals() == 0 && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
-            assertTrue(server.refusals() > refusalsBefore || stranger.refusals() > 0,
-                    "neither side's trust refused the other CA");
+            await().atMost(Duration.ofSeconds(5)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(10))
+                    .untilAsserted(() -> assertTrue(server.refusals() > refusalsBefore || stranger.refusals() > 0,
+                            "neither side's trust refused the other CA"));
             assertNull(received.poll(200, TimeUnit.MILLISECONDS), "a byte from another CA's sled arrived");
             Link refused = accepted.poll();
             if (refused != null) {

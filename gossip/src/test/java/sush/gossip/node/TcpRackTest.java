@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 import reactor.core.scheduler.Scheduler;
@@ -50,12 +51,7 @@ class TcpRackTest {
     }
 
     private static void await(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + PATIENCE.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not reached within " + PATIENCE);
-            }
-            Thread.sleep(5);
-        }
+        Awaitility.await("condition not reached within " + PATIENCE).atMost(PATIENCE).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(5)).until(condition::getAsBoolean);
     }
 }

@@ -1,6 +1,11 @@
 package sush.ops.bench;
 
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
 import java.util.Map;
+
+import org.awaitility.core.ConditionTimeoutException;
 
 import sush.ops.cli.Client;
 
@@ -17,15 +22,13 @@ public final class ActiveSession {
     public static String start(Client c) throws Client.Failure, InterruptedException {
         for (int attempt = 0; attempt < 3; attempt++) {
             String started = c.post("/sessions/start", Map.of()).get("session_id").asString();
-            for (int i = 0; i < 100; i++) {
-                try {
-                    if (started.equals(c.get("/sessions").path("session_id").asString(""))) {
-                        return started;
-                    }
-                } catch (Client.Failure f) {
-                    // not folded yet
-                }
-                Thread.sleep(50);
+            try {
+                await("session " + started + " active").atMost(Duration.ofSeconds(5)).pollDelay(Duration.ZERO)
+                        .pollInterval(Duration.ofMillis(50)).ignoreException(Client.Failure.class) // not folded yet
+                        .until(() -> started.equals(c.get("/sessions").path("session_id").asString("")));
+                return started;
+            } catch (ConditionTimeoutException lost) {
+                // lost with an old universe: started again
             }
         }
         throw new IllegalStateException("no session became active at " + c.url() + " in three starts");

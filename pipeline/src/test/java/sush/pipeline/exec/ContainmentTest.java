@@ -1,5 +1,6 @@
 package sush.pipeline.exec;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -11,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -60,21 +62,20 @@ class ContainmentTest {
 
     private long pidFrom(Launcher.Running r, String file) throws Exception {
         Path f = launcher.jobDir(r.job()).resolve(file);
-        for (int i = 0; i < 500 && (!Files.exists(f) || Files.readString(f).isBlank()); i++) {
-            Thread.sleep(10);
-        }
+        await(file + " written").atMost(Duration.ofSeconds(5)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(10)).until(() -> Files.exists(f) && !Files.readString(f).isBlank());
         return Long.parseLong(Files.readString(f).trim());
     }
 
-    private static boolean alive(long pid) throws Exception {
-        for (int i = 0; i < 100; i++) {
-            Optional<String> state = state(pid);
-            if (state.isEmpty() || state.get().equals("Z")) {
-                return false;
-            }
-            Thread.sleep(20);
+    /** Whether process {@code pid} is still alive (not gone, not a zombie) after 2 s of waiting for its end. */
+    private static boolean alive(long pid) {
+        try {
+            await().atMost(Duration.ofSeconds(2)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20))
+                    .until(() -> state(pid).map("Z"::equals).orElse(true));
+            return false;
+        } catch (ConditionTimeoutException stillAlive) {
+            return true;
         }
-        return true;
     }
 
     /** The process's state letter from /proc (Z: a zombie, dead but not reaped by its parent). */

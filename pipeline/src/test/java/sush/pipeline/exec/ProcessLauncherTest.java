@@ -1,5 +1,6 @@
 package sush.pipeline.exec;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -260,10 +261,8 @@ class ProcessLauncherTest {
                 taken.incrementAndGet();
             }
         });
-        for (int i = 0; i < 200 && t.attached() > 0; i++) {
-            Thread.sleep(25);
-        }
-        assertEquals(0, t.attached(), "the lagging client was dropped");
+        await().atMost(Duration.ofSeconds(5)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(25))
+                .untilAsserted(() -> assertEquals(0, t.attached(), "the lagging client was dropped"));
         assertEquals(1, taken.get());
         java.util.concurrent.BlockingQueue<byte[]> fresh = new java.util.concurrent.LinkedBlockingQueue<>();
         t.attach().subscribe(fresh::add);
@@ -294,19 +293,17 @@ class ProcessLauncherTest {
         Launcher.Running r = run("bash -c 'trap \"\" TERM; sleep 60' & echo $! > child.pid; trap '' TERM; sleep 60",
                 new Limits(Duration.ofSeconds(60), 1024, Duration.ofMillis(300)));
         Path pidFile = launcher.jobDir(r.job()).resolve("child.pid");
-        for (int i = 0; i < 200 && (!Files.exists(pidFile) || Files.size(pidFile) == 0); i++) {
-            Thread.sleep(20);
-        }
+        await("the child's pid written").atMost(Duration.ofSeconds(4)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(20)).until(() -> Files.exists(pidFile) && Files.size(pidFile) > 0);
         long child = Long.parseLong(Files.readString(pidFile).trim());
         assertTrue(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false));
         r.stop();
         Ending.Killed k = assertInstanceOf(Ending.Killed.class, r.ending().block(WAIT));
         assertEquals(Ending.Cause.STOP, k.cause());
         assertEquals(ProcessLauncher.SIGKILL, k.signal(), "SIGTERM was ignored, so SIGKILL followed");
-        for (int i = 0; i < 100 && ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false); i++) {
-            Thread.sleep(20);
-        }
-        assertFalse(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false), "the child died too");
+        await().atMost(Duration.ofSeconds(2)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20))
+                .untilAsserted(() -> assertFalse(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false),
+                        "the child died too"));
     }
 
     @Test

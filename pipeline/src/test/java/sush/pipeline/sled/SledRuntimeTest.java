@@ -1,9 +1,11 @@
 package sush.pipeline.sled;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
@@ -159,12 +161,15 @@ class SledRuntimeTest {
             }
             h.operator(new Message.JobStart(forged));
             h.sync();
-            long deadline = System.nanoTime() + 20_000_000_000L;
-            while ((h.ledger.size() < jobs.size() || h.gossiped(Message.JobErrored.class).isEmpty())
-                    && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-                h.settle();
-            }
+            // Polled on this thread, the harness's time settled between polls.
+            await("every job launched and the forged one refused").atMost(Duration.ofSeconds(20)).pollInSameThread()
+                    .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5)).until(() -> {
+                        if (h.ledger.size() >= jobs.size() && !h.gossiped(Message.JobErrored.class).isEmpty()) {
+                            return true;
+                        }
+                        h.settle();
+                        return false;
+                    });
             assertEquals(jobs.stream().map(SledRuntimeTest::id).toList(), h.ledger.stream().map(l -> l.job()).toList(),
                     "launched in chain order");
             List<Message.JobErrored> errors = h.gossiped(Message.JobErrored.class);
