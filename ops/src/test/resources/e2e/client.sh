@@ -136,7 +136,8 @@ has term.out "on $SLED_B: stopped exit 3"
   printf 'echo first-$((5+5))\r'
   for _ in $(seq 300); do grep -q 'first-10' term2.out 2>/dev/null && break; sleep 0.1; done
   printf '\035'
-  sleep 5
+  # Input stays open until the CLI said it detached (at most 10 s): script(1) ends at its end.
+  for _ in $(seq 100); do grep -q 'detached from job' term2.out 2>/dev/null && break; sleep 0.1; done
 } | { set +e; script -qfec "$SUSH --url $URL_A job start -i --target $SLED_B -- bash --norc --noprofile" /dev/null \
       > term2.out; echo $? > term2.rc; }
 [ "$(cat term2.rc)" = 0 ] || fail "detaching exited $(cat term2.rc): $(cat term2.out)"

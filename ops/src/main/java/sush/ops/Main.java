@@ -1,19 +1,19 @@
 package sush.ops;
 
-import sush.ops.wire.Version;
 import java.util.concurrent.Callable;
 
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 import sush.ops.cli.BoundaryCommand;
 import sush.ops.cli.CompletionCommand;
 import sush.ops.cli.DaemonCommand;
 import sush.ops.cli.DemoCommand;
 import sush.ops.cli.IamCommand;
 import sush.ops.cli.JobCommand;
-import sush.ops.cli.LoginCommand;
 import sush.ops.cli.KeygenCommand;
 import sush.ops.cli.LockerCommand;
+import sush.ops.cli.LoginCommand;
+import sush.ops.cli.ManCommand;
 import sush.ops.cli.RackCommand;
 import sush.ops.cli.ReplayCommand;
 import sush.ops.cli.SessionCommand;
@@ -22,6 +22,7 @@ import sush.ops.cli.SimulateCommand;
 import sush.ops.cli.StatusCommand;
 import sush.ops.cli.VersionCommand;
 import sush.ops.cli.WatchCommand;
+import sush.ops.wire.Version;
 
 /** {@code sush}: the daemon and the operator's client (interfaces.md, "CLI client"). */
 @Command(name = "sush", mixinStandardHelpOptions = true, versionProvider = Main.BuildVersion.class,
@@ -48,7 +49,7 @@ import sush.ops.cli.WatchCommand;
         subcommands = {DaemonCommand.class, SessionCommand.class, JobCommand.class, BoundaryCommand.class,
                 WatchCommand.class, VersionCommand.class, StatusCommand.class, LockerCommand.class, KeygenCommand.class, SignerCommand.class, ReplayCommand.class,
                 SimulateCommand.class, RackCommand.class, DemoCommand.class, LoginCommand.class, IamCommand.class,
-                CompletionCommand.class, sush.ops.cli.ManCommand.class})
+                CompletionCommand.class, ManCommand.class})
 public final class Main implements Callable<Integer> {
     @Override
     public Integer call() {

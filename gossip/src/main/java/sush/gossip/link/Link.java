@@ -1,5 +1,7 @@
 package sush.gossip.link;
 
+import java.util.Optional;
+
 import reactor.core.publisher.Flux;
 
 /**
@@ -25,7 +27,7 @@ public interface Link {
      * The sled the peer proved to be (the name its TLS certificate carries), or empty where the
      * transport proves nothing (plain TCP, the in-memory links). Known before any frame arrives.
      */
-    default java.util.Optional<String> peerIdentity() {
-        return java.util.Optional.empty();
+    default Optional<String> peerIdentity() {
+        return Optional.empty();
     }
 }

@@ -1,6 +1,8 @@
 package sush.gossip.link;
 
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import reactor.core.publisher.Flux;
@@ -68,7 +70,7 @@ public final class MemoryLink implements Link {
             breakAfter = false;
             if (shared.budgetBytes >= 0) {
                 if (chunk.length >= shared.budgetBytes) {
-                    chunk = java.util.Arrays.copyOf(chunk, (int) shared.budgetBytes);
+                    chunk = Arrays.copyOf(chunk, (int) shared.budgetBytes);
                     breakAfter = true;
                     shared.closed = true;
                 } else {
@@ -126,7 +128,7 @@ public final class MemoryLink implements Link {
         if (worker == null) {
             task.run();
         } else {
-            worker.schedule(task, shared.delay.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+            worker.schedule(task, shared.delay.toNanos(), TimeUnit.NANOSECONDS);
         }
     }
 

@@ -3,27 +3,37 @@ package sush.gossip.net;
 import java.io.IOException;
 import java.io.InputStream;
 import java.math.BigInteger;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
 import java.security.KeyStore;
+import java.security.MessageDigest;
 import java.security.PrivateKey;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
+import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;
 import java.security.spec.PKCS8EncodedKeySpec;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-
+import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
+import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509ExtendedTrustManager;
 import javax.net.ssl.X509TrustManager;
 
 import io.netty.handler.ssl.ClientAuth;
@@ -52,7 +62,7 @@ public final class GossipTls {
     /** A line of the revocation list that revokes a baseboard's certificates: {@code sled BOARD up-to N}. */
     public static final String SLED_REVOCATION = "sled";
     /** A handshake not done by then loses its connection (a peer that sends nothing, or garbage). */
-    public static final java.time.Duration HANDSHAKE_TIMEOUT = java.time.Duration.ofSeconds(5);
+    public static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(5);
 
     private final X509Certificate ca;
     private final X509Certificate cert;
@@ -61,7 +71,7 @@ public final class GossipTls {
     private volatile Revoked revoked;
 
     /** The revocation list: single serials, and for each revoked baseboard the last generation revoked. */
-    record Revoked(Set<BigInteger> serials, java.util.Map<String, Long> sledsUpTo) {
+    record Revoked(Set<BigInteger> serials, Map<String, Long> sledsUpTo) {
         boolean covers(X509Certificate c) {
             if (serials.contains(c.getSerialNumber())) {
                 return true;
@@ -99,7 +109,7 @@ public final class GossipTls {
      * Certificates whose CA signature verified (their SHA-256), so that the check after each
      * handshake does not verify it again; bounded, cleared when full.
      */
-    private final java.util.Set<String> verified = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<String> verified = ConcurrentHashMap.newKeySet();
     private static final int MAX_VERIFIED = 4096;
 
     private GossipTls(X509Certificate ca, X509Certificate cert, PrivateKey key, Optional<Path> revokedFile)
@@ -202,7 +212,7 @@ public final class GossipTls {
      */
     public static X509TrustManager apiTrust(X509Certificate ca, Optional<String> sled) throws TlsException {
         X509TrustManager pkix = pkix(ca);
-        return new javax.net.ssl.X509ExtendedTrustManager() {
+        return new X509ExtendedTrustManager() {
             private void check(X509Certificate[] chain, String authType) throws CertificateException {
                 if (chain == null || chain.length == 0) {
                     throw new CertificateException("no certificate");
@@ -223,13 +233,13 @@ public final class GossipTls {
             }
 
             @Override
-            public void checkServerTrusted(X509Certificate[] chain, String authType, java.net.Socket s)
+            public void checkServerTrusted(X509Certificate[] chain, String authType, Socket s)
                     throws CertificateException {
                 check(chain, authType);
             }
 
             @Override
-            public void checkServerTrusted(X509Certificate[] chain, String authType, javax.net.ssl.SSLEngine e)
+            public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine e)
                     throws CertificateException {
                 check(chain, authType);
             }
@@ -240,13 +250,13 @@ public final class GossipTls {
             }
 
             @Override
-            public void checkClientTrusted(X509Certificate[] chain, String authType, java.net.Socket s)
+            public void checkClientTrusted(X509Certificate[] chain, String authType, Socket s)
                     throws CertificateException {
                 throw new CertificateException("a client trust manager");
             }
 
             @Override
-            public void checkClientTrusted(X509Certificate[] chain, String authType, javax.net.ssl.SSLEngine e)
+            public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine e)
                     throws CertificateException {
                 throw new CertificateException("a client trust manager");
             }
@@ -297,7 +307,7 @@ public final class GossipTls {
                 }
             }
             return Optional.empty();
-        } catch (java.security.cert.CertificateParsingException e) {
+        } catch (CertificateParsingException e) {
             return Optional.empty();
         }
     }
@@ -314,7 +324,7 @@ public final class GossipTls {
         }
         String print;
         try {
-            print = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+            print = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
                     .digest(leaf.getEncoded()));
         } catch (GeneralSecurityException e) {
             throw new CertificateException("unreadable certificate: " + e.getMessage());
@@ -345,7 +355,7 @@ public final class GossipTls {
      * the JDK does not wrap it with a host name check: sleds are named by certificate, not by
      * address, and the gossip node checks the name.
      */
-    private final class RackTrust extends javax.net.ssl.X509ExtendedTrustManager {
+    private final class RackTrust extends X509ExtendedTrustManager {
 
         @Override
         public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
@@ -379,25 +389,25 @@ public final class GossipTls {
         }
 
         @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType, java.net.Socket socket)
+        public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket)
                 throws CertificateException {
             check(chain, authType, true);
         }
 
         @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType, java.net.Socket socket)
+        public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket)
                 throws CertificateException {
             check(chain, authType, false);
         }
 
         @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType, javax.net.ssl.SSLEngine engine)
+        public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
                 throws CertificateException {
             check(chain, authType, true);
         }
 
         @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType, javax.net.ssl.SSLEngine engine)
+        public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
                 throws CertificateException {
             check(chain, authType, false);
         }
@@ -415,7 +425,7 @@ public final class GossipTls {
             ks.setCertificateEntry("rack-ca", ca);
             TrustManagerFactory f = TrustManagerFactory.getInstance("PKIX");
             f.init(ks);
-            for (javax.net.ssl.TrustManager t : f.getTrustManagers()) {
+            for (TrustManager t : f.getTrustManagers()) {
                 if (t instanceof X509TrustManager) {
                     return (X509TrustManager) t;
                 }
@@ -475,7 +485,7 @@ public final class GossipTls {
                     }
                 }
             }
-        } catch (java.security.cert.CertificateParsingException | NumberFormatException e) {
+        } catch (CertificateParsingException | NumberFormatException e) {
             return 0;
         }
         return 0;
@@ -483,10 +493,10 @@ public final class GossipTls {
 
     private static Revoked readRevoked(Optional<Path> file) throws TlsException {
         if (file.isEmpty() || !Files.exists(file.get())) {
-            return new Revoked(Set.of(), java.util.Map.of());
+            return new Revoked(Set.of(), Map.of());
         }
         List<BigInteger> out = new ArrayList<>();
-        java.util.Map<String, Long> sleds = new java.util.HashMap<>();
+        Map<String, Long> sleds = new HashMap<>();
         try {
             int n = 0;
             for (String line : Files.readAllLines(file.get(), StandardCharsets.US_ASCII)) {
@@ -517,6 +527,6 @@ public final class GossipTls {
         } catch (IOException e) {
             throw new TlsException("cannot read revoked serials from " + file.get() + ": " + e.getMessage());
         }
-        return new Revoked(Set.copyOf(out), java.util.Map.copyOf(sleds));
+        return new Revoked(Set.copyOf(out), Map.copyOf(sleds));
     }
 }

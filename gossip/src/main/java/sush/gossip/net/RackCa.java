@@ -5,6 +5,7 @@ import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
@@ -187,8 +188,8 @@ public final class RackCa {
 
     private static void recordGeneration(Path rackDir, String baseboard, long generation) throws IOException {
         Files.writeString(rackDir.resolve(GENERATIONS), baseboard + " " + generation + "\n", StandardCharsets.US_ASCII,
-                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND,
-                java.nio.file.StandardOpenOption.SYNC);
+                StandardOpenOption.CREATE, StandardOpenOption.APPEND,
+                StandardOpenOption.SYNC);
     }
 
     /**
@@ -203,8 +204,8 @@ public final class RackCa {
         try {
             long upTo = lastGeneration(rackDir, baseboard);
             Files.writeString(rackDir.resolve(REVOKED), GossipTls.SLED_REVOCATION + " " + baseboard + " up-to " + upTo
-                    + "\n", StandardCharsets.US_ASCII, java.nio.file.StandardOpenOption.CREATE,
-                    java.nio.file.StandardOpenOption.APPEND, java.nio.file.StandardOpenOption.SYNC);
+                    + "\n", StandardCharsets.US_ASCII, StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND, StandardOpenOption.SYNC);
             return upTo;
         } catch (IOException e) {
             throw new CaException("cannot revoke sled " + baseboard + ": " + e.getMessage());
@@ -215,8 +216,8 @@ public final class RackCa {
     public static void revokeSerial(Path rackDir, BigInteger serial) throws CaException {
         try {
             Files.writeString(rackDir.resolve(REVOKED), serial.toString(16) + "\n", StandardCharsets.US_ASCII,
-                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND,
-                    java.nio.file.StandardOpenOption.SYNC);
+                    StandardOpenOption.CREATE, StandardOpenOption.APPEND,
+                    StandardOpenOption.SYNC);
         } catch (IOException e) {
             throw new CaException("cannot revoke serial " + serial.toString(16) + ": " + e.getMessage());
         }
@@ -228,7 +229,7 @@ public final class RackCa {
             X509Certificate c = GossipTls.readCertificate(sledCert);
             Files.writeString(rackDir.resolve(REVOKED), c.getSerialNumber().toString(16) + "  # "
                     + GossipTls.identity(c).orElse("?") + "\n", StandardCharsets.US_ASCII,
-                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+                    StandardOpenOption.CREATE, StandardOpenOption.APPEND);
             return c.getSerialNumber();
         } catch (IOException | GossipTls.TlsException e) {
             throw new CaException("cannot revoke " + sledCert + ": " + e.getMessage());

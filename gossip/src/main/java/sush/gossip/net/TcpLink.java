@@ -1,24 +1,31 @@
 package sush.gossip.net;
 
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
+import javax.net.ssl.SSLPeerUnverifiedException;
 
+import io.netty.handler.ssl.SslHandler;
 import org.reactivestreams.Publisher;
-
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Schedulers;
 import reactor.netty.Connection;
 import reactor.netty.NettyInbound;
 import reactor.netty.NettyOutbound;
+import reactor.util.concurrent.Queues;
 import sush.gossip.link.Link;
 import sush.gossip.link.LinkBrokenException;
 
 /** A {@link Link} over one Reactor Netty TCP connection. */
 final class TcpLink implements Link {
-    private static final java.time.Duration EMIT_RETRY = java.time.Duration.ofSeconds(5);
+    private static final Duration EMIT_RETRY = Duration.ofSeconds(5);
     /** How long a poisoned link may take to flush its last frames before it is closed hard. */
-    private static final java.time.Duration FLUSH_GRACE = java.time.Duration.ofSeconds(1);
+    private static final Duration FLUSH_GRACE = Duration.ofSeconds(1);
 
     /** Chunks written but not yet taken by Netty; a peer that stops reading loses the link. */
     static final int MAX_QUEUED_CHUNKS = 8192;
@@ -27,20 +34,20 @@ final class TcpLink implements Link {
             .onBackpressureBuffer(new BoundedChunkQueue(MAX_QUEUED_CHUNKS));
     /** What Netty read and the node has not yet taken; grows in small links as it fills. */
     private final Sinks.Many<byte[]> incoming = Sinks.many().unicast()
-            .onBackpressureBuffer(reactor.util.concurrent.Queues.<byte[]>unbounded(BoundedChunkQueue.LINK).get());
+            .onBackpressureBuffer(Queues.<byte[]>unbounded(BoundedChunkQueue.LINK).get());
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Runnable onClose;
     private volatile Connection connection;
     /** The peer's certificate on a TLS link (set before any byte is read), else null. */
-    private volatile java.security.cert.X509Certificate peerCertificate;
+    private volatile X509Certificate peerCertificate;
     /** The identity the peer's certificate names, read once (the node asks at every frame). */
-    private volatile java.util.Optional<String> peerIdentity = java.util.Optional.empty();
+    private volatile Optional<String> peerIdentity = Optional.empty();
     private volatile boolean tls;
 
     /** What a TLS peer's certificate must pass after every handshake (null on plain links). */
-    private final java.util.function.Predicate<java.security.cert.X509Certificate> trust;
+    private final Predicate<X509Certificate> trust;
 
-    TcpLink(Runnable onClose, java.util.function.Predicate<java.security.cert.X509Certificate> trust) {
+    TcpLink(Runnable onClose, Predicate<X509Certificate> trust) {
         this.onClose = onClose;
         this.trust = trust;
     }
@@ -49,7 +56,7 @@ final class TcpLink implements Link {
     Publisher<Void> bind(NettyInbound in, NettyOutbound out) {
         in.withConnection(c -> {
             connection = c;
-            io.netty.handler.ssl.SslHandler ssl = c.channel().pipeline().get(io.netty.handler.ssl.SslHandler.class);
+            SslHandler ssl = c.channel().pipeline().get(SslHandler.class);
             if (ssl != null) {
                 tls = true;
                 // The peer's certificate is known once the handshake is done, before any
@@ -60,9 +67,9 @@ final class TcpLink implements Link {
                         return;
                     }
                     try {
-                        java.security.cert.Certificate[] chain = ssl.engine().getSession().getPeerCertificates();
-                        if (chain.length > 0 && chain[0] instanceof java.security.cert.X509Certificate) {
-                            java.security.cert.X509Certificate peer = (java.security.cert.X509Certificate) chain[0];
+                        Certificate[] chain = ssl.engine().getSession().getPeerCertificates();
+                        if (chain.length > 0 && chain[0] instanceof X509Certificate) {
+                            X509Certificate peer = (X509Certificate) chain[0];
                             // Checked again here: a resumed TLS session skips the trust manager, and
                             // the peer may have been revoked since the session was made.
                             if (trust != null && !trust.test(peer)) {
@@ -72,7 +79,7 @@ final class TcpLink implements Link {
                             peerIdentity = GossipTls.identity(peer);
                             peerCertificate = peer;
                         }
-                    } catch (javax.net.ssl.SSLPeerUnverifiedException e) {
+                    } catch (SSLPeerUnverifiedException e) {
                         breakWith("the peer presented no certificate");
                     }
                 });
@@ -130,13 +137,13 @@ final class TcpLink implements Link {
     }
 
     @Override
-    public java.util.Optional<String> peerIdentity() {
-        return peerCertificate == null ? java.util.Optional.empty() : peerIdentity;
+    public Optional<String> peerIdentity() {
+        return peerCertificate == null ? Optional.empty() : peerIdentity;
     }
 
     /** The peer's certificate on a TLS link. */
-    java.util.Optional<java.security.cert.X509Certificate> peerCertificate() {
-        return java.util.Optional.ofNullable(peerCertificate);
+    Optional<X509Certificate> peerCertificate() {
+        return Optional.ofNullable(peerCertificate);
     }
 
     private void breakWith(String reason) {

@@ -1,9 +1,12 @@
 package sush.gossip.net;
 
+import java.security.cert.X509Certificate;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 import io.netty.channel.ChannelOption;
 import reactor.core.publisher.Mono;
@@ -21,17 +24,17 @@ public final class TcpTransport implements Transport {
     private final String host;
     private final int port;
     private final Duration connectTimeout;
-    private final java.util.Optional<GossipTls> tls;
+    private final Optional<GossipTls> tls;
     private final Set<TcpLink> links = ConcurrentHashMap.newKeySet();
     private volatile DisposableServer server;
 
     /** Listens on {@code host:port} (port 0 picks a free one); dials give up after {@code connectTimeout}. */
     public TcpTransport(String host, int port, Duration connectTimeout) {
-        this(host, port, connectTimeout, java.util.Optional.empty());
+        this(host, port, connectTimeout, Optional.empty());
     }
 
     /** As above; with {@code tls}, every accepted and dialled link is mutual TLS. */
-    public TcpTransport(String host, int port, Duration connectTimeout, java.util.Optional<GossipTls> tls) {
+    public TcpTransport(String host, int port, Duration connectTimeout, Optional<GossipTls> tls) {
         this.host = host;
         this.port = port;
         this.connectTimeout = connectTimeout;
@@ -124,8 +127,8 @@ public final class TcpTransport implements Transport {
 
     private TcpLink track() {
         TcpLink[] holder = new TcpLink[1];
-        holder[0] = new TcpLink(() -> links.remove(holder[0]), tls.<java.util.function.Predicate<
-                java.security.cert.X509Certificate>>map(t -> t::stillTrusted).orElse(null));
+        holder[0] = new TcpLink(() -> links.remove(holder[0]), tls.<Predicate<
+                X509Certificate>>map(t -> t::stillTrusted).orElse(null));
         links.add(holder[0]);
         return holder[0];
     }

@@ -1,5 +1,6 @@
 package sush.gossip.set;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -150,7 +151,7 @@ public final class Replica {
      * frontier and by every frontier above it; {@link #missingFor} starts its scan there instead
      * of at the beginning of a log that holds every message of the universe (D-037).
      */
-    private final java.util.ArrayDeque<Covered> covered = new java.util.ArrayDeque<>();
+    private final ArrayDeque<Covered> covered = new ArrayDeque<>();
 
     private record Covered(Version frontier, int prefix) {
     }

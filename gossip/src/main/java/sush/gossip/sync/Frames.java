@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 
 import sush.gossip.clock.Id;
 import sush.gossip.clock.Version;
@@ -163,14 +164,14 @@ final class Frames {
     }
 
     /** The sender named in a PREAMBLE frame body, or empty if the body is not a valid preamble. */
-    static java.util.Optional<byte[]> preambleSender(byte[] body) {
+    static Optional<byte[]> preambleSender(byte[] body) {
         if (body.length == 0 || (body[0] & 0xFF) != PREAMBLE) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         try {
-            return java.util.Optional.of(readPreamble(new WireReader(body, 1, body.length - 1)).sender());
+            return Optional.of(readPreamble(new WireReader(body, 1, body.length - 1)).sender());
         } catch (MalformedException | SyncException e) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
     }
 

@@ -3,7 +3,9 @@ package sush.gossip.sync;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -71,7 +73,7 @@ public final class LinkMux {
     }
 
     /** The sled the link's transport proved the peer to be (TLS), if it proves one. */
-    public java.util.Optional<String> peerIdentity() {
+    public Optional<String> peerIdentity() {
         return link.peerIdentity();
     }
 
@@ -231,7 +233,7 @@ public final class LinkMux {
     /** Learns or checks the peer's name; the handler decides whether it may talk to us. */
     private boolean identify(byte[] sender) {
         byte[] known = peer;
-        if (known != null && !java.util.Arrays.equals(known, sender)) {
+        if (known != null && !Arrays.equals(known, sender)) {
             return false;
         }
         if (known == null) {

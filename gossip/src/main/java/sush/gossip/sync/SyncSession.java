@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 
 import sush.gossip.clock.Id;
 import sush.gossip.clock.Version;
@@ -55,7 +56,7 @@ public final class SyncSession {
     private final Intent intent;
     private final byte[] sender;
     private final UniverseFloor floor;
-    private final java.util.function.BooleanSupplier claimGate;
+    private final BooleanSupplier claimGate;
     private State state = State.AWAIT_PREAMBLE;
     private Role role;
     private Replica.View view;
@@ -78,7 +79,7 @@ public final class SyncSession {
      * every claim costs the provider half its identity).
      */
     public SyncSession(Replica replica, Intent intent, byte[] sender, UniverseFloor floor,
-            java.util.function.BooleanSupplier claimGate) {
+            BooleanSupplier claimGate) {
         this.replica = replica;
         this.floor = floor;
         this.claimGate = claimGate;

@@ -1,6 +1,8 @@
 package sush.gossip.sync;
 
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /** Frames and bytes sent, summed over every link of a sled, in total and by frame kind. */
 public final class Traffic {
@@ -10,9 +12,9 @@ public final class Traffic {
 
     private final AtomicLong frames = new AtomicLong();
     private final AtomicLong bytes = new AtomicLong();
-    private final java.util.concurrent.atomic.AtomicLongArray kindFrames = new java.util.concurrent.atomic
+    private final AtomicLongArray kindFrames = new java.util.concurrent.atomic
             .AtomicLongArray(KINDS.length);
-    private final java.util.concurrent.atomic.AtomicLongArray kindBytes = new java.util.concurrent.atomic
+    private final AtomicLongArray kindBytes = new java.util.concurrent.atomic
             .AtomicLongArray(KINDS.length);
 
     void add(long frameCount, long byteCount) {
@@ -29,16 +31,16 @@ public final class Traffic {
     }
 
     /** The frame kinds' names, in the order {@link #framesOf} and {@link #bytesOf} take them. */
-    public static java.util.List<String> kinds() {
-        return java.util.List.of(KINDS);
+    public static List<String> kinds() {
+        return List.of(KINDS);
     }
 
     public long framesOf(String kind) {
-        return kindFrames.get(java.util.List.of(KINDS).indexOf(kind));
+        return kindFrames.get(List.of(KINDS).indexOf(kind));
     }
 
     public long bytesOf(String kind) {
-        return kindBytes.get(java.util.List.of(KINDS).indexOf(kind));
+        return kindBytes.get(List.of(KINDS).indexOf(kind));
     }
 
     public long frames() {

@@ -3,6 +3,7 @@ package sush.locker.admission;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
@@ -13,6 +14,7 @@ import sush.projections.fold.JobStatus;
 import sush.projections.fold.SledProjection;
 import sush.projections.fold.StatusProjection;
 import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
 import sush.projections.job.SignedJob;
 import sush.projections.message.Message;
 import sush.projections.targets.Sled;
@@ -243,7 +245,7 @@ public final class HeadRules {
     }
 
     /** Drops the waiting job if it belongs to {@code session} (the session ended). */
-    public void unwaitSession(sush.projections.id.SessionId session) {
+    public void unwaitSession(SessionId session) {
         waiting = waiting.filter(w -> !w.request().session().equals(session));
     }
 
@@ -369,7 +371,7 @@ public final class HeadRules {
                         .orElse("-") + "|" + sorted(unmatched.keySet()) + "|" + sorted(stopped);
     }
 
-    private static java.util.List<String> sorted(Set<JobId> ids) {
+    private static List<String> sorted(Set<JobId> ids) {
         return ids.stream().map(JobId::toString).sorted().toList();
     }
 }

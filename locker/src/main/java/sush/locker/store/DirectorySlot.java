@@ -16,6 +16,7 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.LongConsumer;
 
 /**
  * A slot in a directory of an M.2 dataset: the file {@code boundary}, written through
@@ -32,13 +33,13 @@ public final class DirectorySlot implements Slot {
 
     private final Path dir;
     /** Told the nanoseconds of every fsync this slot makes (the daemon's metrics); none by default. */
-    private final java.util.function.LongConsumer fsyncs;
+    private final LongConsumer fsyncs;
 
     public DirectorySlot(Path dir) {
         this(dir, nanos -> { });
     }
 
-    public DirectorySlot(Path dir, java.util.function.LongConsumer fsyncNanos) {
+    public DirectorySlot(Path dir, LongConsumer fsyncNanos) {
         this.dir = dir;
         this.fsyncs = fsyncNanos;
     }

@@ -4,8 +4,15 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.function.Function;
 
 import sush.gossip.Entropy;
 import sush.locker.record.RecordFormat;
@@ -36,7 +43,7 @@ public final class Locker<R> implements Closeable {
     /** Why the slots are no longer trusted in this life, once {@link #verify()} found a foreign change. */
     private volatile String tampered;
     /** Runs each slot's write of a store at once (D-029); null: one slot after the other. */
-    private java.util.concurrent.Executor parallel;
+    private Executor parallel;
 
     /** What the locker keeps in memory, as a value: the model check resumes a locker from it. */
     public record Memory<R>(Load<R> load, byte[] nonce, Optional<R> newest, long reserved, long stored,
@@ -76,7 +83,7 @@ public final class Locker<R> implements Closeable {
 
     private Locker(RecordFormat<R> format, String baseboard, List<? extends Slot> slots, List<Closeable> locks, Memory<R> m) {
         this.format = format;
-        this.expected = new ArrayList<>(java.util.Collections.nCopies(slots.size(), (Optional<byte[]>) null));
+        this.expected = new ArrayList<>(Collections.nCopies(slots.size(), (Optional<byte[]>) null));
         this.baseboard = baseboard;
         this.slots = List.copyOf(slots);
         this.locks = locks;
@@ -159,7 +166,7 @@ public final class Locker<R> implements Closeable {
      * are of the other format now). An interrupted conversion leaves slots of two orderings,
      * which every load discards (fail closed); re-provisioning with a fresh floor is then safe.
      */
-    public synchronized <B> B convert(RecordFormat<B> to, java.util.function.Function<R, B> how)
+    public synchronized <B> B convert(RecordFormat<B> to, Function<R, B> how)
             throws LockerException {
         if (!trusted()) {
             throw untrusted();
@@ -194,8 +201,8 @@ public final class Locker<R> implements Closeable {
      * section 8 gives. An executor running tasks on the calling thread gives the same outcomes
      * in a fixed order (the model check's).
      */
-    public synchronized Locker<R> writeInParallel(java.util.concurrent.Executor writers) {
-        this.parallel = java.util.Objects.requireNonNull(writers);
+    public synchronized Locker<R> writeInParallel(Executor writers) {
+        this.parallel = Objects.requireNonNull(writers);
         return this;
     }
 
@@ -264,7 +271,7 @@ public final class Locker<R> implements Closeable {
                 now = null;
             }
             boolean same = now != null && now.isPresent() == known.isPresent()
-                    && (now.isEmpty() || java.util.Arrays.equals(now.get(), known.get()));
+                    && (now.isEmpty() || Arrays.equals(now.get(), known.get()));
             if (!same) {
                 tampered = "slot " + slots.get(i).name() + " was changed by something other than this daemon ("
                         + (now == null ? "now unreadable" : now.isEmpty() ? "removed" : known.isEmpty() ? "created"
@@ -289,7 +296,7 @@ public final class Locker<R> implements Closeable {
      * function of the newest record handed to the writer, never of the last one acknowledged
      * (sections 1 and 4), so a straggler cannot undo a newer record.
      */
-    public synchronized Ticket<R> reserve(java.util.function.Function<Optional<R>, R> build)
+    public synchronized Ticket<R> reserve(Function<Optional<R>, R> build)
             throws LockerException {
         if (!trusted()) {
             throw untrusted();
@@ -360,21 +367,21 @@ public final class Locker<R> implements Closeable {
      * slot order. An unchecked exception from a write (the model check's crash) is rethrown as is.
      */
     private void writeAll(byte[] file) throws LockerException {
-        List<java.util.concurrent.CompletableFuture<Void>> writes = new ArrayList<>();
+        List<CompletableFuture<Void>> writes = new ArrayList<>();
         for (Slot s : slots) {
-            writes.add(java.util.concurrent.CompletableFuture.runAsync(() -> {
+            writes.add(CompletableFuture.runAsync(() -> {
                 try {
                     write(s, file);
                 } catch (LockerException e) {
-                    throw new java.util.concurrent.CompletionException(e);
+                    throw new CompletionException(e);
                 }
             }, parallel));
         }
         Throwable first = null;
-        for (java.util.concurrent.CompletableFuture<Void> w : writes) {
+        for (CompletableFuture<Void> w : writes) {
             try {
                 w.join();
-            } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
+            } catch (CompletionException | CancellationException e) {
                 if (first == null) {
                     first = e.getCause() == null ? e : e.getCause();
                 }

@@ -4,6 +4,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
+import java.util.Arrays;
 import java.util.Optional;
 
 /**
@@ -75,7 +76,7 @@ public final class MemorySlot implements Slot {
         } else if (f == Fault.READ_ONLY) {
             throw new AccessDeniedException(name, null, "read-only file system");
         } else if (f == Fault.TORN) {
-            durable = Optional.of(java.util.Arrays.copyOf(bytes, bytes.length / 2));
+            durable = Optional.of(Arrays.copyOf(bytes, bytes.length / 2));
             throw new IOException(name + ": injected torn write");
         } else if (f == Fault.LOST_ON_CRASH && beforeLostWrite.isEmpty()) {
             beforeLostWrite = Optional.of(durable);

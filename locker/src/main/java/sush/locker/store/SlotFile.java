@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Arrays;
+import java.util.HexFormat;
 
 import sush.projections.id.Hashes;
 
@@ -75,12 +76,12 @@ public record SlotFile(byte[] nonce, long seq, byte[] body) {
 
     @Override
     public String toString() {
-        return "SlotFile(nonce " + java.util.HexFormat.of().formatHex(nonce, 0, 4) + "..., seq " + seq + ", "
+        return "SlotFile(nonce " + HexFormat.of().formatHex(nonce, 0, 4) + "..., seq " + seq + ", "
                 + body.length + " body bytes)";
     }
 
     private static byte[] digest(byte[] nonce, long seq, byte[] body) {
-        java.security.MessageDigest d = Hashes.sha3();
+        MessageDigest d = Hashes.sha3();
         d.update(nonce);
         d.update(ByteBuffer.allocate(Long.BYTES).putLong(seq).array());
         d.update(body);

@@ -8,23 +8,22 @@ import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
-import java.util.Map;
 import java.util.Optional;
 import java.util.function.BiFunction;
 
 import org.reactivestreams.Publisher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
 import reactor.core.publisher.Mono;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
 import reactor.netty.http.server.HttpServerRoutes;
+import sush.ops.api.Replies.Refused;
+import sush.ops.auth.Authority;
+import sush.ops.wire.ApiError;
 import sush.ops.wire.Audiences;
 import sush.ops.wire.Json;
 import sush.ops.wire.SignedRequests;
-import sush.ops.api.Replies.Refused;
-import sush.ops.auth.Authority;
 
 /**
  * What a request must pass before a resource answers it: an origin-form request-target, a body
@@ -152,7 +151,7 @@ final class Gate {
         String nonce = Base64.getEncoder().encodeToString(authority.challenge(clientOf(q)));
         return s.header("WWW-Authenticate", "Sush nonce=\"" + nonce + "\"").status(e.status())
                 .header("Content-Type", "application/json").sendString(Mono.just(Json.MAPPER.writeValueAsString(
-                        Map.of("error", e.code(), "message", e.getMessage())) + "\n")).then();
+                        new ApiError(e.code(), e.getMessage())) + "\n")).then();
     }
 
     /** The body, at most {@link SignedRequests#MAX_BODY_BYTES}; more is a 413. */

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.Base64;
@@ -14,8 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.bouncycastle.crypto.params.Ed25519PrivateKeyParameters;
 import org.bouncycastle.crypto.signers.Ed25519Signer;
-
 import sush.ops.wire.Json;
+import sush.projections.id.IdException;
 import sush.projections.id.KeyId;
 import tools.jackson.databind.JsonNode;
 
@@ -167,7 +168,7 @@ public final class Credentials {
                     d.decode(n.get("ephemeral_secret").asString()), n.get("expires").asLong(),
                     n.get("acceptor").asString());
             return i.expires() > System.currentTimeMillis() ? Optional.of(i) : Optional.empty();
-        } catch (IOException | RuntimeException | sush.projections.id.IdException e) {
+        } catch (IOException | RuntimeException | IdException e) {
             return Optional.empty();
         }
     }
@@ -187,8 +188,8 @@ public final class Credentials {
             Files.deleteIfExists(temp);
             Files.createFile(temp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
             Files.writeString(temp, Json.MAPPER.writeValueAsString(m), StandardCharsets.UTF_8);
-            Files.move(temp, p, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
-                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Files.move(temp, p, StandardCopyOption.ATOMIC_MOVE,
+                    StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException ex) {
             // Not cached: the next command logs in again.
         }

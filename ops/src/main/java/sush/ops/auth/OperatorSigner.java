@@ -12,18 +12,20 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
+import java.util.function.Predicate;
 
 import org.bouncycastle.asn1.x9.ECNamedCurveTable;
 import org.bouncycastle.asn1.x9.X9ECParameters;
+import org.bouncycastle.crypto.digests.SHA256Digest;
 import org.bouncycastle.crypto.params.ECDomainParameters;
 import org.bouncycastle.crypto.params.ECPrivateKeyParameters;
 import org.bouncycastle.crypto.params.Ed25519PrivateKeyParameters;
 import org.bouncycastle.crypto.signers.ECDSASigner;
 import org.bouncycastle.crypto.signers.Ed25519Signer;
 import org.bouncycastle.crypto.signers.HMacDSAKCalculator;
-import org.bouncycastle.crypto.digests.SHA256Digest;
 
 /**
  * What signs an operator's login (security.md section 2): an OpenSSH private key file
@@ -59,10 +61,10 @@ public interface OperatorSigner {
             throw new SshKey.KeyException(file + ": bad base64");
         }
         byte[] magic = "openssh-key-v1\0".getBytes(StandardCharsets.US_ASCII);
-        if (der.length < magic.length || !java.util.Arrays.equals(java.util.Arrays.copyOf(der, magic.length), magic)) {
+        if (der.length < magic.length || !Arrays.equals(Arrays.copyOf(der, magic.length), magic)) {
             throw new SshKey.KeyException(file + " is not openssh-key-v1");
         }
-        SshKey.Reader r = new SshKey.Reader(java.util.Arrays.copyOfRange(der, magic.length, der.length));
+        SshKey.Reader r = new SshKey.Reader(Arrays.copyOfRange(der, magic.length, der.length));
         String cipher = r.string();
         r.string(); // kdf name
         r.bytes(); // kdf options
@@ -130,7 +132,7 @@ public interface OperatorSigner {
     }
 
     /** The SSH agent at {@code SSH_AUTH_SOCK}: the first key it holds that {@code wanted} accepts. */
-    static OperatorSigner agent(Path socket, java.util.function.Predicate<SshKey> wanted) throws SshKey.KeyException {
+    static OperatorSigner agent(Path socket, Predicate<SshKey> wanted) throws SshKey.KeyException {
         List<SshKey> keys = Agent.identities(socket);
         for (SshKey k : keys) {
             if (wanted.test(k)) {

@@ -1,5 +1,6 @@
 package sush.ops.auth;
 
+import java.io.ByteArrayOutputStream;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -15,7 +16,6 @@ import org.bouncycastle.crypto.params.ECPublicKeyParameters;
 import org.bouncycastle.crypto.params.Ed25519PublicKeyParameters;
 import org.bouncycastle.crypto.signers.ECDSASigner;
 import org.bouncycastle.crypto.signers.Ed25519Signer;
-
 import sush.projections.id.KeyId;
 
 /**
@@ -266,7 +266,7 @@ public final class SshKey {
 
     /** RFC 4251 wire types, written. */
     static final class Writer {
-        private final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        private final ByteArrayOutputStream out = new ByteArrayOutputStream();
 
         Writer u32(long v) {
             out.write((int) (v >>> 24));

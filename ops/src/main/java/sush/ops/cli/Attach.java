@@ -3,6 +3,7 @@ package sush.ops.cli;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.net.http.WebSocket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletionStage;
@@ -33,7 +34,7 @@ final class Attach {
     private final AtomicBoolean detached = new AtomicBoolean();
     private final AtomicBoolean writes = new AtomicBoolean();
     private final CountDownLatch closed = new CountDownLatch(1);
-    private volatile java.net.http.WebSocket ws;
+    private volatile WebSocket ws;
 
     Attach(Client client, String job, PrintStream out, PrintStream err, boolean tty) {
         this.client = client;
@@ -84,7 +85,7 @@ final class Attach {
                         detached.set(true);
                         send(null, Json.MAPPER.writeValueAsString(new TerminalControl("detach", null, null, null,
                                 null, null)));
-                        ws.sendClose(java.net.http.WebSocket.NORMAL_CLOSURE, "detached").join();
+                        ws.sendClose(WebSocket.NORMAL_CLOSURE, "detached").join();
                         closed.countDown();
                         return;
                     }
@@ -97,7 +98,7 @@ final class Attach {
     }
 
     private synchronized void send(ByteBuffer binary, String text) {
-        java.net.http.WebSocket w = ws;
+        WebSocket w = ws;
         if (w == null || w.isOutputClosed()) {
             return;
         }
@@ -135,11 +136,11 @@ final class Attach {
         }
     }
 
-    private final class Listener implements java.net.http.WebSocket.Listener {
+    private final class Listener implements WebSocket.Listener {
         private final StringBuilder text = new StringBuilder();
 
         @Override
-        public CompletionStage<?> onBinary(java.net.http.WebSocket w, ByteBuffer data, boolean last) {
+        public CompletionStage<?> onBinary(WebSocket w, ByteBuffer data, boolean last) {
             byte[] b = new byte[data.remaining()];
             data.get(b);
             out.write(b, 0, b.length);
@@ -149,7 +150,7 @@ final class Attach {
         }
 
         @Override
-        public CompletionStage<?> onText(java.net.http.WebSocket w, CharSequence data, boolean last) {
+        public CompletionStage<?> onText(WebSocket w, CharSequence data, boolean last) {
             text.append(data);
             if (last) {
                 control(Json.read(Json.MAPPER.readTree(text.toString()), TerminalControl.class));
@@ -160,13 +161,13 @@ final class Attach {
         }
 
         @Override
-        public CompletionStage<?> onClose(java.net.http.WebSocket w, int status, String reason) {
+        public CompletionStage<?> onClose(WebSocket w, int status, String reason) {
             closed.countDown();
             return null;
         }
 
         @Override
-        public void onError(java.net.http.WebSocket w, Throwable error) {
+        public void onError(WebSocket w, Throwable error) {
             closed.countDown();
         }
     }

@@ -2,25 +2,41 @@ package sush.ops.cli;
 
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.WebSocket;
+import java.net.http.WebSocketHandshakeException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManager;
 
-import sush.ops.wire.Answers;
-import sush.ops.wire.ApiError;
-import sush.ops.wire.Health;
-import sush.ops.wire.Json;
-import sush.ops.wire.Readiness;
+import sush.gossip.net.GossipTls;
 import sush.ops.auth.Authority;
 import sush.ops.auth.Credentials;
 import sush.ops.auth.OperatorSigner;
 import sush.ops.auth.SshKey;
+import sush.ops.wire.Answers;
+import sush.ops.wire.ApiError;
+import sush.ops.wire.Audiences;
+import sush.ops.wire.Health;
+import sush.ops.wire.Json;
+import sush.ops.wire.Readiness;
+import sush.projections.id.IdException;
 import sush.projections.id.KeyId;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
@@ -37,7 +53,7 @@ public final class Client {
 
     /** A client with the operator key the environment names (SUSH_OPERATOR_KEY, or the SSH agent). */
     public Client(String url) {
-        this(url, new Credentials(Credentials.fromEnvironment(null), java.util.Optional.empty()));
+        this(url, new Credentials(Credentials.fromEnvironment(null), Optional.empty()));
     }
 
     public Client(String url, Credentials credentials) {
@@ -55,13 +71,13 @@ public final class Client {
      * An HTTP client for a sled's HTTPS API that trusts the rack CA in {@code caCert} (PEM) and
      * certificates naming a sled of it (no host name check: sleds are named by certificate).
      */
-    public static HttpClient trusting(java.nio.file.Path caCert) throws Failure {
+    public static HttpClient trusting(Path caCert) throws Failure {
         try {
-            javax.net.ssl.SSLContext ctx = javax.net.ssl.SSLContext.getInstance("TLSv1.3");
-            ctx.init(null, new javax.net.ssl.TrustManager[] {sush.gossip.net.GossipTls.apiTrust(
-                    sush.gossip.net.GossipTls.readCertificate(caCert))}, new java.security.SecureRandom());
+            SSLContext ctx = SSLContext.getInstance("TLSv1.3");
+            ctx.init(null, new TrustManager[] {GossipTls.apiTrust(
+                    GossipTls.readCertificate(caCert))}, new SecureRandom());
             return HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).sslContext(ctx).build();
-        } catch (sush.gossip.net.GossipTls.TlsException | java.security.GeneralSecurityException e) {
+        } catch (GossipTls.TlsException | GeneralSecurityException e) {
             throw new Failure(2, "bad-ca", "cannot trust the rack CA " + caCert + ": " + e.getMessage());
         }
     }
@@ -84,7 +100,7 @@ public final class Client {
             throw new Failure(2, "no-operator-key", e.getMessage());
         }
         byte[] nonce = Base64.getDecoder().decode(challenge.nonce());
-        java.security.SecureRandom random = new java.security.SecureRandom();
+        SecureRandom random = new SecureRandom();
         byte[] clientNonce = new byte[16];
         random.nextBytes(clientNonce);
         byte[][] eph = Credentials.ephemeral(random);
@@ -95,7 +111,7 @@ public final class Client {
             throw new Failure(2, "no-operator-key", e.getMessage());
         }
         Base64.Encoder b64 = Base64.getEncoder();
-        java.util.Map<String, Object> body = new java.util.LinkedHashMap<>();
+        Map<String, Object> body = new LinkedHashMap<>();
         body.put("key", b64.encodeToString(signer.publicKey().blob()));
         body.put("nonce", b64.encodeToString(nonce));
         body.put("client_nonce", b64.encodeToString(clientNonce));
@@ -106,7 +122,7 @@ public final class Client {
         try {
             credentials.loggedIn(new Credentials.Identity(KeyId.parse(who.keyId()), nonce, eph[0], who.expires(),
                     who.acceptor()));
-        } catch (sush.projections.id.IdException e) {
+        } catch (IdException e) {
             throw new Failure(2, "bad-answer", "the sled answered an unreadable key id");
         }
         return answer;
@@ -116,13 +132,13 @@ public final class Client {
      * A signed request as it is, answered as it is (tests and tools that look at statuses and
      * headers themselves); {@code headers} are added to it.
      */
-    public HttpResponse<String> raw(String method, String path, byte[] body, java.util.Map<String, String> headers)
+    public HttpResponse<String> raw(String method, String path, byte[] body, Map<String, String> headers)
             throws Failure {
         return raw(method, path, body, headers, HttpResponse.BodyHandlers.ofString());
     }
 
     /** As {@link #raw(String, String, byte[], java.util.Map)}, with the caller's body handler (a stream). */
-    public <T> HttpResponse<T> raw(String method, String path, byte[] body, java.util.Map<String, String> headers,
+    public <T> HttpResponse<T> raw(String method, String path, byte[] body, Map<String, String> headers,
             HttpResponse.BodyHandler<T> handler) throws Failure {
         return call(() -> signed(method, path, body, handler, b -> headers.forEach(b::header), null));
     }
@@ -198,7 +214,7 @@ public final class Client {
      * refuses the identity (expired, unknown here, replayed).
      */
     private <T> HttpResponse<T> signed(String method, String path, byte[] body, HttpResponse.BodyHandler<T> handler,
-            java.util.function.Consumer<HttpRequest.Builder> extra, Duration timeout)
+            Consumer<HttpRequest.Builder> extra, Duration timeout)
             throws Failure, IOException, InterruptedException {
         for (int attempt = 0;; attempt++) {
             if (credentials.identity().isEmpty()) {
@@ -256,9 +272,9 @@ public final class Client {
      * The {@code Authorization} of one request: signed for the sled it is for
      * ({@link sush.ops.wire.Audiences}): the sled at this URL, or the one a relayed request names.
      */
-    private java.util.Optional<String> authorization(String method, String path, byte[] body) throws Failure {
+    private Optional<String> authorization(String method, String path, byte[] body) throws Failure {
         String[] a = audience();
-        return credentials.authorize(a[0], sush.ops.wire.Audiences.of(method, path, a[1]), method, path, body);
+        return credentials.authorize(a[0], Audiences.of(method, path, a[1]), method, path, body);
     }
 
     /** A refusal or an unreachable sled, with the exit code a script can test. */
@@ -334,18 +350,18 @@ public final class Client {
      * A WebSocket on {@code path} (issue 19), its upgrade signed like any request; a refusal of
      * the upgrade is the typed failure its status and body say.
      */
-    public java.net.http.WebSocket webSocket(String path, java.net.http.WebSocket.Listener listener) throws Failure {
+    public WebSocket webSocket(String path, WebSocket.Listener listener) throws Failure {
         for (int attempt = 0;; attempt++) {
             if (credentials.identity().isEmpty()) {
                 login();
             }
-            java.net.http.WebSocket.Builder b = http.newWebSocketBuilder().connectTimeout(Duration.ofSeconds(10));
+            WebSocket.Builder b = http.newWebSocketBuilder().connectTimeout(Duration.ofSeconds(10));
             authorization("GET", path, new byte[0]).ifPresent(h -> b.header("Authorization", h));
             try {
                 return b.buildAsync(URI.create(base.replaceFirst("^http", "ws") + path), listener).join();
-            } catch (java.util.concurrent.CompletionException e) {
-                if (e.getCause() instanceof java.net.http.WebSocketHandshakeException) {
-                    HttpResponse<?> r = ((java.net.http.WebSocketHandshakeException) e.getCause()).getResponse();
+            } catch (CompletionException e) {
+                if (e.getCause() instanceof WebSocketHandshakeException) {
+                    HttpResponse<?> r = ((WebSocketHandshakeException) e.getCause()).getResponse();
                     if (r.statusCode() == 401 && attempt == 0) {
                         credentials.forget();
                         continue;
@@ -364,15 +380,15 @@ public final class Client {
      * Bytes {@code first} to {@code last} (inclusive) of {@code path}, as a stream to read; an
      * answer other than 206 with that very range is a typed failure.
      */
-    public java.io.InputStream range(String path, long first, long last) throws Failure {
-        HttpResponse<java.io.InputStream> r = call(() -> signed("GET", path, new byte[0],
+    public InputStream range(String path, long first, long last) throws Failure {
+        HttpResponse<InputStream> r = call(() -> signed("GET", path, new byte[0],
                 HttpResponse.BodyHandlers.ofInputStream(), b -> b.header("Range", "bytes=" + first + "-" + last),
                 null));
         String want = "bytes " + first + "-" + last + "/";
         String got = r.headers().firstValue("Content-Range").orElse("");
         if (r.statusCode() != 206 || !got.startsWith(want)) {
             String body;
-            try (java.io.InputStream in = r.body()) {
+            try (InputStream in = r.body()) {
                 body = new String(in.readNBytes(64 * 1024), StandardCharsets.UTF_8);
             } catch (IOException e) {
                 throw unreachable(e);
@@ -393,7 +409,7 @@ public final class Client {
         for (int attempt = 0; attempt < 100; attempt++) {
             String lastId = last;
             try {
-                HttpResponse<java.io.InputStream> r = signed("GET", "/events", new byte[0],
+                HttpResponse<InputStream> r = signed("GET", "/events", new byte[0],
                         HttpResponse.BodyHandlers.ofInputStream(), b -> {
                             if (lastId != null) {
                                 b.header("Last-Event-ID", lastId);

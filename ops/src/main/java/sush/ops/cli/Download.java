@@ -7,12 +7,14 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -87,8 +89,8 @@ final class Download {
                 throw new Client.Failure(6, "hash-mismatch", "the output fetched (SHA3-256 " + got + ") does not "
                         + "match the status (" + sha3Hex + "); nothing was written to " + file);
             }
-            Files.move(part, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            Files.move(part, file, StandardCopyOption.REPLACE_EXISTING,
+                    StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             deleteQuietly(part);
             throw new Client.Failure(1, "write-failed", "cannot write " + file + ": " + e.getMessage());
@@ -124,7 +126,7 @@ final class Download {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new Client.Failure(130, "interrupted", "interrupted");
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             if (e.getCause() instanceof Client.Failure) {
                 throw (Client.Failure) e.getCause();
             }

@@ -1,13 +1,18 @@
 package sush.ops.cli;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HexFormat;
+import java.util.Map;
 import java.util.Optional;
 
 import picocli.CommandLine.Option;
-import sush.ops.wire.Json;
+import sush.ops.auth.Authority;
+import sush.ops.auth.Credentials;
 import sush.ops.daemon.RackFile;
+import sush.ops.wire.Json;
 import sush.projections.job.KeyException;
 import sush.projections.job.SignerKey;
 
@@ -39,7 +44,7 @@ public final class Global {
 
     /** A client of the sled at {@code u}, with this command's credentials and trust. */
     Client client(String u) throws Client.Failure {
-        sush.ops.auth.Credentials creds = new sush.ops.auth.Credentials(sush.ops.auth.Credentials.fromEnvironment(
+        Credentials creds = new Credentials(Credentials.fromEnvironment(
                 operatorKey), Optional.of(identityCache(u)));
         if (!u.startsWith("https://")) {
             return new Client(u, creds);
@@ -73,8 +78,8 @@ public final class Global {
 
     /** One identity file per sled URL, in {@link #cacheDir()}. */
     static Path identityCache(String url) {
-        String name = java.util.HexFormat.of().formatHex(sush.ops.auth.Authority.sha3(url.getBytes(
-                java.nio.charset.StandardCharsets.UTF_8))).substring(0, 16);
+        String name = HexFormat.of().formatHex(Authority.sha3(url.getBytes(
+                StandardCharsets.UTF_8))).substring(0, 16);
         return cacheDir().resolve("identity-" + name + ".json");
     }
 
@@ -128,7 +133,7 @@ public final class Global {
     /** Reports a failure the way scripts expect: one line on stderr (or JSON), the exit code. */
     int fail(Client.Failure f) {
         if (json) {
-            System.out.println(Json.MAPPER.writeValueAsString(java.util.Map.of("error", f.code(), "message",
+            System.out.println(Json.MAPPER.writeValueAsString(Map.of("error", f.code(), "message",
                     f.getMessage())));
         } else {
             System.err.println("sush: " + f.getMessage() + " (" + f.code() + ")");

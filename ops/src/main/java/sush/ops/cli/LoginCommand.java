@@ -7,6 +7,7 @@ import java.util.concurrent.Callable;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import sush.ops.auth.SshKey;
 import sush.ops.wire.Answers;
 
 /**
@@ -55,7 +56,7 @@ public final class LoginCommand implements Callable<Integer> {
             return 0;
         } catch (Client.Failure f) {
             return g.fail(f);
-        } catch (sush.ops.auth.SshKey.KeyException e) {
+        } catch (SshKey.KeyException e) {
             return g.fail(new Client.Failure(2, "no-operator-key", e.getMessage()));
         }
     }

@@ -6,15 +6,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Model.PositionalParamSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /**
  * {@code sush man --dir DIR}: one man page (section 1, roff) per command, written from the live
@@ -77,7 +78,7 @@ public final class ManCommand implements Callable<Integer> {
         StringBuilder b = new StringBuilder();
         String name = pageName(c);
         String version = root.version().length > 0 ? root.version()[0] : "sush";
-        b.append(".TH \"").append(name.toUpperCase(java.util.Locale.ROOT)).append("\" \"1\" \"\" \"")
+        b.append(".TH \"").append(name.toUpperCase(Locale.ROOT)).append("\" \"1\" \"\" \"")
                 .append(escape(version)).append("\" \"sush manual\"\n");
         b.append(".SH NAME\n").append(escape(name)).append(" \\- ").append(escape(firstSentence(description(c))))
                 .append('\n');

@@ -1,6 +1,8 @@
 package sush.ops.cli;
 
+import java.net.URLEncoder;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -8,15 +10,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import sush.ops.wire.ChainPage;
 import sush.ops.wire.Json;
 import sush.ops.wire.SignedRequests;
 import sush.ops.wire.SledVersion;
 import sush.ops.wire.Versions;
+import sush.projections.id.Chain;
 import sush.projections.id.IdException;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
@@ -92,7 +97,7 @@ final class Placement {
                     if (h != null) {
                         out.add(h);
                     }
-                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                } catch (ExecutionException | TimeoutException e) {
                     // That sled adds nothing this time.
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
@@ -115,8 +120,8 @@ final class Placement {
         JobId from = after;
         for (int page = 0; page < MAX_PAGES; page++) {
             String path = "/sessions/" + session.codephrase() + "/chain?after=" + from.codephrase()
-                    + (sled == null ? "" : "&sled=" + java.net.URLEncoder.encode(sled,
-                            java.nio.charset.StandardCharsets.UTF_8));
+                    + (sled == null ? "" : "&sled=" + URLEncoder.encode(sled,
+                            StandardCharsets.UTF_8));
             HttpResponse<String> r = c.raw("GET", path, new byte[0], Map.of());
             if (r.statusCode() == 404) {
                 break; // not active there: it holds nothing of this session's chain
@@ -134,7 +139,7 @@ final class Placement {
                     last = j.request().successor();
                 } else {
                     burns.add(at);
-                    last = sush.projections.id.Chain.afterBurn(at);
+                    last = Chain.afterBurn(at);
                 }
             }
             if (!Said.flag(doc.more()) || last == null) {

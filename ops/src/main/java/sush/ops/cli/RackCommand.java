@@ -1,32 +1,47 @@
 package sush.ops.cli;
 
 import java.io.IOException;
+import java.math.BigInteger;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import sush.gossip.Entropy;
-import sush.locker.store.DirectorySlot;
-import sush.locker.record.BoundaryRecord;
-import sush.locker.record.SignedRecord;
-import sush.projections.fold.Ordering;
-import sush.locker.record.RecordFormat;
-import sush.locker.store.Locker;
+import sush.gossip.net.GossipTls;
 import sush.gossip.net.RackCa;
+import sush.locker.record.BoundaryRecord;
+import sush.locker.record.RecordFormat;
+import sush.locker.record.SignedRecord;
+import sush.locker.store.DirectorySlot;
+import sush.locker.store.Locker;
+import sush.ops.auth.Credentials;
 import sush.ops.auth.OperatorSigner;
 import sush.ops.daemon.RackFile;
 import sush.ops.wire.SledVersion;
+import sush.projections.fold.Ordering;
 import sush.projections.job.SignatureAlgorithm;
 
 /**
@@ -57,7 +72,7 @@ public final class RackCommand implements Callable<Integer> {
 
     /** A client of {@code url} that logs in with the operator key of the rack written in {@code dir}. */
     public static Client operatorClient(Path dir, String url) {
-        return new Client(url, new sush.ops.auth.Credentials(() -> OperatorSigner.fromFile(dir.resolve(OPERATOR_KEY)),
+        return new Client(url, new Credentials(() -> OperatorSigner.fromFile(dir.resolve(OPERATOR_KEY)),
                 Optional.empty()));
     }
 
@@ -70,7 +85,7 @@ public final class RackCommand implements Callable<Integer> {
     public static int freePorts(int sleds) throws IOException {
         int[] span = baseSpan(sleds, ephemeralLow());
         for (int attempt = 0; attempt < 100; attempt++) {
-            int base = span[0] + java.util.concurrent.ThreadLocalRandom.current().nextInt(span[1] - span[0]);
+            int base = span[0] + ThreadLocalRandom.current().nextInt(span[1] - span[0]);
             if (portsFree(base, sleds)) {
                 return base;
             }
@@ -94,7 +109,7 @@ public final class RackCommand implements Callable<Integer> {
     /** The first port of the kernel's ephemeral range (Linux), or its default where it cannot be read. */
     static int ephemeralLow() {
         try {
-            String range = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/sys/net/ipv4/ip_local_port_range"));
+            String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range"));
             return Integer.parseInt(range.trim().split("\\s+")[0]);
         } catch (IOException | RuntimeException e) {
             return 32_768;
@@ -105,8 +120,8 @@ public final class RackCommand implements Callable<Integer> {
     static boolean portsFree(int base, int sleds) {
         for (int i = 0; i < sleds; i++) {
             for (int p : new int[] {base + i, base + 100 + i}) {
-                try (java.net.ServerSocket s = new java.net.ServerSocket(p, 1,
-                        java.net.InetAddress.getLoopbackAddress())) {
+                try (ServerSocket s = new ServerSocket(p, 1,
+                        InetAddress.getLoopbackAddress())) {
                     s.setReuseAddress(true);
                 } catch (IOException e) {
                     return false;
@@ -135,10 +150,10 @@ public final class RackCommand implements Callable<Integer> {
             KeygenCommand.write(dir, SignatureAlgorithm.ED25519);
         }
         // The rack CA stays in the rack directory, beside the sleds and outside every one of them.
-        java.security.SecureRandom random = new java.security.SecureRandom();
+        SecureRandom random = new SecureRandom();
         RackCa ca = Files.exists(dir.resolve(RackCa.CA_CERT)) ? RackCa.load(dir, random)
                 : RackCa.create(dir, dir.toAbsolutePath().getFileName().toString(), random);
-        java.util.Map<String, Path> tlsDirs = new java.util.LinkedHashMap<>();
+        Map<String, Path> tlsDirs = new LinkedHashMap<>();
         List<RackFile.SledEntry> sleds = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             Path home = dir.resolve(String.format("sled%02d", i));
@@ -159,9 +174,9 @@ public final class RackCommand implements Callable<Integer> {
             if (!Files.exists(journalKey)) {
                 byte[] k = new byte[32];
                 random.nextBytes(k);
-                Files.createFile(journalKey, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                        java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
-                Files.writeString(journalKey, java.util.HexFormat.of().formatHex(k) + "\n");
+                Files.createFile(journalKey, PosixFilePermissions.asFileAttribute(
+                        PosixFilePermissions.fromString("rw-------")));
+                Files.writeString(journalKey, HexFormat.of().formatHex(k) + "\n");
             }
             Path tls = home.resolve("tls");
             if (!Files.exists(tls.resolve(RackCa.SLED_CERT))) {
@@ -182,7 +197,7 @@ public final class RackCommand implements Callable<Integer> {
                     + Files.readString(dir.resolve(OPERATOR_KEY + ".pub")));
         }
         RackFile r = new RackFile(sleds, List.of(dir.resolve("signer.pub")), Optional.of(new RackFile.RackTls(
-                dir.resolve(RackCa.CA_CERT), dir.resolve(RackCa.REVOKED), java.util.Map.copyOf(tlsDirs))), operators,
+                dir.resolve(RackCa.CA_CERT), dir.resolve(RackCa.REVOKED), Map.copyOf(tlsDirs))), operators,
                 ordering);
         r.write(dir.resolve("rack.json"));
         return r;
@@ -242,7 +257,7 @@ public final class RackCommand implements Callable<Integer> {
             try {
                 Process p = new ProcessBuilder("env", "--default-signal=HUP", "true")
                         .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-                if (!p.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)) {
+                if (!p.waitFor(5, TimeUnit.SECONDS)) {
                     p.destroyForcibly();
                     return false;
                 }
@@ -314,7 +329,7 @@ public final class RackCommand implements Callable<Integer> {
     static List<String> arguments(ProcessHandle h) {
         try {
             byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(h.pid()), "cmdline"));
-            return List.of(new String(raw, java.nio.charset.StandardCharsets.UTF_8).split("\0"));
+            return List.of(new String(raw, StandardCharsets.UTF_8).split("\0"));
         } catch (IOException | RuntimeException e) {
             return h.info().arguments().map(List::of).orElse(List.of());
         }
@@ -362,7 +377,7 @@ public final class RackCommand implements Callable<Integer> {
             } else {
                 h.destroy();
             }
-            h.onExit().orTimeout(20, java.util.concurrent.TimeUnit.SECONDS).exceptionally(e -> h).join();
+            h.onExit().orTimeout(20, TimeUnit.SECONDS).exceptionally(e -> h).join();
         });
     }
 
@@ -406,7 +421,7 @@ public final class RackCommand implements Callable<Integer> {
         public Integer call() throws Exception {
             RackCa ca;
             try {
-                ca = RackCa.load(dir, new java.security.SecureRandom());
+                ca = RackCa.load(dir, new SecureRandom());
             } catch (RackCa.CaException e) {
                 System.err.println("sush rack issue: " + e.getMessage());
                 return 2;
@@ -421,9 +436,9 @@ public final class RackCommand implements Callable<Integer> {
                     return 2;
                 }
             }
-            java.security.cert.X509Certificate c = ca.issue(board, where, java.time.Instant.now()
+            X509Certificate c = ca.issue(board, where, Instant.now()
                     .minus(Duration.ofMinutes(5)), Duration.ofDays(days));
-            System.out.println("issued " + board + " generation " + sush.gossip.net.GossipTls.generation(c) + " serial "
+            System.out.println("issued " + board + " generation " + GossipTls.generation(c) + " serial "
                     + c.getSerialNumber().toString(16) + " until "
                     + c.getNotAfter().toInstant() + " -> " + where);
             return 0;
@@ -451,9 +466,9 @@ public final class RackCommand implements Callable<Integer> {
             RackFile r = RackFile.read(dir.resolve("rack.json"));
             try {
                 if (serial != null) {
-                    java.math.BigInteger s;
+                    BigInteger s;
                     try {
-                        s = new java.math.BigInteger(serial.replace(":", ""), 16);
+                        s = new BigInteger(serial.replace(":", ""), 16);
                     } catch (NumberFormatException e) {
                         System.err.println("sush rack revoke: --serial is hexadecimal, not " + serial);
                         return 2;

@@ -13,6 +13,7 @@ import picocli.CommandLine.Parameters;
 import sush.pipeline.journal.Journal;
 import sush.pipeline.journal.JournalException;
 import sush.pipeline.journal.Replay;
+import sush.projections.fold.Ordering;
 import sush.projections.job.TrustStore;
 import sush.projections.targets.Sled;
 
@@ -44,9 +45,9 @@ public final class ReplayCommand implements Callable<Integer> {
         try {
             // Streamed: each step is printed as it is folded, so a journal of any length fits.
             Optional<byte[]> k = key == null ? Optional.empty() : Optional.of(Journal.readKey(key));
-            sush.projections.fold.Ordering o;
+            Ordering o;
             try {
-                o = ordering != null ? sush.projections.fold.Ordering.parse(ordering) : Replay.orderingOf(journal, k);
+                o = ordering != null ? Ordering.parse(ordering) : Replay.orderingOf(journal, k);
             } catch (IllegalArgumentException e) {
                 System.err.println("sush: --ordering is signed or causal, not " + Client.printable(ordering));
                 return 2;

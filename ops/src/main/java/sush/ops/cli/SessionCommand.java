@@ -6,22 +6,23 @@ import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
-
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import sush.ops.signer.EpochFile;
 import sush.ops.wire.ActiveSession;
 import sush.ops.wire.Answers;
 import sush.ops.wire.SignedRequests;
 import sush.ops.wire.SledVersion;
-import sush.ops.signer.EpochFile;
 import sush.projections.fold.Ordering;
 import sush.projections.id.IdException;
 import sush.projections.id.KeyId;
 import sush.projections.id.SessionId;
+import sush.projections.job.ClientChain;
 import sush.projections.job.Grant;
 import sush.projections.job.SignedGrant;
+import sush.projections.job.SignedJob;
 import sush.projections.job.SignerKey;
 import tools.jackson.databind.JsonNode;
 
@@ -281,17 +282,17 @@ public final class SessionCommand implements Callable<Integer> {
         int burns = 0;
         int stops = 0;
         SessionId session = grant.grant().session();
-        for (sush.projections.job.ClientChain.Entry e : store.chain(session).chain().entries()) {
-            if (e instanceof sush.projections.job.ClientChain.Entry.Request) {
-                sush.projections.job.SignedJob j = ((sush.projections.job.ClientChain.Entry.Request) e).job();
+        for (ClientChain.Entry e : store.chain(session).chain().entries()) {
+            if (e instanceof ClientChain.Entry.Request) {
+                SignedJob j = ((ClientChain.Entry.Request) e).job();
                 c.post("/jobs/" + j.request().job().codephrase() + "/start", SignedRequests.toJson(j));
                 requests++;
-            } else if (e instanceof sush.projections.job.ClientChain.Entry.Burn) {
-                c.post("/sessions/" + id + "/skip/" + ((sush.projections.job.ClientChain.Entry.Burn) e).position()
+            } else if (e instanceof ClientChain.Entry.Burn) {
+                c.post("/sessions/" + id + "/skip/" + ((ClientChain.Entry.Burn) e).position()
                         .codephrase(), Map.of());
                 burns++;
             } else {
-                c.post("/jobs/" + ((sush.projections.job.ClientChain.Entry.Stop) e).job().codephrase() + "/stop",
+                c.post("/jobs/" + ((ClientChain.Entry.Stop) e).job().codephrase() + "/stop",
                         Map.of());
                 stops++;
             }

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 import picocli.CommandLine.Command;
@@ -29,7 +30,7 @@ public final class StatusCommand implements Callable<Integer> {
         List<Object> docs = new ArrayList<>();
         StringBuilder text = new StringBuilder();
         boolean allReady = true;
-        java.util.Optional<RackFile> rack = Global.localRack();
+        Optional<RackFile> rack = Global.localRack();
         List<String[]> sleds = new ArrayList<>();
         if (rack.isPresent() && g.url == null && System.getenv("SUSH_URL") == null) {
             rack.get().sleds().forEach(s -> sleds.add(new String[] {s.baseboard(), rack.get().apiUrl(s)}));

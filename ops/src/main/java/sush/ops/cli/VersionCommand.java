@@ -2,6 +2,7 @@ package sush.ops.cli;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
@@ -66,7 +67,7 @@ public final class VersionCommand implements Callable<Integer> {
 
     private static String cell(int cubby, String text) {
         String t = text == null ? "." : Client.printable(text);
-        return String.format(java.util.Locale.ROOT, "[%2d %-" + CELL_CHARS + "s]", cubby,
+        return String.format(Locale.ROOT, "[%2d %-" + CELL_CHARS + "s]", cubby,
                 t.length() > CELL_CHARS ? t.substring(0, CELL_CHARS) : t);
     }
 }

@@ -1,31 +1,36 @@
 package sush.ops.daemon;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
 
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import sush.pipeline.sled.SledEvent;
-
 import reactor.netty.DisposableServer;
 import sush.gossip.Entropy;
 import sush.gossip.net.GossipTls;
-import sush.ops.auth.Authority;
 import sush.gossip.net.TcpTransport;
 import sush.gossip.node.GossipNode;
 import sush.locker.store.Locker;
 import sush.ops.api.ApiServer;
+import sush.ops.auth.Authority;
+import sush.ops.wire.Version;
 import sush.pipeline.exec.Limits;
 import sush.pipeline.exec.ProcessLauncher;
 import sush.pipeline.journal.Journal;
 import sush.pipeline.sled.Gossip;
 import sush.pipeline.sled.SledConfig;
+import sush.pipeline.sled.SledEvent;
 import sush.pipeline.sled.SledRuntime;
 import sush.projections.fold.Ordering;
 import sush.projections.job.TrustStore;
@@ -35,7 +40,7 @@ public final class Daemon implements AutoCloseable {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Daemon.class);
 
     /** What this sled announces as its software (the build's version and commit). */
-    public static final String SOFTWARE = sush.ops.wire.Version.SOFTWARE;
+    public static final String SOFTWARE = Version.SOFTWARE;
     /** The file in the output directory that keeps the revoked operators (issue 36). */
     public static final String REVOKED_OPERATORS = "revoked-operators.json";
     /** How long a graceful stop waits for killed jobs to report their endings. */
@@ -186,8 +191,8 @@ public final class Daemon implements AutoCloseable {
     /** Whether an API host is a loopback address (HTTP stays there; elsewhere HTTPS). */
     static boolean isLoopback(String host) {
         try {
-            return java.net.InetAddress.getByName(host).isLoopbackAddress();
-        } catch (java.net.UnknownHostException e) {
+            return InetAddress.getByName(host).isLoopbackAddress();
+        } catch (UnknownHostException e) {
             return false;
         }
     }
@@ -288,10 +293,10 @@ public final class Daemon implements AutoCloseable {
 
     /** Creates {@code dir} (and parents) if missing and makes it 0700. */
     static void ownerOnly(Path dir) throws IOException {
-        java.util.Set<java.nio.file.attribute.PosixFilePermission> rwx = java.nio.file.attribute.PosixFilePermissions
+        Set<PosixFilePermission> rwx = PosixFilePermissions
                 .fromString("rwx------");
         if (!Files.isDirectory(dir)) {
-            Files.createDirectories(dir, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(rwx));
+            Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(rwx));
         }
         Files.setPosixFilePermissions(dir, rwx);
     }

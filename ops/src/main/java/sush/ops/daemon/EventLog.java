@@ -1,8 +1,9 @@
 package sush.ops.daemon;
 
+import java.util.Locale;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
 import sush.locker.admission.Verdict;
 import sush.pipeline.sled.SledEvent;
 import sush.projections.message.Message;
@@ -22,7 +23,7 @@ final class EventLog {
         if (e instanceof SledEvent.Entered) {
             SledEvent.Entered x = (SledEvent.Entered) e;
             LOG.info("entered universe {} (entry {}, {}){}", x.network(), x.sequence(),
-                    x.cause().toLowerCase(java.util.Locale.ROOT),
+                    x.cause().toLowerCase(Locale.ROOT),
                     x.floor().map(c -> "; floor raised: " + c).orElse(""));
         } else if (e instanceof SledEvent.FloorRaised) {
             SledEvent.FloorRaised x = (SledEvent.FloorRaised) e;

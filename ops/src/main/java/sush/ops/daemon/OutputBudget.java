@@ -8,8 +8,11 @@ import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -49,8 +52,8 @@ final class OutputBudget {
     /** Bound on the deleted directories remembered (so that their jobs' outputs answer "deleted", not "none"). */
     static final int MAX_DELETED_REMEMBERED = 65_536;
     /** The jobs whose directories this budget deleted, the most recent {@link #MAX_DELETED_REMEMBERED}. */
-    private final java.util.Set<String> deleted = java.util.Collections.newSetFromMap(
-            new java.util.LinkedHashMap<String, Boolean>() {
+    private final Set<String> deleted = Collections.newSetFromMap(
+            new LinkedHashMap<String, Boolean>() {
                 private static final long serialVersionUID = 1L;
 
                 @Override
@@ -91,7 +94,7 @@ final class OutputBudget {
         // The job that just ended is kept too, whatever its size: its operator is about to read
         // it. The outputs stay within the budget plus that one job.
         return keep(() -> {
-            Set<String> keep = new java.util.HashSet<>(running.get());
+            Set<String> keep = new HashSet<>(running.get());
             keep.add(job);
             return keep;
         });

@@ -3,6 +3,7 @@ package sush.ops.daemon;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,8 +11,8 @@ import java.util.Map;
 import java.util.Optional;
 
 import sush.gossip.net.RackCa;
-import sush.projections.fold.Ordering;
 import sush.ops.wire.Json;
+import sush.projections.fold.Ordering;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 
@@ -207,6 +208,6 @@ public record RackFile(List<SledEntry> sleds, List<Path> trust, Optional<RackTls
                 dir.relativize(t.revoked().toAbsolutePath()).toString())));
         Path temp = file.resolveSibling(file.getFileName() + ".tmp");
         Files.writeString(temp, Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n");
-        Files.move(temp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     }
 }

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 
 import sush.ops.wire.Json;
 import sush.projections.fold.Ordering;
@@ -45,7 +46,7 @@ public final class SledConfigFile {
         for (String f : n.propertyNames()) {
             if (!KNOWN.contains(f)) {
                 throw new RackFile.RackFileException("sled config " + file + ": unknown field \"" + f + "\" (known: "
-                        + new java.util.TreeSet<>(KNOWN) + ")");
+                        + new TreeSet<>(KNOWN) + ")");
             }
         }
         for (String f : REQUIRED) {

@@ -1,8 +1,11 @@
 package sush.ops.daemon;
 
 import java.io.IOException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.Locale;
 
@@ -79,7 +82,7 @@ public final class SledMetrics implements AutoCloseable {
                 .baseUnit("ratio").description("the gossip set's share of its capacity").register(registry);
         Gauge.builder("sush.pending.launches", runtime, SledRuntime::pendingLaunches)
                 .description("commits reserved and not yet launched").register(registry);
-        io.micrometer.core.instrument.FunctionCounter.builder("sush.stores.coalesced", runtime,
+        FunctionCounter.builder("sush.stores.coalesced", runtime,
                 r -> (double) r.coalescedStores()).description("boundary stores acknowledged by a newer store of "
                         + "their batch instead of their own (D-036)").register(registry);
         Gauge.builder("sush.journal", journalDir, SledMetrics::bytes).baseUnit("bytes")
@@ -133,17 +136,17 @@ public final class SledMetrics implements AutoCloseable {
     static double bytes(Path dir) {
         long[] sum = {0};
         try {
-            Files.walkFileTree(dir, new java.nio.file.SimpleFileVisitor<>() {
+            Files.walkFileTree(dir, new SimpleFileVisitor<>() {
                 @Override
-                public java.nio.file.FileVisitResult visitFile(Path file,
-                        java.nio.file.attribute.BasicFileAttributes attrs) {
+                public FileVisitResult visitFile(Path file,
+                        BasicFileAttributes attrs) {
                     sum[0] += attrs.isRegularFile() ? attrs.size() : 0;
-                    return java.nio.file.FileVisitResult.CONTINUE;
+                    return FileVisitResult.CONTINUE;
                 }
 
                 @Override
-                public java.nio.file.FileVisitResult visitFileFailed(Path file, IOException e) {
-                    return java.nio.file.FileVisitResult.CONTINUE;
+                public FileVisitResult visitFileFailed(Path file, IOException e) {
+                    return FileVisitResult.CONTINUE;
                 }
             });
         } catch (IOException e) {

@@ -8,8 +8,10 @@ import java.nio.file.Path;
 import java.nio.file.StandardWatchEventKinds;
 import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import sush.locker.store.Locker;
@@ -24,7 +26,7 @@ import sush.locker.store.Locker;
  */
 public final class SlotWatch implements Closeable {
     /** How often the slots are compared even without an event (a missed or overflowed event). */
-    static final java.time.Duration POLL = java.time.Duration.ofSeconds(5);
+    static final Duration POLL = Duration.ofSeconds(5);
 
     private final WatchService watch;
     private final Thread thread;
@@ -56,7 +58,7 @@ public final class SlotWatch implements Closeable {
         while (!closed) {
             WatchKey key;
             try {
-                key = watch.poll(POLL.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+                key = watch.poll(POLL.toMillis(), TimeUnit.MILLISECONDS);
             } catch (InterruptedException | ClosedWatchServiceException e) {
                 return;
             }

@@ -6,9 +6,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Optional;
 
 import sush.pipeline.sled.SledEvent;
+import sush.projections.fold.JobStatus;
 import sush.projections.id.JobId;
 import sush.projections.message.Message;
 
@@ -36,8 +38,8 @@ public final class StageTrace implements AutoCloseable {
     /** Appends to {@code file} (created 0600 when missing). */
     public static StageTrace open(Path file, String me) throws IOException {
         if (!Files.exists(file)) {
-            Files.createFile(file, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                    java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+            Files.createFile(file, PosixFilePermissions.asFileAttribute(
+                    PosixFilePermissions.fromString("rw-------")));
         }
         return new StageTrace(Files.newBufferedWriter(file, StandardCharsets.UTF_8, StandardOpenOption.APPEND), me);
     }
@@ -64,7 +66,7 @@ public final class StageTrace implements AutoCloseable {
             return stage("reported", ((Message.JobStopped) ((SledEvent.Gossiped) e).message()).job(), me);
         } else if (e instanceof SledEvent.StatusChanged) {
             SledEvent.StatusChanged c = (SledEvent.StatusChanged) e;
-            return c.status() == sush.projections.fold.JobStatus.STOPPED ? stage("seen", c.job(), c.baseboard())
+            return c.status() == JobStatus.STOPPED ? stage("seen", c.job(), c.baseboard())
                     : Optional.empty();
         }
         return Optional.empty();

@@ -12,6 +12,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import java.util.function.LongSupplier;
 
 /**
@@ -26,8 +28,8 @@ public final class EpochFile {
     public static final String SUFFIX = ".epoch";
     /** Bound on the file's size: one decimal number below 2^63 and a newline. */
     static final int MAX_BYTES = 20;
-    private static final java.util.concurrent.ConcurrentMap<Path, Object> IN_THIS_PROCESS =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    private static final ConcurrentMap<Path, Object> IN_THIS_PROCESS =
+            new ConcurrentHashMap<>();
 
     private EpochFile() {
     }

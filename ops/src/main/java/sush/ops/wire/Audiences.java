@@ -1,5 +1,6 @@
 package sush.ops.wire;
 
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 
@@ -59,7 +60,7 @@ public final class Audiences {
         }
         for (String p : pathAndQuery.substring(q + 1).split("&")) {
             if (p.startsWith("sled=")) {
-                return Optional.of(java.net.URLDecoder.decode(p.substring(5), StandardCharsets.UTF_8));
+                return Optional.of(URLDecoder.decode(p.substring(5), StandardCharsets.UTF_8));
             }
         }
         return Optional.empty();

@@ -1,8 +1,10 @@
 package sush.ops.wire;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 
 import sush.ops.wire.SignedRequests.BadRequest;
 import tools.jackson.core.JacksonException;
@@ -68,7 +70,7 @@ public final class Bodies {
     public static <T> T read(byte[] body, Class<T> type) throws BadRequest {
         JsonNode n;
         try {
-            n = STRICT.readTree(body.length == 0 ? "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8) : body);
+            n = STRICT.readTree(body.length == 0 ? "{}".getBytes(StandardCharsets.UTF_8) : body);
         } catch (JacksonException e) {
             throw refusal(e, type);
         }
@@ -92,7 +94,7 @@ public final class Bodies {
     }
 
     private static void noNulls(JsonNode n, String at) throws BadRequest {
-        for (java.util.Map.Entry<String, JsonNode> f : n.properties()) {
+        for (Map.Entry<String, JsonNode> f : n.properties()) {
             String field = at + f.getKey();
             if (f.getValue().isNull()) {
                 throw new BadRequest("malformed-body", "field " + field + " is null; leave it out or give a value");

@@ -8,8 +8,12 @@ import sush.projections.id.IdException;
 import sush.projections.id.JobId;
 import sush.projections.id.KeyId;
 import sush.projections.id.SessionId;
+import sush.projections.job.Grant;
+import sush.projections.job.JobLimits;
+import sush.projections.job.JobMode;
 import sush.projections.job.JobRequest;
 import sush.projections.job.SignatureAlgorithm;
+import sush.projections.job.SignedGrant;
 import sush.projections.job.SignedJob;
 import tools.jackson.databind.JsonNode;
 
@@ -28,17 +32,17 @@ public final class SignedRequests {
         m.put("command", j.request().command());
         m.put("target", j.request().target());
         m.put("concurrent", j.request().concurrent());
-        sush.projections.job.JobLimits l = j.request().limits();
+        JobLimits l = j.request().limits();
         if (!l.isNone()) {
             Map<String, Object> limits = new LinkedHashMap<>();
-            for (sush.projections.job.JobLimits.Kind k : sush.projections.job.JobLimits.Kind.values()) {
+            for (JobLimits.Kind k : JobLimits.Kind.values()) {
                 if (l.get(k) > 0) {
                     limits.put(LIMIT_FIELDS[k.ordinal()], l.get(k));
                 }
             }
             m.put("limits", limits);
         }
-        if (j.request().mode() != sush.projections.job.JobMode.RECORDED) {
+        if (j.request().mode() != JobMode.RECORDED) {
             m.put("mode", j.request().mode().wire());
         }
         m.put("key", j.key().codephrase());
@@ -76,7 +80,7 @@ public final class SignedRequests {
      * its grant file and `POST /sessions/grant` takes. The session id is not a field: every
      * reader computes it from the signed ones.
      */
-    public static Map<String, Object> grantToJson(sush.projections.job.SignedGrant g) {
+    public static Map<String, Object> grantToJson(SignedGrant g) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("epoch", g.grant().epoch());
         m.put("signer", g.grant().signer().codephrase());
@@ -88,7 +92,7 @@ public final class SignedRequests {
     }
 
     /** Parses a grant; every missing or malformed field is a {@link BadRequest} naming it. */
-    public static sush.projections.job.SignedGrant grantFromJson(JsonNode n) throws BadRequest {
+    public static SignedGrant grantFromJson(JsonNode n) throws BadRequest {
         if (n == null || !n.isObject()) {
             throw new BadRequest("malformed-body", "a signed grant is a JSON object");
         }
@@ -96,15 +100,15 @@ public final class SignedRequests {
     }
 
     /** A bound grant body as a signed grant. */
-    public static sush.projections.job.SignedGrant grantFromBody(Bodies.Grant b) throws BadRequest {
+    public static SignedGrant grantFromBody(Bodies.Grant b) throws BadRequest {
         if (Bodies.required(b.epoch(), "epoch") < 0) {
             throw new BadRequest("malformed-body", "field epoch is not an epoch (an integer from 0 to 2^63 - 1)");
         }
         try {
-            sush.projections.job.Grant g = new sush.projections.job.Grant(b.epoch(),
+            Grant g = new Grant(b.epoch(),
                     KeyId.parse(Bodies.required(b.signer(), "signer")), Bodies.required(b.starter(), "starter"),
                     Bodies.base64(b.clientNonce(), "client_nonce"));
-            return new sush.projections.job.SignedGrant(g, algorithm(Bodies.required(b.algorithm(), "algorithm")),
+            return new SignedGrant(g, algorithm(Bodies.required(b.algorithm(), "algorithm")),
                     Bodies.base64(b.signature(), "signature"));
         } catch (IdException e) {
             throw new BadRequest("bad-codephrase", e.getMessage());
@@ -113,9 +117,9 @@ public final class SignedRequests {
         }
     }
 
-    private static sush.projections.job.JobMode mode(String mode) throws BadRequest {
+    private static JobMode mode(String mode) throws BadRequest {
         try {
-            return mode == null ? sush.projections.job.JobMode.RECORDED : sush.projections.job.JobMode.parse(mode);
+            return mode == null ? JobMode.RECORDED : JobMode.parse(mode);
         } catch (IllegalArgumentException e) {
             throw new BadRequest("malformed-body", "field mode: " + e.getMessage());
         }
@@ -135,9 +139,9 @@ public final class SignedRequests {
         "file_size_bytes"};
 
     /** The optional {@code limits} object: each given limit a positive integer. */
-    static sush.projections.job.JobLimits limits(Bodies.Limits l) throws BadRequest {
+    static JobLimits limits(Bodies.Limits l) throws BadRequest {
         if (l == null) {
-            return sush.projections.job.JobLimits.NONE;
+            return JobLimits.NONE;
         }
         Long[] given = {l.wallTimeMs(), l.outputBytes(), l.cpuSeconds(), l.addressSpaceBytes(), l.fileSizeBytes()};
         long[] v = new long[given.length];
@@ -147,7 +151,7 @@ public final class SignedRequests {
             }
             v[i] = given[i] == null ? 0 : given[i];
         }
-        return new sush.projections.job.JobLimits(v[0], v[1], v[2], v[3], v[4]);
+        return new JobLimits(v[0], v[1], v[2], v[3], v[4]);
     }
 
     /** A request the API refuses with a 4xx and a code. */

@@ -7,8 +7,10 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -285,7 +287,7 @@ public interface Containment {
 
         @Override
         public List<Long> members(String job, long leader) {
-            java.util.Set<Long> pids = new java.util.LinkedHashSet<>();
+            Set<Long> pids = new LinkedHashSet<>();
             ProcessHandle.of(leader).ifPresent(h -> h.descendants().forEach(d -> pids.add(d.pid())));
             byte[] marker = ("SUSH_JOB_ID=" + job + "\0").getBytes(StandardCharsets.UTF_8);
             long self = ProcessHandle.current().pid();

@@ -1,5 +1,7 @@
 package sush.pipeline.exec;
 
+import java.util.List;
+
 /** How a launched job ended. */
 public sealed interface Ending {
     /** Why the launcher killed a job. */
@@ -23,13 +25,13 @@ public sealed interface Ending {
      * {@code leftovers} are the processes it had started that were still running then and were
      * killed ({@code pid command-line} each).
      */
-    record Exited(int code, Output output, java.util.List<String> leftovers) implements Ending {
+    record Exited(int code, Output output, List<String> leftovers) implements Ending {
         public Exited {
-            leftovers = java.util.List.copyOf(leftovers);
+            leftovers = List.copyOf(leftovers);
         }
 
         public Exited(int code, Output output) {
-            this(code, output, java.util.List.of());
+            this(code, output, List.of());
         }
     }
 
@@ -37,13 +39,13 @@ public sealed interface Ending {
      * The launcher killed the job; {@code signal} is the last signal sent to its first process,
      * {@code leftovers} the other processes of the job that were killed.
      */
-    record Killed(int signal, Cause cause, Output output, java.util.List<String> leftovers) implements Ending {
+    record Killed(int signal, Cause cause, Output output, List<String> leftovers) implements Ending {
         public Killed {
-            leftovers = java.util.List.copyOf(leftovers);
+            leftovers = List.copyOf(leftovers);
         }
 
         public Killed(int signal, Cause cause, Output output) {
-            this(signal, cause, output, java.util.List.of());
+            this(signal, cause, output, List.of());
         }
     }
 

@@ -4,10 +4,11 @@ import java.util.Objects;
 
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
+import sush.projections.job.JobMode;
 
 /** A job the sled admitted and committed: what the launcher starts. */
 public record LaunchRequest(SessionId session, JobId job, String command, String target, Limits limits,
-        sush.projections.job.JobMode mode) {
+        JobMode mode) {
     public LaunchRequest {
         Objects.requireNonNull(session, "session");
         Objects.requireNonNull(job, "job");
@@ -19,6 +20,6 @@ public record LaunchRequest(SessionId session, JobId job, String command, String
 
     /** A recorded job's launch. */
     public LaunchRequest(SessionId session, JobId job, String command, String target, Limits limits) {
-        this(session, job, command, target, limits, sush.projections.job.JobMode.RECORDED);
+        this(session, job, command, target, limits, JobMode.RECORDED);
     }
 }

@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+import sush.projections.id.Hashes;
 import sush.projections.id.JobId;
 
 /**
@@ -78,7 +79,7 @@ public final class LedgerLauncher implements Launcher {
     }
 
     private static Output empty() {
-        byte[] none = sush.projections.id.Hashes.sha3Raw(new byte[0]);
+        byte[] none = Hashes.sha3Raw(new byte[0]);
         return new Output(0, none, 0, none);
     }
 }

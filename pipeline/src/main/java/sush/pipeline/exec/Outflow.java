@@ -1,5 +1,6 @@
 package sush.pipeline.exec;
 
+import java.util.Arrays;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -110,7 +111,7 @@ public final class Outflow {
 
     /** Hands a chunk on, blocking while the queue is full (the job waits for its client). */
     void put(byte[] buf, int n) throws InterruptedException {
-        byte[] c = java.util.Arrays.copyOf(buf, n);
+        byte[] c = Arrays.copyOf(buf, n);
         while (!gone.get()) {
             if (chunks.offer(c, 100, TimeUnit.MILLISECONDS)) {
                 buffered.addAndGet(n);

@@ -1,5 +1,7 @@
 package sush.pipeline.exec;
 
+import java.util.Arrays;
+
 /** What a job wrote: lengths and SHA3-256 hashes of its stdout and stderr files. */
 public record Output(long stdoutBytes, byte[] stdoutSha3, long stderrBytes, byte[] stderrSha3) {
     public Output {
@@ -20,8 +22,8 @@ public record Output(long stdoutBytes, byte[] stdoutSha3, long stderrBytes, byte
     @Override
     public boolean equals(Object o) {
         return o instanceof Output && stdoutBytes == ((Output) o).stdoutBytes && stderrBytes == ((Output) o).stderrBytes
-                && java.util.Arrays.equals(stdoutSha3, ((Output) o).stdoutSha3)
-                && java.util.Arrays.equals(stderrSha3, ((Output) o).stderrSha3);
+                && Arrays.equals(stdoutSha3, ((Output) o).stdoutSha3)
+                && Arrays.equals(stderrSha3, ((Output) o).stderrSha3);
     }
 
     @Override

@@ -3,6 +3,7 @@ package sush.pipeline.exec;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Library;
@@ -117,7 +118,7 @@ public final class Pty implements AutoCloseable {
     public void write(byte[] bytes) throws IOException {
         int at = 0;
         while (at < bytes.length && !closed) {
-            byte[] rest = at == 0 ? bytes : java.util.Arrays.copyOfRange(bytes, at, bytes.length);
+            byte[] rest = at == 0 ? bytes : Arrays.copyOfRange(bytes, at, bytes.length);
             try {
                 at += (int) LibC.C.write(master, rest, rest.length);
             } catch (LastErrorException e) {

@@ -1,6 +1,7 @@
 package sush.pipeline.exec;
 
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -92,7 +93,7 @@ public final class Terminal {
             ring[(int) ((total + i) % ring.length)] = buf[i];
         }
         total += n;
-        byte[] chunk = java.util.Arrays.copyOf(buf, n);
+        byte[] chunk = Arrays.copyOf(buf, n);
         for (Sinks.Many<byte[]> c : clients) {
             if (c.tryEmitNext(chunk).isFailure()) {
                 clients.remove(c);

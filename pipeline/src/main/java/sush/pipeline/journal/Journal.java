@@ -1,15 +1,26 @@
 package sush.pipeline.journal;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 
 import net.openhft.chronicle.queue.ChronicleQueue;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.ExcerptTailer;
+import net.openhft.chronicle.queue.RollCycle;
+import net.openhft.chronicle.queue.RollCycles;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 import net.openhft.chronicle.wire.DocumentContext;
 import sush.gossip.Entropy;
+import sush.pipeline.disk.DiskReserve;
 
 /**
  * The sled's journal: every delivered message and every decision, appended to a Chronicle Queue
@@ -36,7 +47,7 @@ public final class Journal implements AutoCloseable {
     private final Path dir;
     private final long maxBytes;
     private int cycle;
-    private final sush.pipeline.disk.DiskReserve disk;
+    private final DiskReserve disk;
     /** Records not written since the last one that was, for want of space. */
     private long unjournaled;
     /** Records not written in this life, for want of space. */
@@ -51,12 +62,12 @@ public final class Journal implements AutoCloseable {
     /** The journal's default byte budget: 1 GiB ({@code sush daemon --journal-max-bytes}). */
     public static final long DEFAULT_MAX_BYTES = 1L << 30;
     /** One file per hour (Chronicle's hourly cycle). */
-    static final net.openhft.chronicle.queue.RollCycle CYCLE = net.openhft.chronicle.queue.RollCycles.FAST_HOURLY;
+    static final RollCycle CYCLE = RollCycles.FAST_HOURLY;
     /** Chronicle's files of cycles: what the budget counts and deletes (its metadata file is kept). */
     static final String CYCLE_SUFFIX = ".cq4";
 
     private Journal(ChronicleQueue queue, Optional<Sealer> sealer, long segment, Path dir, long maxBytes,
-            sush.pipeline.disk.DiskReserve disk) {
+            DiskReserve disk) {
         this.disk = disk;
         this.queue = queue;
         this.appender = queue.createAppender();
@@ -74,7 +85,7 @@ public final class Journal implements AutoCloseable {
 
     /** Opens {@code dir} for appending; its hourly files beyond {@code maxBytes} in all are deleted, oldest first. */
     public static Journal open(Path dir, Optional<byte[]> key, Entropy entropy, long maxBytes) {
-        return open(dir, key, entropy, maxBytes, sush.pipeline.disk.DiskReserve.NONE);
+        return open(dir, key, entropy, maxBytes, DiskReserve.NONE);
     }
 
     /**
@@ -83,26 +94,26 @@ public final class Journal implements AutoCloseable {
      * how many were not (a gap replay shows, never a torn record).
      */
     public static Journal open(Path dir, Optional<byte[]> key, Entropy entropy, long maxBytes,
-            sush.pipeline.disk.DiskReserve disk) {
+            DiskReserve disk) {
         return open(dir, key, entropy, maxBytes, ChronicleQueue.singleBuilder(dir.toFile()).rollCycle(CYCLE), disk);
     }
 
     /** As above, on a queue built by {@code builder} (tests give it a clock they move). */
     static Journal open(Path dir, Optional<byte[]> key, Entropy entropy, long maxBytes,
-            net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder builder) {
-        return open(dir, key, entropy, maxBytes, builder, sush.pipeline.disk.DiskReserve.NONE);
+            SingleChronicleQueueBuilder builder) {
+        return open(dir, key, entropy, maxBytes, builder, DiskReserve.NONE);
     }
 
     static Journal open(Path dir, Optional<byte[]> key, Entropy entropy, long maxBytes,
-            net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder builder,
-            sush.pipeline.disk.DiskReserve disk) {
+            SingleChronicleQueueBuilder builder,
+            DiskReserve disk) {
         if (maxBytes <= 0) {
             throw new IllegalArgumentException("a journal budget of " + maxBytes + " bytes");
         }
         byte[] s = new byte[Long.BYTES];
         entropy.nextBytes(s);
         Journal j = new Journal(builder.build(), key.map(k -> new Sealer(k, entropy)), ByteBuffer.wrap(s).getLong(),
-                dir, maxBytes, java.util.Objects.requireNonNull(disk, "disk"));
+                dir, maxBytes, Objects.requireNonNull(disk, "disk"));
         j.prune();
         return j;
     }
@@ -112,18 +123,18 @@ public final class Journal implements AutoCloseable {
      * newest. Returns how many it deleted. A file it cannot delete is left for the next roll.
      */
     synchronized int prune() {
-        java.util.List<Path> files = new java.util.ArrayList<>();
-        try (java.util.stream.Stream<Path> listing = java.nio.file.Files.list(dir)) {
+        List<Path> files = new ArrayList<>();
+        try (Stream<Path> listing = Files.list(dir)) {
             listing.filter(p -> p.getFileName().toString().endsWith(CYCLE_SUFFIX)).sorted().forEach(files::add);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return 0;
         }
         long total = 0;
         long[] sizes = new long[files.size()];
         for (int i = 0; i < files.size(); i++) {
             try {
-                sizes[i] = java.nio.file.Files.size(files.get(i));
-            } catch (java.io.IOException e) {
+                sizes[i] = Files.size(files.get(i));
+            } catch (IOException e) {
                 sizes[i] = 0;
             }
             total += sizes[i];
@@ -131,10 +142,10 @@ public final class Journal implements AutoCloseable {
         int deleted = 0;
         for (int i = 0; i < files.size() - 1 && total > maxBytes; i++) {
             try {
-                java.nio.file.Files.deleteIfExists(files.get(i));
+                Files.deleteIfExists(files.get(i));
                 total -= sizes[i];
                 deleted++;
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 break;
             }
         }
@@ -146,7 +157,7 @@ public final class Journal implements AutoCloseable {
     }
 
     /** Reads a key file for {@link #open} and {@link #read}: 32 raw bytes or 64 hex characters. */
-    public static byte[] readKey(Path file) throws JournalException, java.io.IOException {
+    public static byte[] readKey(Path file) throws JournalException, IOException {
         return Sealer.readKey(file);
     }
 
@@ -351,7 +362,7 @@ public final class Journal implements AutoCloseable {
             }
             JournalRecord r;
             if (sealed) {
-                byte[] body = java.util.Arrays.copyOfRange(raw, HEADER_BYTES, raw.length);
+                byte[] body = Arrays.copyOfRange(raw, HEADER_BYTES, raw.length);
                 r = RecordCodec.decode(sealer.get().open(position(seg, count), body));
             } else {
                 r = RecordCodec.decode(raw, HEADER_BYTES, raw.length - HEADER_BYTES);

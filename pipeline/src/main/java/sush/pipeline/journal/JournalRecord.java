@@ -5,6 +5,7 @@ import java.util.Objects;
 
 import sush.gossip.clock.Version;
 import sush.gossip.set.NetworkId;
+import sush.projections.fold.ChainProjection;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
 
@@ -80,7 +81,7 @@ public sealed interface JournalRecord {
     }
 
     /** The job at the head was passed as {@code how} says (fed to the fold). */
-    record Passed(JobId job, sush.projections.fold.ChainProjection.Passed how) implements JournalRecord {
+    record Passed(JobId job, ChainProjection.Passed how) implements JournalRecord {
     }
 
     /**

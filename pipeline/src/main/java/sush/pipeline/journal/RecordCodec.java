@@ -7,6 +7,7 @@ import sush.gossip.set.NetworkId;
 import sush.gossip.wire.MalformedException;
 import sush.gossip.wire.WireReader;
 import sush.gossip.wire.WireWriter;
+import sush.projections.fold.ChainProjection;
 import sush.projections.id.Id88;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
@@ -153,7 +154,7 @@ final class RecordCodec {
      * A pass's code, fixed on the wire (never an ordinal): 0 may have run (what a journal written
      * before issue 13 meant by "not ran"), 1 ran, 2 never ran.
      */
-    private static int passedCode(sush.projections.fold.ChainProjection.Passed how) {
+    private static int passedCode(ChainProjection.Passed how) {
         switch (how) {
             case RAN:
                 return 1;
@@ -164,9 +165,9 @@ final class RecordCodec {
         }
     }
 
-    private static sush.projections.fold.ChainProjection.Passed passed(int code) {
-        return code == 1 ? sush.projections.fold.ChainProjection.Passed.RAN
-                : code == 2 ? sush.projections.fold.ChainProjection.Passed.NEVER_RAN
-                        : sush.projections.fold.ChainProjection.Passed.MAY_HAVE_RUN;
+    private static ChainProjection.Passed passed(int code) {
+        return code == 1 ? ChainProjection.Passed.RAN
+                : code == 2 ? ChainProjection.Passed.NEVER_RAN
+                        : ChainProjection.Passed.MAY_HAVE_RUN;
     }
 }

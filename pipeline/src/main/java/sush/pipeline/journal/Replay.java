@@ -10,9 +10,11 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.function.Consumer;
 
+import sush.projections.fold.Ordering;
 import sush.projections.fold.SledProjection;
 import sush.projections.job.InvalidJobReason;
 import sush.projections.job.Signatures;
+import sush.projections.job.SignedGrant;
 import sush.projections.job.SignedJob;
 import sush.projections.message.Message;
 import sush.projections.message.MessageCodec;
@@ -83,8 +85,8 @@ public final class Replay {
      * signed, a start causal; causal when none is found in the first
      * {@value #ORDERING_SCAN_RECORDS} records.
      */
-    public static sush.projections.fold.Ordering orderingOf(Path dir, Optional<byte[]> key) {
-        sush.projections.fold.Ordering[] found = {sush.projections.fold.Ordering.CAUSAL};
+    public static Ordering orderingOf(Path dir, Optional<byte[]> key) {
+        Ordering[] found = {Ordering.CAUSAL};
         long[] n = {0};
         try {
             Journal.read(dir, key, r -> {
@@ -93,7 +95,7 @@ public final class Replay {
                 }
                 Message m = Reader.decode(r);
                 if (m instanceof Message.SessionGrant) {
-                    found[0] = sush.projections.fold.Ordering.SIGNED;
+                    found[0] = Ordering.SIGNED;
                     throw new Reader.Stop();
                 } else if (m instanceof Message.SessionStart) {
                     throw new Reader.Stop();
@@ -109,7 +111,7 @@ public final class Replay {
 
     /** As {@link #stream(Path, Optional, Sled, Signatures, long, Consumer)}, folding as {@code ordering}. */
     public static Summary stream(Path dir, Optional<byte[]> key, Sled me, Signatures trust, long until,
-            sush.projections.fold.Ordering ordering, Consumer<Step> each) throws JournalException {
+            Ordering ordering, Consumer<Step> each) throws JournalException {
         Recorded signatures = new Recorded(trust);
         SledProjection[] fold = new SledProjection[1];
         if (key.isEmpty()) {
@@ -176,7 +178,7 @@ public final class Replay {
 
     /** Applies one record to the fold of the current entry; returns a note for the timeline. */
     static String apply(Read read, SledProjection[] fold, Sled me, Recorded signatures,
-            sush.projections.fold.Ordering ordering) {
+            Ordering ordering) {
         JournalRecord r = read.record();
         if (r == null) {
             // What was passed over was written by a life the next entry ends: no fold to keep.
@@ -304,7 +306,7 @@ public final class Replay {
 
         /** Grants are few: the given keys check them again (the journal records no verdict of them). */
         @Override
-        public Optional<InvalidJobReason> grant(sush.projections.job.SignedGrant grant) {
+        public Optional<InvalidJobReason> grant(SignedGrant grant) {
             return fallback.grant(grant);
         }
 

@@ -1,8 +1,10 @@
 package sush.pipeline.journal;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HexFormat;
 
 import org.bouncycastle.crypto.InvalidCipherTextException;
@@ -10,7 +12,6 @@ import org.bouncycastle.crypto.engines.AESEngine;
 import org.bouncycastle.crypto.modes.GCMBlockCipher;
 import org.bouncycastle.crypto.params.AEADParameters;
 import org.bouncycastle.crypto.params.KeyParameter;
-
 import sush.gossip.Entropy;
 
 /**
@@ -35,7 +36,7 @@ final class Sealer {
     }
 
     /** Reads a key file: 32 raw bytes, or 64 hex characters (surrounding whitespace ignored). */
-    static byte[] readKey(Path file) throws JournalException, java.io.IOException {
+    static byte[] readKey(Path file) throws JournalException, IOException {
         byte[] raw = Files.readAllBytes(file);
         if (raw.length == KEY_BYTES) {
             return raw;
@@ -71,7 +72,7 @@ final class Sealer {
         if (sealed.length < NONCE_BYTES + TAG_BITS / 8) {
             throw new JournalException(JournalException.Kind.CORRUPT, "a record is too short to be sealed");
         }
-        byte[] nonce = java.util.Arrays.copyOf(sealed, NONCE_BYTES);
+        byte[] nonce = Arrays.copyOf(sealed, NONCE_BYTES);
         GCMBlockCipher c = cipher(false, nonce, position);
         byte[] out = new byte[c.getOutputSize(sealed.length - NONCE_BYTES)];
         int n = c.processBytes(sealed, NONCE_BYTES, sealed.length - NONCE_BYTES, out, 0);

@@ -1,10 +1,13 @@
 package sush.pipeline.sim;
 
+import java.nio.charset.StandardCharsets;
+import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 
 import sush.projections.fold.Ordering;
 import sush.projections.job.KeyException;
@@ -102,9 +105,9 @@ public final class SimMain {
     public static SignerKey signerKey() {
         try {
             SecureRandom fixed = SecureRandom.getInstance("SHA1PRNG");
-            fixed.setSeed("sush-simulator-signer".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            fixed.setSeed("sush-simulator-signer".getBytes(StandardCharsets.US_ASCII));
             return SignerKey.generate(SignatureAlgorithm.ED25519, fixed);
-        } catch (java.security.NoSuchAlgorithmException e) {
+        } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA1PRNG is in every JDK", e);
         }
     }
@@ -162,7 +165,7 @@ public final class SimMain {
     private static boolean replay(long seed, int sleds, SignerKey key, TrustStore trust, Ordering ordering) {
         List<Step> steps = schedule(seed, sleds, ordering == Ordering.SIGNED);
         boolean signed = ordering == Ordering.SIGNED;
-        java.util.function.Supplier<Simulation> sim = () -> signed
+        Supplier<Simulation> sim = () -> signed
                 ? new Simulation(seed, sleds, key, trust, ordering).client(client).signerClockGoesBack()
                 : new Simulation(seed, sleds, key, trust, ordering).client(client);
         Simulation.Result r = sim.get().run(steps);

@@ -1,6 +1,7 @@
 package sush.pipeline.sim;
 
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 import reactor.core.Disposable;
 import reactor.core.scheduler.Scheduler;
@@ -18,14 +19,14 @@ final class SlowWriter implements Scheduler {
     static final long LATENCY_MILLIS = 2;
 
     private final Scheduler time;
-    private final java.util.function.LongSupplier latencyMillis;
+    private final LongSupplier latencyMillis;
 
     SlowWriter(Scheduler time) {
         this(time, () -> LATENCY_MILLIS);
     }
 
     /** A writer whose every task takes what {@code latencyMillis} says at its hand-over. */
-    SlowWriter(Scheduler time, java.util.function.LongSupplier latencyMillis) {
+    SlowWriter(Scheduler time, LongSupplier latencyMillis) {
         this.time = time;
         this.latencyMillis = latencyMillis;
     }

@@ -2,6 +2,7 @@ package sush.pipeline.sled;
 
 import reactor.core.publisher.Flux;
 import sush.gossip.node.Entry;
+import sush.gossip.node.GossipNode;
 
 /** What a sled needs of its gossip node: its entries into universes, and sending. */
 public interface Gossip {
@@ -12,7 +13,7 @@ public interface Gossip {
     void send(byte[] payload);
 
     /** The daemon's gossip node. */
-    static Gossip of(sush.gossip.node.GossipNode node) {
+    static Gossip of(GossipNode node) {
         return new Gossip() {
             @Override
             public Flux<Entry> entries() {

@@ -1,8 +1,11 @@
 package sush.pipeline.sled;
 
 import java.util.Objects;
+import java.util.Optional;
 
+import sush.pipeline.disk.DiskReserve;
 import sush.pipeline.exec.Limits;
+import sush.projections.fold.FoldBounds;
 import sush.projections.job.TrustStore;
 import sush.projections.targets.Sled;
 
@@ -12,8 +15,8 @@ import sush.projections.targets.Sled;
  * given, is the URL of the sled's API, announced so that any sled can fetch this one's job output.
  */
 public record SledConfig(Sled me, TrustStore trust, String software, Limits limits,
-        java.util.Optional<SledClock> clock, java.util.Optional<String> api,
-        sush.projections.fold.FoldBounds bounds, sush.pipeline.disk.DiskReserve disk) {
+        Optional<SledClock> clock, Optional<String> api,
+        FoldBounds bounds, DiskReserve disk) {
     public SledConfig {
         Objects.requireNonNull(disk, "disk");
         Objects.requireNonNull(bounds, "bounds");
@@ -27,28 +30,28 @@ public record SledConfig(Sled me, TrustStore trust, String software, Limits limi
 
     /** A sled whose memories have the daemon's bounds. */
     public SledConfig(Sled me, TrustStore trust, String software, Limits limits,
-            java.util.Optional<SledClock> clock, java.util.Optional<String> api) {
-        this(me, trust, software, limits, clock, api, sush.projections.fold.FoldBounds.DEFAULTS,
-                sush.pipeline.disk.DiskReserve.NONE);
+            Optional<SledClock> clock, Optional<String> api) {
+        this(me, trust, software, limits, clock, api, FoldBounds.DEFAULTS,
+                DiskReserve.NONE);
     }
 
     /** The same sled with its memories bounded by {@code b} (the simulator scales them down). */
-    public SledConfig withBounds(sush.projections.fold.FoldBounds b) {
+    public SledConfig withBounds(FoldBounds b) {
         return new SledConfig(me, trust, software, limits, clock, api, b, disk);
     }
 
     /** The same sled on an output disk with {@code d}'s reserve: short of space, it refuses jobs (issue 35). */
-    public SledConfig withDisk(sush.pipeline.disk.DiskReserve d) {
+    public SledConfig withDisk(DiskReserve d) {
         return new SledConfig(me, trust, software, limits, clock, api, bounds, d);
     }
 
     /** A sled that announces no API. */
-    public SledConfig(Sled me, TrustStore trust, String software, Limits limits, java.util.Optional<SledClock> clock) {
-        this(me, trust, software, limits, clock, java.util.Optional.empty());
+    public SledConfig(Sled me, TrustStore trust, String software, Limits limits, Optional<SledClock> clock) {
+        this(me, trust, software, limits, clock, Optional.empty());
     }
 
     /** A sled that keeps no times (the simulator, tests): its messages are reproducible. */
     public SledConfig(Sled me, TrustStore trust, String software, Limits limits) {
-        this(me, trust, software, limits, java.util.Optional.empty());
+        this(me, trust, software, limits, Optional.empty());
     }
 }

@@ -1,12 +1,15 @@
 package sush.pipeline.sled;
 
+import java.util.Locale;
 import java.util.Optional;
 
 import sush.gossip.clock.Version;
 import sush.gossip.set.NetworkId;
 import sush.locker.admission.FloorCause;
 import sush.locker.admission.Verdict;
+import sush.locker.record.Outcome;
 import sush.pipeline.exec.Ending;
+import sush.projections.fold.JobStatus;
 import sush.projections.id.JobId;
 import sush.projections.message.Message;
 
@@ -84,14 +87,14 @@ public sealed interface SledEvent {
          * command text, output or leftover processes).
          */
         public String summary() {
-            sush.locker.record.Outcome o = Endings.outcome(ending);
-            return o.status().name().toLowerCase(java.util.Locale.ROOT) + " " + o.code()
+            Outcome o = Endings.outcome(ending);
+            return o.status().name().toLowerCase(Locale.ROOT) + " " + o.code()
                     + (o.detail().isEmpty() ? "" : " (" + o.detail() + ")");
         }
     }
 
     /** A reporter's status of a job changed in this sled's fold (any sled's report). */
-    record StatusChanged(JobId job, String baseboard, sush.projections.fold.JobStatus status, Message message)
+    record StatusChanged(JobId job, String baseboard, JobStatus status, Message message)
             implements SledEvent {
     }
 

@@ -1,13 +1,19 @@
 package sush.projections.fold;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
 import sush.projections.id.Chain;
 import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
 import sush.projections.job.SignedJob;
 import sush.projections.targets.Sled;
 
@@ -47,7 +53,7 @@ public final class ChainProjection {
     private JobId lastStartedSuccessor;
     private long ignoredBurns;
     /** Jobs for this sled whose burnt positions the head left since the last {@link #drainBurnt()}. */
-    private final java.util.List<SignedJob> burnt = new java.util.ArrayList<>();
+    private final List<SignedJob> burnt = new ArrayList<>();
     /** Jobs and burns refused because the session's memory is full, and walked positions not remembered. */
     private long overflow;
 
@@ -70,11 +76,11 @@ public final class ChainProjection {
      *                  committed one (resumption: earlier positions never reach the head again,
      *                  and the committed job counts as the last one this sled started), else empty
      */
-    public ChainProjection(Sled me, sush.projections.id.SessionId session, Optional<JobId[]> committed) {
+    public ChainProjection(Sled me, SessionId session, Optional<JobId[]> committed) {
         this(new TargetsMe(me), session, committed, MAX_POSITIONS);
     }
 
-    ChainProjection(TargetsMe targetsMe, sush.projections.id.SessionId session, Optional<JobId[]> committed,
+    ChainProjection(TargetsMe targetsMe, SessionId session, Optional<JobId[]> committed,
             int maxPositions) {
         this.targetsMe = targetsMe;
         this.maxPositions = maxPositions;
@@ -133,13 +139,13 @@ public final class ChainProjection {
         JobId position = job.request().job();
         Known existing = jobs.get(position);
         if (existing != null) {
-            if (java.util.Arrays.equals(job.request().digest(), existing.job.request().digest())) {
+            if (Arrays.equals(job.request().digest(), existing.job.request().digest())) {
                 return HELD;
             }
             // Two signed requests for one position: the smaller digest wins on every sled, but
             // only while the head has not reached the position (what stood there may have run).
             boolean ahead = !position.equals(head) && !precedesHead(position);
-            if (!ahead || java.util.Arrays.compareUnsigned(job.request().digest(), existing.job.request().digest()) >= 0) {
+            if (!ahead || Arrays.compareUnsigned(job.request().digest(), existing.job.request().digest()) >= 0) {
                 return new Taken.Conflicting(new Conflict(job, existing.job));
             }
             bySuccessor.remove(existing.successor);
@@ -234,11 +240,11 @@ public final class ChainProjection {
      * Jobs for this sled the head left behind at burnt positions since the last call: each now
      * precedes the head and is reported {@code Skipped{AlreadyHandled}} instead of hanging queued.
      */
-    public java.util.List<SignedJob> drainBurnt() {
+    public List<SignedJob> drainBurnt() {
         if (burnt.isEmpty()) {
-            return java.util.List.of();
+            return List.of();
         }
-        java.util.List<SignedJob> out = java.util.List.copyOf(burnt);
+        List<SignedJob> out = List.copyOf(burnt);
         burnt.clear();
         return out;
     }
@@ -267,8 +273,8 @@ public final class ChainProjection {
     }
 
     /** Every request this chain holds, at or behind the head or ahead of it (what a client extends its chain by). */
-    public java.util.List<SignedJob> heldRequests() {
-        java.util.List<SignedJob> out = new java.util.ArrayList<>(jobs.size());
+    public List<SignedJob> heldRequests() {
+        List<SignedJob> out = new ArrayList<>(jobs.size());
         jobs.values().forEach(k -> out.add(k.job));
         return out;
     }
@@ -289,8 +295,8 @@ public final class ChainProjection {
      * burn before a request): what a client extends its kept chain by ({@code GET
      * /sessions/{sid}/chain}). Stops at the first position this chain does not fill.
      */
-    public java.util.List<Link> from(JobId position, int max) {
-        java.util.List<Link> out = new java.util.ArrayList<>();
+    public List<Link> from(JobId position, int max) {
+        List<Link> out = new ArrayList<>();
         Set<JobId> seen = new HashSet<>();
         JobId at = position;
         while (out.size() < max && seen.add(at)) {
@@ -397,8 +403,8 @@ public final class ChainProjection {
      * Jobs of this session that target this sled and are still ahead: at the head or after it
      * (not behind it). When the session ends they are {@code Skipped{SessionEnded}}.
      */
-    public java.util.List<SignedJob> queuedForMe() {
-        java.util.List<SignedJob> out = new java.util.ArrayList<>();
+    public List<SignedJob> queuedForMe() {
+        List<SignedJob> out = new ArrayList<>();
         // Whether each known position leads to the head, each position resolved once: the
         // paths share their tails, and a session may hold tens of thousands of jobs.
         Map<JobId, Boolean> leads = new HashMap<>();
@@ -408,7 +414,7 @@ public final class ChainProjection {
                 out.add(k.job);
             }
         }
-        out.sort(java.util.Comparator.comparing(j -> java.util.HexFormat.of().formatHex(j.request().job().toBytes())));
+        out.sort(Comparator.comparing(j -> HexFormat.of().formatHex(j.request().job().toBytes())));
         return out;
     }
 
@@ -423,7 +429,7 @@ public final class ChainProjection {
         if (job.equals(first)) {
             return true;
         }
-        java.util.List<JobId> path = leads == null ? null : new java.util.ArrayList<>();
+        List<JobId> path = leads == null ? null : new ArrayList<>();
         JobId at = job;
         Boolean answer = null;
         for (int steps = 0; steps <= jobs.size() + burns.size() && answer == null; steps++) {
@@ -475,7 +481,7 @@ public final class ChainProjection {
                 + overflow;
     }
 
-    private static java.util.List<String> sorted(Set<JobId> ids) {
+    private static List<String> sorted(Set<JobId> ids) {
         return ids.stream().map(JobId::toString).sorted().toList();
     }
 

@@ -2,6 +2,7 @@ package sush.projections.fold;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -34,7 +35,7 @@ public final class SessionProjection {
      * Every session id ever seen (bounded: a rack starts a few sessions a day; past the bound the
      * oldest ids are forgotten, documented as a limit). Ids outlive their evicted records.
      */
-    private final java.util.LinkedHashSet<SessionId> seenIds = new java.util.LinkedHashSet<>();
+    private final LinkedHashSet<SessionId> seenIds = new LinkedHashSet<>();
     public static final int MAX_SEEN_IDS = 1 << 20;
     private long forgedStarts;
     private long ignoredStops;

@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -43,7 +44,7 @@ public final class StatusProjection {
     /** An independent copy with the same state (see {@link SledProjection#copy()}). */
     StatusProjection(StatusProjection o) {
         this.maxJobs = o.maxJobs;
-        o.jobs.forEach((job, byReporter) -> this.jobs.put(job, new java.util.HashMap<>(byReporter)));
+        o.jobs.forEach((job, byReporter) -> this.jobs.put(job, new HashMap<>(byReporter)));
         o.conflicts.forEach((job, byReporter) -> this.conflicts.put(job, new HashMap<>(byReporter)));
         this.untracked = o.untracked;
     }
@@ -104,8 +105,8 @@ public final class StatusProjection {
     }
 
     /** Every job with a status, oldest first. */
-    public java.util.List<JobId> jobs() {
-        return java.util.List.copyOf(jobs.keySet());
+    public List<JobId> jobs() {
+        return List.copyOf(jobs.keySet());
     }
 
     public int size() {

@@ -1,5 +1,7 @@
 package sush.projections.job;
 
+import java.util.Locale;
+
 /**
  * How a job's output reaches the operator (issue 19, D-034), signed into its request:
  * recorded on the sled (the default), on a terminal that clients attach to, or streamed to one
@@ -16,7 +18,7 @@ public enum JobMode {
 
     /** The wire and API name: {@code interactive}, {@code streaming}. */
     public String wire() {
-        return name().toLowerCase(java.util.Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT);
     }
 
     /** The mode named {@code wire}; an unknown name is an {@link IllegalArgumentException}. */

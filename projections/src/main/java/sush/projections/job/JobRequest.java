@@ -1,6 +1,9 @@
 package sush.projections.job;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
 
 import sush.projections.id.Chain;
 import sush.projections.id.Hashes;
@@ -26,8 +29,8 @@ public record JobRequest(SessionId session, JobId job, String command, String ta
     private static final byte[] MODE = label("mode");
 
     public JobRequest {
-        java.util.Objects.requireNonNull(limits, "limits");
-        java.util.Objects.requireNonNull(mode, "mode");
+        Objects.requireNonNull(limits, "limits");
+        Objects.requireNonNull(mode, "mode");
     }
 
     /** A recorded job asking {@code limits}. */
@@ -49,7 +52,7 @@ public record JobRequest(SessionId session, JobId job, String command, String ta
      */
     public byte[] digest() {
         if (!limits.isNone() || mode != JobMode.RECORDED) {
-            java.util.List<byte[]> f = new java.util.ArrayList<>(java.util.List.of(
+            List<byte[]> f = new ArrayList<>(List.of(
                     SESSION, session.toBytes(),
                     JOB, job.toBytes(),
                     COMMAND, command.getBytes(StandardCharsets.UTF_8),

@@ -3,13 +3,16 @@ package sush.projections.job;
 import java.io.IOException;
 import java.util.Base64;
 
+import org.bouncycastle.asn1.sec.SECObjectIdentifiers;
 import org.bouncycastle.asn1.x509.SubjectPublicKeyInfo;
+import org.bouncycastle.asn1.x9.ECNamedCurveTable;
+import org.bouncycastle.asn1.x9.X9ECParameters;
 import org.bouncycastle.crypto.CryptoException;
 import org.bouncycastle.crypto.Signer;
 import org.bouncycastle.crypto.digests.SHA256Digest;
 import org.bouncycastle.crypto.params.AsymmetricKeyParameter;
-import org.bouncycastle.crypto.params.ECPublicKeyParameters;
 import org.bouncycastle.crypto.params.ECPrivateKeyParameters;
+import org.bouncycastle.crypto.params.ECPublicKeyParameters;
 import org.bouncycastle.crypto.params.Ed25519PrivateKeyParameters;
 import org.bouncycastle.crypto.params.Ed25519PublicKeyParameters;
 import org.bouncycastle.crypto.signers.DSADigestSigner;
@@ -18,7 +21,6 @@ import org.bouncycastle.crypto.signers.Ed25519Signer;
 import org.bouncycastle.crypto.signers.HMacDSAKCalculator;
 import org.bouncycastle.crypto.util.PublicKeyFactory;
 import org.bouncycastle.crypto.util.SubjectPublicKeyInfoFactory;
-
 import sush.projections.id.Hashes;
 import sush.projections.id.KeyId;
 
@@ -102,8 +104,8 @@ final class Keys {
 
     /** The key's domain is exactly secp256r1 (not just any 256-bit curve). */
     private static boolean isP256(ECPublicKeyParameters key) {
-        org.bouncycastle.asn1.x9.X9ECParameters p256 =
-                org.bouncycastle.asn1.x9.ECNamedCurveTable.getByOID(org.bouncycastle.asn1.sec.SECObjectIdentifiers.secp256r1);
+        X9ECParameters p256 =
+                ECNamedCurveTable.getByOID(SECObjectIdentifiers.secp256r1);
         return key.getParameters().getCurve().equals(p256.getCurve()) && key.getParameters().getG().equals(p256.getG())
                 && key.getParameters().getN().equals(p256.getN());
     }

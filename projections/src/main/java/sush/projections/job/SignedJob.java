@@ -1,5 +1,7 @@
 package sush.projections.job;
 
+import java.util.Arrays;
+
 import sush.projections.id.KeyId;
 
 /** A job request with the signature of a signer key over its to-be-signed digest. */
@@ -17,11 +19,11 @@ public record SignedJob(JobRequest request, KeyId key, SignatureAlgorithm algori
     @Override
     public boolean equals(Object o) {
         return o instanceof SignedJob && request.equals(((SignedJob) o).request) && key.equals(((SignedJob) o).key)
-                && algorithm == ((SignedJob) o).algorithm && java.util.Arrays.equals(signature, ((SignedJob) o).signature);
+                && algorithm == ((SignedJob) o).algorithm && Arrays.equals(signature, ((SignedJob) o).signature);
     }
 
     @Override
     public int hashCode() {
-        return 31 * request.hashCode() + java.util.Arrays.hashCode(signature);
+        return 31 * request.hashCode() + Arrays.hashCode(signature);
     }
 }

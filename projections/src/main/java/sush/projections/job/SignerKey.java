@@ -13,11 +13,11 @@ import org.bouncycastle.crypto.params.AsymmetricKeyParameter;
 import org.bouncycastle.crypto.params.ECKeyGenerationParameters;
 import org.bouncycastle.crypto.params.ECNamedDomainParameters;
 import org.bouncycastle.crypto.params.ECPrivateKeyParameters;
+import org.bouncycastle.crypto.params.ECPublicKeyParameters;
 import org.bouncycastle.crypto.params.Ed25519KeyGenerationParameters;
 import org.bouncycastle.crypto.params.Ed25519PrivateKeyParameters;
 import org.bouncycastle.crypto.util.PrivateKeyFactory;
 import org.bouncycastle.crypto.util.PrivateKeyInfoFactory;
-
 import sush.projections.id.KeyId;
 
 /** A signer's private key: signs job requests (the operator client and tests; never a sled). */
@@ -63,7 +63,7 @@ public final class SignerKey {
             if (key instanceof ECPrivateKeyParameters) {
                 ECPrivateKeyParameters ec = (ECPrivateKeyParameters) key;
                 var q = ec.getParameters().getG().multiply(ec.getD()).normalize();
-                return new SignerKey(key, new org.bouncycastle.crypto.params.ECPublicKeyParameters(q, ec.getParameters()));
+                return new SignerKey(key, new ECPublicKeyParameters(q, ec.getParameters()));
             }
             throw new KeyException("unsupported private key " + key.getClass().getSimpleName());
         } catch (IOException | IllegalArgumentException e) {

@@ -5,9 +5,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.bouncycastle.crypto.params.AsymmetricKeyParameter;
-
 import sush.projections.id.KeyId;
 
 /** The signer public keys a sled trusts, by key id; checks signed jobs before anything runs. */
@@ -120,8 +121,8 @@ public final class TrustStore implements Signatures {
 
     /** One generation of remembered verdicts and the bytes it holds (about). */
     private static final class Generation {
-        final Map<SignedJob, Boolean> verdicts = new java.util.concurrent.ConcurrentHashMap<>();
-        final java.util.concurrent.atomic.AtomicLong bytes = new java.util.concurrent.atomic.AtomicLong();
+        final Map<SignedJob, Boolean> verdicts = new ConcurrentHashMap<>();
+        final AtomicLong bytes = new AtomicLong();
     }
 
     /** One trusted key. */

@@ -1,9 +1,10 @@
 package sush.projections.message;
 
-import tools.jackson.core.JsonParser;
-import tools.jackson.core.JsonToken;
+import java.util.Arrays;
 
 import sush.projections.id.Id88;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
 
 /** Typed, bounded reads of one message body's fields; any miss is a {@link MessageException}. */
 final class Fields {
@@ -53,8 +54,8 @@ final class Fields {
             return false;
         }
         if (size == names.length) {
-            names = java.util.Arrays.copyOf(names, size * 2);
-            values = java.util.Arrays.copyOf(values, size * 2);
+            names = Arrays.copyOf(names, size * 2);
+            values = Arrays.copyOf(values, size * 2);
         }
         names[size] = name;
         values[size++] = value;

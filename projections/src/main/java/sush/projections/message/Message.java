@@ -5,6 +5,7 @@ import java.util.Objects;
 import sush.projections.id.JobId;
 import sush.projections.id.KeyId;
 import sush.projections.id.SessionId;
+import sush.projections.job.SignedGrant;
 import sush.projections.job.SignedJob;
 
 /**
@@ -17,7 +18,7 @@ public sealed interface Message {
      * A session of the {@code signed} ordering (ordered-sessions.md): a grant signed by a
      * trusted signer; its id is computed from the grant's fields by every sled.
      */
-    record SessionGrant(sush.projections.job.SignedGrant grant) implements Message {
+    record SessionGrant(SignedGrant grant) implements Message {
     }
 
     /** Starts a session; its id is recomputed from the other fields by every sled. */
