@@ -9,13 +9,11 @@ import static sush.ops.api.Replies.sledParameter;
 import java.security.cert.X509Certificate;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.BiFunction;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
 import reactor.netty.http.server.HttpServerRequest;
@@ -84,20 +82,7 @@ public final class ApiServer {
 
     /** Serves on {@code server} (HTTPS when the caller made it secure). */
     public DisposableServer bind(HttpServer server) {
-        return policy.apply(server).handle(endsLater(Gate.originFormOnly(routes()))).bindNow();
-    }
-
-    /**
-     * Every answer ends after its handler returned, never inside it. Reactor Netty 1.3.6 stops
-     * reading a keep-alive connection when a request it had queued (it came while the one before
-     * was still being answered) is answered and ended within its own dispatch (reactor-netty
-     * issue 4361): the page's files and other answers made at once then hung the connection's
-     * next request (found by RouteContractTest, checked by PipelinedRequestsTest). Ending every
-     * answer on another thread keeps the connection reading.
-     */
-    static BiFunction<HttpServerRequest, HttpServerResponse, Publisher<Void>> endsLater(
-            BiFunction<HttpServerRequest, HttpServerResponse, Publisher<Void>> handler) {
-        return (q, s) -> Mono.from(handler.apply(q, s)).publishOn(Schedulers.parallel());
+        return policy.apply(server).handle(Gate.originFormOnly(routes())).bindNow();
     }
 
     /** Every route of the API and the resource that answers it. */

@@ -102,6 +102,15 @@ final class Replies {
         }
     }
 
+    /** A job id given in the parameter {@code name}; a refusal names the parameter. */
+    static JobId jobId(String name, String phrase) throws BadRequest {
+        try {
+            return JobId.parse(phrase);
+        } catch (IdException e) {
+            throw new BadRequest("bad-codephrase", name + ": " + e.getMessage());
+        }
+    }
+
     static SessionId sessionId(String phrase) throws BadRequest {
         try {
             return SessionId.parse(phrase);
@@ -112,18 +121,6 @@ final class Replies {
 
     /** The {@code {kid}} of the path: an operator key's id, else 400 {@code bad-codephrase}. */
     static KeyId keyParam(HttpServerRequest q) throws BadRequest {
-        try {
-            return KeyId.parse(q.param("kid"));
-        } catch (IdException e) {
-            throw new BadRequest("bad-codephrase", "key id: " + e.getMessage());
-        }
-    }
-
-    /**
-     * The {@code {kid}} of an access change's path, else 400 {@code bad-codephrase} naming it as
-     * every other id's refusal does (issue 37: it said only why, not which part of the request).
-     */
-    static KeyId accessKeyParam(HttpServerRequest q) throws BadRequest {
         try {
             return KeyId.parse(q.param("kid"));
         } catch (IdException e) {

@@ -1,6 +1,6 @@
 package sush.ops.api;
 
-import static sush.ops.api.Replies.accessKeyParam;
+import static sush.ops.api.Replies.keyParam;
 import static sush.ops.api.Replies.sessionId;
 
 import java.util.List;
@@ -146,7 +146,7 @@ final class SessionsResource {
      */
     Mono<Object> access(HttpServerRequest q, Authority.Identity who) throws BadRequest {
         SessionId id = sessionId(q.param("sid"));
-        KeyId key = accessKeyParam(q);
+        KeyId key = keyParam(q);
         List<String> given = new QueryStringDecoder(q.uri()).parameters().get("access");
         Message.Access access;
         try {

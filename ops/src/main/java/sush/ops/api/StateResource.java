@@ -253,7 +253,7 @@ final class StateResource {
         int page = api.limits().chainPage();
         SessionId id = sessionId(q.param("sid"));
         List<String> given = new QueryStringDecoder(q.uri()).parameters().get("after");
-        JobId after = given == null || given.isEmpty() ? Chain.first(id) : jobId(given.get(0));
+        JobId after = given == null || given.isEmpty() ? Chain.first(id) : jobId("after", given.get(0));
         return runtime.query(v -> Optional.ofNullable(v.fold()).filter(f -> f.activeSession()
                 .map(a -> a.id().equals(id)).orElse(false)).flatMap(f -> f.chain())
                 .map(c -> c.from(after, page + 1))).flatMap(links -> {
