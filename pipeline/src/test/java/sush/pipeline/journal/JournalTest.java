@@ -21,6 +21,7 @@ import sush.projections.fixtures.Signers;
 import sush.projections.fold.SledProjection;
 import sush.projections.id.SessionId;
 import sush.projections.job.SignedJob;
+import sush.projections.job.TrustStore;
 import sush.projections.message.Message;
 
 class JournalTest {
@@ -238,7 +239,7 @@ class JournalTest {
             }
         }
         assertTrue(liveOutcomes.stream().anyMatch(o -> o instanceof SledProjection.Outcome.InvalidJob), "the forged job");
-        sush.projections.job.TrustStore noKeys = sush.projections.job.TrustStore.of(List.of());
+        TrustStore noKeys = Signers.trust();
         List<String> notes = new ArrayList<>();
         Replay.Summary replayed = Replay.stream(recorded, Optional.empty(), Rack.ME, noKeys, -1, step -> notes.add(step.note()));
         assertEquals(live.digest(), replayed.state().orElseThrow().digest());
