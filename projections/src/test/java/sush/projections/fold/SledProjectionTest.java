@@ -345,7 +345,8 @@ class SledProjectionTest {
     void aCopyGoesOnAsAFreshFoldWouldAndNeverMovesItsOriginal() {
         SignedJob[] jobs = chain("p:me", "7", "*", "3", "p:me");
         SessionId later = SessionIds.compute("p:b", NONCE, new byte[] {2});
-        Stream st = new Stream().add(new Message.JobStart(Jobs.onTargets(Signers.KEY::sign, later, "*")[0])) // early: its start comes later
+        // Early: its start comes later.
+        Stream st = new Stream().add(new Message.JobStart(Jobs.onTargets(Signers.KEY::sign, later, "*")[0]))
                 .add(START).add(new Message.JobStart(jobs[0])).add(new Message.JobStart(jobs[2]))
                 .add(new Message.JobSkip(S, jobs[1].request().job(), "op")).add(new Message.JobStart(jobs[1]))
                 .add(new Message.JobStopped(ME.baseboard(), jobs[0].request().job(), 0, null, 0, new byte[32], 0,
