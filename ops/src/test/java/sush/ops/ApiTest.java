@@ -12,7 +12,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,10 +20,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 import sush.ops.cli.Client;
-import sush.projections.id.JobId;
-import sush.projections.id.SessionId;
-import sush.projections.job.JobRequest;
-import sush.projections.job.SignatureAlgorithm;
+import sush.projections.fixtures.Jobs;
+import sush.projections.fixtures.Signers;
 import sush.projections.job.SignedJob;
 import sush.projections.job.SignerKey;
 import tools.jackson.databind.JsonNode;
@@ -35,8 +32,7 @@ class ApiTest extends TwoSledRack {
 
     static SignedJob next(SignerKey key, String command, String target) throws Exception {
         JsonNode s = rack.client(0).get("/sessions");
-        return key.sign(new JobRequest(SessionId.parse(s.get("session_id").asString()),
-                JobId.parse(s.get("next_job").asString()), command, target, false));
+        return Jobs.at(key, s.get("session_id").asString(), s.get("next_job").asString(), command, target, false);
     }
 
     static String session() throws Exception {
@@ -169,9 +165,8 @@ class ApiTest extends TwoSledRack {
         HttpResponse<String> bad = post("/jobs/" + id + "/start", Json.MAPPER.writeValueAsString(forged));
         assertEquals(403, bad.statusCode(), bad.body());
         assertTrue(bad.body().contains("bad-signature"), bad.body());
-        SignerKey stranger = SignerKey.generate(SignatureAlgorithm.ED25519, new SecureRandom());
         HttpResponse<String> unknown = post("/jobs/" + id + "/start",
-                Json.MAPPER.writeValueAsString(SignedRequests.toJson(stranger.sign(good.request()))));
+                Json.MAPPER.writeValueAsString(SignedRequests.toJson(Signers.STRANGER.sign(good.request()))));
         assertEquals(403, unknown.statusCode(), unknown.body());
         assertTrue(unknown.body().contains("unknown-key"), unknown.body());
         // A request for another session than the active one.

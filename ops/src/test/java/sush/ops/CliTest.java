@@ -11,6 +11,11 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import sush.projections.fixtures.Jobs;
+import sush.projections.fixtures.Signers;
+import sush.projections.id.Chain;
+import sush.projections.job.SignedJob;
+
 /** Command lines and their exit codes: helpful one-line errors a script can test. */
 class CliTest {
     @TempDir
@@ -27,13 +32,10 @@ class CliTest {
      */
     @Test
     void replayPrintsTheTimelineWithTheRecordedVerdictsAndNoKeys() throws Exception {
-        sush.projections.job.SignerKey signer = sush.projections.job.SignerKey.generate(
-                sush.projections.job.SignatureAlgorithm.ED25519, new java.security.SecureRandom());
         String board = "913-0000019:SLED00";
         byte[] nonce = new byte[sush.projections.id.SessionIds.NONCE_BYTES];
         sush.projections.id.SessionId session = sush.projections.id.SessionIds.compute(board, nonce, new byte[] {1});
-        sush.projections.job.JobRequest request = new sush.projections.job.JobRequest(session,
-                sush.projections.id.Chain.first(session), "uptime", "*", false);
+        SignedJob job = Jobs.at(Signers.KEY, session, Chain.first(session), "uptime", "*", false);
         Path journal = dir.resolve("journal");
         sush.gossip.clock.Version v = sush.gossip.clock.Version.ZERO;
         try (sush.pipeline.journal.Journal j = sush.pipeline.journal.Journal.open(journal, java.util.Optional.empty(),
@@ -44,7 +46,7 @@ class CliTest {
                     new sush.projections.message.Message.SessionStart(session, board, nonce, new byte[] {1}, "operator"))));
             v = v.tick(sush.gossip.clock.Id.ONE);
             j.append(new sush.pipeline.journal.JournalRecord.Delivered(v, sush.projections.message.MessageCodec.encode(
-                    new sush.projections.message.Message.JobStart(signer.sign(request))),
+                    new sush.projections.message.Message.JobStart(job)),
                     sush.pipeline.journal.JournalRecord.Signature.GOOD));
         }
         CliRun r = run("replay", journal.toString(), "--baseboard", board);

@@ -14,9 +14,7 @@ import org.junit.jupiter.api.Test;
 
 import sush.ops.cli.RackAccess;
 import sush.ops.cli.RackCommand;
-import sush.projections.id.JobId;
-import sush.projections.id.SessionId;
-import sush.projections.job.JobRequest;
+import sush.projections.fixtures.Jobs;
 import sush.projections.job.SignedJob;
 import sush.projections.job.SignerKey;
 import tools.jackson.databind.JsonNode;
@@ -53,8 +51,7 @@ class FdReserveTest extends ProcessRack {
             Thread.sleep(500);
             JsonNode s = client(0).get("/sessions");
             assertEquals(sid, s.get("session_id").asString());
-            SignedJob job = key.sign(new JobRequest(SessionId.parse(sid), JobId.parse(s.get("next_job").asString()),
-                    "echo fine", "*", false));
+            SignedJob job = Jobs.at(key, sid, s.get("next_job").asString(), "echo fine", "*", false);
             String id = job.request().job().codephrase();
             client(0).post("/jobs/" + id + "/start", SignedRequests.toJson(job));
             await("the job ends", () -> statuses(0, id).values().stream().anyMatch(v -> !v.equals("started")

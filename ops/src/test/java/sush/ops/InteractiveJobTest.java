@@ -22,11 +22,8 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 import sush.ops.cli.Client;
-import sush.projections.id.JobId;
-import sush.projections.id.SessionId;
-import sush.projections.job.JobLimits;
+import sush.projections.fixtures.Jobs;
 import sush.projections.job.JobMode;
-import sush.projections.job.JobRequest;
 import sush.projections.job.SignedJob;
 import tools.jackson.databind.JsonNode;
 
@@ -117,9 +114,8 @@ class InteractiveJobTest extends TwoSledRack {
 
     private static SignedJob interactive(String command, String target) throws Exception {
         JsonNode s = rack.client(0).get("/sessions");
-        return rack.key.sign(new JobRequest(SessionId.parse(s.get("session_id").asString()),
-                JobId.parse(s.get("next_job").asString()), command, target, false, JobLimits.NONE,
-                JobMode.INTERACTIVE));
+        return Jobs.at(rack.key, s.get("session_id").asString(), s.get("next_job").asString(), command, target,
+                JobMode.INTERACTIVE);
     }
 
     private static void send(WebSocket w, String text) {

@@ -13,11 +13,8 @@ import org.junit.jupiter.api.Test;
 import sush.ops.cli.Client;
 import sush.ops.cli.RackAccess;
 import sush.ops.cli.RackCommand;
-import sush.projections.id.JobId;
-import sush.projections.id.SessionId;
-import sush.projections.job.JobLimits;
+import sush.projections.fixtures.Jobs;
 import sush.projections.job.JobMode;
-import sush.projections.job.JobRequest;
 import sush.projections.job.SignedJob;
 import sush.projections.job.SignerKey;
 import tools.jackson.databind.JsonNode;
@@ -54,9 +51,8 @@ class InteractiveRestartTest extends ProcessRack {
         String sled1 = rack.sleds().get(1).baseboard();
         Path ledger = dir.resolve("ran.txt");
         JsonNode s = client(0).get("/sessions");
-        SignedJob job = key.sign(new JobRequest(SessionId.parse(s.get("session_id").asString()),
-                JobId.parse(s.get("next_job").asString()), "echo ran >> " + ledger + "; exec bash --norc", sled1, false,
-                JobLimits.NONE, JobMode.INTERACTIVE));
+        SignedJob job = Jobs.at(key, s.get("session_id").asString(), s.get("next_job").asString(),
+                "echo ran >> " + ledger + "; exec bash --norc", sled1, JobMode.INTERACTIVE);
         String id = job.request().job().codephrase();
         client(0).post("/jobs/" + id + "/start", SignedRequests.toJson(job));
         await("the interactive job started on sled 1", () -> "started".equals(statuses(0, id).get(sled1)));
@@ -74,8 +70,8 @@ class InteractiveRestartTest extends ProcessRack {
         assertEquals("not-attachable", none.code());
         // A later job runs (the interrupted one is behind the head), and the ledger still says once.
         JsonNode s2 = client(0).get("/sessions");
-        SignedJob next = key.sign(new JobRequest(SessionId.parse(s2.get("session_id").asString()),
-                JobId.parse(s2.get("next_job").asString()), "true", sled1, false));
+        SignedJob next = Jobs.at(key, s2.get("session_id").asString(), s2.get("next_job").asString(), "true", sled1,
+                false);
         String nextId = next.request().job().codephrase();
         client(0).post("/jobs/" + nextId + "/start", SignedRequests.toJson(next));
         await("the next job ran on sled 1", () -> "stopped".equals(statuses(0, nextId).get(sled1)));

@@ -32,9 +32,8 @@ import sush.gossip.node.GossipNode;
 import sush.ops.auth.Credentials;
 import sush.ops.auth.OperatorSigner;
 import sush.ops.cli.Client;
-import sush.projections.id.JobId;
+import sush.projections.fixtures.Jobs;
 import sush.projections.id.SessionId;
-import sush.projections.job.JobRequest;
 import sush.projections.job.SignedJob;
 import sush.projections.message.Message;
 import sush.projections.message.MessageCodec;
@@ -384,8 +383,7 @@ class OperatorAuthTest extends TwoSledRack {
         String s = session(rack.client(0));
         // A long job on both sleds.
         JsonNode at = rack.client(0).get("/sessions");
-        SignedJob job = rack.key.sign(new JobRequest(SessionId.parse(s), JobId.parse(at.get("next_job").asString()),
-                "sleep 20", "*", false));
+        SignedJob job = Jobs.at(rack.key, s, at.get("next_job").asString(), "sleep 20", "*", false);
         String id = job.request().job().codephrase();
         rack.client(0).post("/jobs/" + id + "/start", SignedRequests.toJson(job));
         await().atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50))

@@ -24,7 +24,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import sush.ops.cli.Client;
+import sush.projections.fixtures.Jobs;
 import sush.projections.fold.Ordering;
+import sush.projections.job.SignedJob;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -172,9 +174,8 @@ class OperatorWordRackTest {
         }
         // A request signed by hand with such a target is refused by the API, naming the field.
         JsonNode s = rack.client(0).get("/sessions");
-        sush.projections.job.SignedJob bad = rack.key.sign(new sush.projections.job.JobRequest(
-                sush.projections.id.SessionId.parse(s.get("session_id").asString()),
-                sush.projections.id.JobId.parse(s.get("next_job").asString()), "echo ran", "\u0665", false));
+        SignedJob bad = Jobs.at(rack.key, s.get("session_id").asString(), s.get("next_job").asString(), "echo ran",
+                "\u0665", false);
         var r = rack.client(0).raw("POST", "/jobs/" + bad.request().job().codephrase() + "/start",
                 Json.MAPPER.writeValueAsBytes(SignedRequests.toJson(bad)), Map.of());
         assertEquals(400, r.statusCode(), r.body());
@@ -203,9 +204,8 @@ class OperatorWordRackTest {
         assertEquals(0, submit.exit(), submit.err());
         ended(first.get("job").asString(), 30_000);
         // A request signed by hand at the position the kept chain gives the first request: refused.
-        sush.projections.job.SignedJob other = rack.key.sign(new sush.projections.job.JobRequest(
-                sush.projections.id.SessionId.parse(first.get("session").asString()),
-                sush.projections.id.JobId.parse(first.get("job").asString()), "echo other", "*", false));
+        SignedJob other = Jobs.at(rack.key, first.get("session").asString(), first.get("job").asString(),
+                "echo other", "*", false);
         Path otherFile = root.resolve("other.json");
         Files.writeString(otherFile, Json.MAPPER.writeValueAsString(SignedRequests.toJson(other)));
         CliRun refused = cli(0, "job", "submit", otherFile.toString());

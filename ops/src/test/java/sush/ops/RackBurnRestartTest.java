@@ -26,10 +26,10 @@ import sush.ops.cli.RackCommand;
 import sush.ops.daemon.RackFile;
 import sush.pipeline.journal.Journal;
 import sush.pipeline.journal.JournalRecord;
+import sush.projections.fixtures.Jobs;
 import sush.projections.id.Chain;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
-import sush.projections.job.JobRequest;
 import sush.projections.job.SignedJob;
 import sush.projections.job.SignerKey;
 import tools.jackson.databind.JsonNode;
@@ -89,8 +89,8 @@ class RackBurnRestartTest extends ProcessRack {
 
     private String submit(SignerKey key, String command, String target) throws Exception {
         JsonNode s = client(X).get("/sessions");
-        SignedJob job = key.sign(new JobRequest(SessionId.parse(s.get("session_id").asString()),
-                JobId.parse(s.get("next_job").asString()), command, target, false));
+        SignedJob job = Jobs.at(key, s.get("session_id").asString(), s.get("next_job").asString(), command, target,
+                false);
         String id = job.request().job().codephrase();
         client(X).post("/jobs/" + id + "/start", SignedRequests.toJson(job));
         // Wait until sled X folded it: the next request takes the next position.

@@ -29,9 +29,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 import sush.ops.cli.Client;
 import sush.ops.cli.RackAccess;
 import sush.ops.cli.RackCommand;
-import sush.projections.id.JobId;
-import sush.projections.id.SessionId;
-import sush.projections.job.JobRequest;
+import sush.projections.fixtures.Jobs;
 import sush.projections.job.SignedJob;
 import sush.projections.job.SignerKey;
 import tools.jackson.databind.JsonNode;
@@ -167,8 +165,8 @@ class RackPageTest extends ProcessRack {
             });
             SignerKey key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
             JsonNode s = op.get("/sessions");
-            SignedJob job = key.sign(new JobRequest(SessionId.parse(s.get("session_id").asString()),
-                    JobId.parse(s.get("next_job").asString()), "echo hello from $SUSH_JOB_ID", "*", false));
+            SignedJob job = Jobs.at(key, s.get("session_id").asString(), s.get("next_job").asString(),
+                    "echo hello from $SUSH_JOB_ID", "*", false);
             String id = job.request().job().codephrase();
             op.post("/jobs/" + id + "/start", SignedRequests.toJson(job));
             By done = By.cssSelector(".job[data-job='" + id + "'] .cell.status-stopped.ok");

@@ -23,9 +23,7 @@ import sush.ops.cli.Client;
 import sush.ops.cli.RackAccess;
 import sush.ops.cli.RackCommand;
 import sush.ops.daemon.RackFile;
-import sush.projections.id.JobId;
-import sush.projections.id.SessionId;
-import sush.projections.job.JobRequest;
+import sush.projections.fixtures.Jobs;
 import sush.projections.job.SignedJob;
 import sush.projections.job.SignerKey;
 import tools.jackson.databind.JsonNode;
@@ -43,8 +41,8 @@ class RackProcessesTest extends ProcessRack {
 
     private String submit(SignerKey key, String command, String target) throws Exception {
         JsonNode s = client(0).get("/sessions");
-        SignedJob job = key.sign(new JobRequest(SessionId.parse(s.get("session_id").asString()),
-                JobId.parse(s.get("next_job").asString()), command, target, false));
+        SignedJob job = Jobs.at(key, s.get("session_id").asString(), s.get("next_job").asString(), command, target,
+                false);
         String id = job.request().job().codephrase();
         client(0).post("/jobs/" + id + "/start", SignedRequests.toJson(job));
         // Wait until sled 0 folded it: the next request takes the next position.

@@ -25,9 +25,7 @@ import sush.ops.cli.JobCommandAccess;
 import sush.ops.cli.RackCommand;
 import sush.ops.daemon.Daemon;
 import sush.ops.daemon.RackFile;
-import sush.projections.id.JobId;
-import sush.projections.id.SessionId;
-import sush.projections.job.JobRequest;
+import sush.projections.fixtures.Jobs;
 import sush.projections.job.SignedJob;
 import sush.projections.job.SignerKey;
 import tools.jackson.databind.JsonNode;
@@ -84,8 +82,8 @@ class RelayTest {
             String sid = sush.ops.bench.ActiveSession.start(a);
             SignerKey key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
             JsonNode s = a.get("/sessions");
-            SignedJob job = key.sign(new JobRequest(SessionId.parse(s.get("session_id").asString()),
-                    JobId.parse(s.get("next_job").asString()), "seq 1 20000", boardB, false));
+            SignedJob job = Jobs.at(key, s.get("session_id").asString(), s.get("next_job").asString(), "seq 1 20000",
+                    boardB, false);
             String id = job.request().job().codephrase();
             a.post("/jobs/" + id + "/start", SignedRequests.toJson(job));
             await("B's output known at A").atMost(Duration.ofSeconds(15)).pollDelay(Duration.ZERO)

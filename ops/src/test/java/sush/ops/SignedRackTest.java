@@ -27,11 +27,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import sush.ops.cli.Client;
+import sush.projections.fixtures.Jobs;
 import sush.projections.fold.Ordering;
-import sush.projections.id.JobId;
-import sush.projections.id.SessionId;
 import sush.projections.job.Grant;
-import sush.projections.job.JobRequest;
 import sush.projections.job.SignedGrant;
 import sush.projections.job.SignedJob;
 import tools.jackson.databind.JsonNode;
@@ -283,8 +281,7 @@ class SignedRackTest {
 
     private static SignedJob next(LocalRack rack, String command) throws Exception {
         JsonNode s = rack.client(0).get("/sessions");
-        return rack.key.sign(new JobRequest(SessionId.parse(s.get("session_id").asString()),
-                JobId.parse(s.get("next_job").asString()), command, "*", false));
+        return Jobs.at(rack.key, s.get("session_id").asString(), s.get("next_job").asString(), command, "*", false);
     }
 
     /** Submits {@code job}; the exact body sent, so that it can be sent again byte for byte. */

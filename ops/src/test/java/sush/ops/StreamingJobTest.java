@@ -16,11 +16,8 @@ import org.junit.jupiter.api.Test;
 
 import sush.ops.cli.Client;
 import sush.pipeline.exec.Outflow;
-import sush.projections.id.JobId;
-import sush.projections.id.SessionId;
-import sush.projections.job.JobLimits;
+import sush.projections.fixtures.Jobs;
 import sush.projections.job.JobMode;
-import sush.projections.job.JobRequest;
 import sush.projections.job.SignedJob;
 import tools.jackson.databind.JsonNode;
 
@@ -32,8 +29,8 @@ import tools.jackson.databind.JsonNode;
 class StreamingJobTest extends TwoSledRack {
     private static SignedJob streaming(String command, String target) throws Exception {
         JsonNode s = rack.client(0).get("/sessions");
-        return rack.key.sign(new JobRequest(SessionId.parse(s.get("session_id").asString()),
-                JobId.parse(s.get("next_job").asString()), command, target, false, JobLimits.NONE, JobMode.STREAMING));
+        return Jobs.at(rack.key, s.get("session_id").asString(), s.get("next_job").asString(), command, target,
+                JobMode.STREAMING);
     }
 
     private static String start(SignedJob job) throws Exception {

@@ -23,9 +23,7 @@ import org.junit.jupiter.api.Test;
 import sush.ops.cli.RackAccess;
 import sush.ops.cli.RackCommand;
 import sush.ops.daemon.RackFile;
-import sush.projections.id.JobId;
-import sush.projections.id.SessionId;
-import sush.projections.job.JobRequest;
+import sush.projections.fixtures.Jobs;
 import sush.projections.job.SignedJob;
 import sush.projections.job.SignerKey;
 import tools.jackson.databind.JsonNode;
@@ -148,8 +146,7 @@ class WriteOrderTest extends ProcessRack {
             }
         });
         JsonNode s = client(0).get("/sessions");
-        SignedJob job = key.sign(new JobRequest(SessionId.parse(sid), JobId.parse(s.get("next_job").asString()), "true",
-                "*", false));
+        SignedJob job = Jobs.at(key, sid, s.get("next_job").asString(), "true", "*", false);
         String id = job.request().job().codephrase();
         client(0).post("/jobs/" + id + "/start", SignedRequests.toJson(job));
         if (breakSecondSlot) {

@@ -10,19 +10,15 @@ import org.junit.jupiter.api.Test;
 
 import sush.gossip.clock.Id;
 import sush.gossip.clock.Version;
+import sush.projections.fixtures.Jobs;
+import sush.projections.fixtures.Signers;
 import sush.projections.fold.ChainProjection;
 import sush.projections.fold.SledProjection;
 import sush.projections.id.Chain;
 import sush.projections.id.JobId;
-import sush.projections.id.KeyId;
 import sush.projections.id.SessionId;
 import sush.projections.id.SessionIds;
-import sush.projections.job.InvalidJobReason;
-import sush.projections.job.JobRequest;
-import sush.projections.job.SignatureAlgorithm;
-import sush.projections.job.SignedGrant;
 import sush.projections.job.SignedJob;
-import sush.projections.job.Signatures;
 import sush.projections.message.Message;
 import sush.projections.targets.Sled;
 
@@ -37,19 +33,7 @@ class HeadRulesTest {
     private static final SessionId S = SessionIds.compute(ME.baseboard(), new byte[SessionIds.NONCE_BYTES],
             new byte[] {3});
     private static final Version V = Version.ZERO.tick(Id.ONE);
-    private static final Signatures GOOD = new Signatures() {
-        @Override
-        public Optional<InvalidJobReason> signature(SignedJob job) {
-            return Optional.empty();
-        }
-
-        @Override
-        public Optional<InvalidJobReason> grant(SignedGrant grant) {
-            return Optional.empty();
-        }
-    };
-
-    private final SledProjection fold = new SledProjection(ME, GOOD);
+    private final SledProjection fold = new SledProjection(ME, Signers.UNCHECKED);
     private final HeadRules head = new HeadRules(ME);
 
     HeadRulesTest() {
@@ -57,14 +41,7 @@ class HeadRulesTest {
     }
 
     private static SignedJob[] chain(int n) {
-        SignedJob[] jobs = new SignedJob[n];
-        JobId at = Chain.first(S);
-        for (int i = 0; i < n; i++) {
-            JobRequest r = new JobRequest(S, at, "job " + i, "0", false);
-            jobs[i] = new SignedJob(r, new KeyId(new byte[11]), SignatureAlgorithm.ED25519, new byte[64]);
-            at = r.successor();
-        }
-        return jobs;
+        return Jobs.chain(Jobs::unsigned, S, n, "job", "0", false).toArray(new SignedJob[0]);
     }
 
     private void start() {

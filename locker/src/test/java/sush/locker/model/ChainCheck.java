@@ -10,14 +10,13 @@ import java.util.Set;
 
 import sush.gossip.clock.Id;
 import sush.gossip.clock.Version;
+import sush.projections.fixtures.Jobs;
 import sush.projections.fold.SledProjection;
 import sush.projections.id.Chain;
 import sush.projections.id.JobId;
-import sush.projections.id.KeyId;
 import sush.projections.id.SessionId;
 import sush.projections.id.SessionIds;
 import sush.projections.job.JobRequest;
-import sush.projections.job.SignatureAlgorithm;
 import sush.projections.job.SignedJob;
 import sush.projections.message.Message;
 import sush.projections.targets.Sled;
@@ -306,7 +305,7 @@ public final class ChainCheck {
             if (o instanceof Op.Job) {
                 Op.Job j = (Op.Job) o;
                 JobRequest r = new JobRequest(S, next, "job " + jobs.size(), j.mine() ? "0" : "1", j.concurrent());
-                SignedJob job = new SignedJob(r, new KeyId(new byte[11]), SignatureAlgorithm.ED25519, new byte[64]);
+                SignedJob job = Jobs.unsigned(r);
                 jobs.add(job);
                 messages.add(new Message.JobStart(job));
                 parent.put(r.successor(), next);

@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 import sush.locker.admission.HeadRules;
+import sush.projections.fixtures.Signers;
 import sush.projections.fold.ChainProjection;
 import sush.projections.fold.JobStatus;
 import sush.projections.fold.SledProjection;
@@ -91,25 +92,13 @@ final class ChainSled {
         this.violation = o.violation;
     }
 
-    /** The model's jobs carry no signatures: every one is taken as good (the check is of the chain). */
-    private static final sush.projections.job.Signatures UNCHECKED = new sush.projections.job.Signatures() {
-        @Override
-        public Optional<sush.projections.job.InvalidJobReason> signature(sush.projections.job.SignedJob job) {
-            return Optional.empty();
-        }
-
-        @Override
-        public Optional<sush.projections.job.InvalidJobReason> grant(sush.projections.job.SignedGrant grant) {
-            return Optional.empty();
-        }
-    };
-
     ChainSled copy() {
         return new ChainSled(this);
     }
 
     private void newLife() {
-        fold = new SledProjection(ChainCheck.ME, UNCHECKED);
+        // The model's jobs carry no signatures: every one is taken as good (the check is of the chain).
+        fold = new SledProjection(ChainCheck.ME, Signers.UNCHECKED);
         if (committed != null) {
             fold.resume(new SledProjection.Resumption(ChainCheck.S, committed, successor));
         }

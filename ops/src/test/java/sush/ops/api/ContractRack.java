@@ -29,10 +29,8 @@ import sush.ops.daemon.Daemon;
 import sush.ops.daemon.RackFile;
 import sush.ops.wire.Json;
 import sush.ops.wire.SignedRequests;
+import sush.projections.fixtures.Jobs;
 import sush.projections.fold.Ordering;
-import sush.projections.id.JobId;
-import sush.projections.id.SessionId;
-import sush.projections.job.JobRequest;
 import sush.projections.job.SignedJob;
 import sush.projections.job.SignerKey;
 import tools.jackson.databind.JsonNode;
@@ -86,8 +84,7 @@ final class ContractRack implements AutoCloseable {
             SignerKey signer = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
             this.done = runToItsEnd(signer);
             this.next = operator.get("/sessions").get("next_job").asString();
-            this.nextJob = signer.sign(new JobRequest(SessionId.parse(session), JobId.parse(next), "true", board,
-                    false));
+            this.nextJob = Jobs.at(signer, session, next, "true", board, false);
             this.otherKey = secondOperator(rack);
             this.readToken = operator.credentials().readToken(System.currentTimeMillis() + 600_000).orElseThrow();
             Entropy broken = into -> {
@@ -103,8 +100,8 @@ final class ContractRack implements AutoCloseable {
 
     /** Runs {@code true} on the sled in the session; its job id once its status there is stopped. */
     private String runToItsEnd(SignerKey signer) throws Exception {
-        SignedJob job = signer.sign(new JobRequest(SessionId.parse(session), JobId.parse(operator.get("/sessions")
-                .get("next_job").asString()), "true", board, false));
+        SignedJob job = Jobs.at(signer, session, operator.get("/sessions").get("next_job").asString(), "true", board,
+                false);
         String id = job.request().job().codephrase();
         operator.post("/jobs/" + id + "/start", SignedRequests.toJson(job));
         return until("job " + id + " stops", () -> "stopped".equals(operator.get("/jobs/" + id + "/status")

@@ -13,9 +13,9 @@ import sush.ops.cli.Client;
 import sush.ops.cli.RackAccess;
 import sush.ops.cli.RackCommand;
 import sush.ops.daemon.RackFile;
+import sush.projections.fixtures.Jobs;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
-import sush.projections.job.JobRequest;
 import sush.projections.job.SignedJob;
 import sush.projections.job.SignerKey;
 import tools.jackson.databind.JsonNode;
@@ -119,8 +119,8 @@ public final class E2eBench {
                 long t0 = System.nanoTime();
                 // As the CLI: the next position from the sled, signed, submitted.
                 JsonNode s = c.get("/sessions");
-                SignedJob job = key.sign(new JobRequest(SessionId.parse(s.get("session_id").asString()),
-                        JobId.parse(s.get("next_job").asString()), "true", "*", false));
+                SignedJob job = Jobs.at(key, s.get("session_id").asString(), s.get("next_job").asString(), "true", "*",
+                        false);
                 String id = job.request().job().codephrase();
                 c.post("/jobs/" + id + "/start", SignedRequests.toJson(job));
                 long done = stoppedEverywhere.of(id).get(60, java.util.concurrent.TimeUnit.SECONDS);
@@ -234,7 +234,7 @@ public final class E2eBench {
         String last = null;
         double rss = 0;
         for (int i = 0; i < jobs; i++) {
-            SignedJob job = key.sign(new JobRequest(sid, next, "true", "*", true));
+            SignedJob job = Jobs.at(key, sid, next, "true", "*", true);
             last = job.request().job().codephrase();
             c.post("/jobs/" + last + "/start", SignedRequests.toJson(job));
             next = job.request().successor();

@@ -16,9 +16,7 @@ import sush.ops.cli.Client;
 import sush.ops.cli.RackAccess;
 import sush.ops.cli.RackCommand;
 import sush.ops.daemon.RackFile;
-import sush.projections.id.JobId;
-import sush.projections.id.SessionId;
-import sush.projections.job.JobRequest;
+import sush.projections.fixtures.Jobs;
 import sush.projections.job.SignedJob;
 import sush.projections.job.SignerKey;
 import tools.jackson.databind.JsonNode;
@@ -53,8 +51,8 @@ public final class HostileBench {
                 Thread.sleep(20);
                 s = c.get("/sessions");
             }
-            SignedJob job = key.sign(new JobRequest(SessionId.parse(sid), JobId.parse(s.get("next_job").asString()),
-                    "head -c " + outputBytes + " /dev/urandom", "*", false));
+            SignedJob job = Jobs.at(key, sid, s.get("next_job").asString(), "head -c " + outputBytes + " /dev/urandom",
+                    "*", false);
             String id = job.request().job().codephrase();
             c.post("/jobs/" + id + "/start", SignedRequests.toJson(job));
             while (!"stopped".equals(status(c, id, sled.baseboard()))) {

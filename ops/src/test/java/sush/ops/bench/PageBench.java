@@ -23,9 +23,9 @@ import sush.ops.cli.Client;
 import sush.ops.cli.RackCommand;
 import sush.ops.daemon.Daemon;
 import sush.ops.daemon.RackFile;
+import sush.projections.fixtures.Jobs;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
-import sush.projections.job.JobRequest;
 import sush.projections.job.SignedJob;
 import sush.projections.job.SignerKey;
 import tools.jackson.databind.JsonNode;
@@ -99,11 +99,10 @@ public final class PageBench {
                 long t1 = System.nanoTime();
                 String last = null;
                 for (int i = 0; i < jobs; i++) {
-                    JobRequest r = new JobRequest(sid, at, "true", Integer.toString(i % sleds), true);
-                    SignedJob j = key.sign(r);
+                    SignedJob j = Jobs.at(key, sid, at, "true", Integer.toString(i % sleds), true);
                     c.post("/jobs/" + at.codephrase() + "/start", SignedRequests.toJson(j));
                     last = at.codephrase();
-                    at = r.successor();
+                    at = j.request().successor();
                 }
                 String lastJob = last;
                 String lastSled = rack.sleds().get((jobs - 1) % sleds).baseboard();

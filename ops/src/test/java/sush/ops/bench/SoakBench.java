@@ -22,12 +22,10 @@ import sush.ops.cli.Client;
 import sush.ops.cli.RackAccess;
 import sush.ops.cli.RackCommand;
 import sush.ops.daemon.RackFile;
+import sush.projections.fixtures.Jobs;
 import sush.projections.fold.Ordering;
-import sush.projections.id.JobId;
 import sush.projections.id.KeyId;
-import sush.projections.id.SessionId;
 import sush.projections.job.Grant;
-import sush.projections.job.JobRequest;
 import sush.projections.job.SignedJob;
 import sush.projections.job.SignerKey;
 import tools.jackson.databind.JsonNode;
@@ -264,8 +262,7 @@ public final class SoakBench {
     private static void submit(Client c, SignerKey key, StoppedWatch stopped, long[] latency, Semaphore inFlight,
             int i) throws Exception {
         JsonNode s = c.get("/sessions");
-        SignedJob job = key.sign(new JobRequest(SessionId.parse(s.get("session_id").asString()),
-                JobId.parse(s.get("next_job").asString()), "true", "*", true));
+        SignedJob job = Jobs.at(key, s.get("session_id").asString(), s.get("next_job").asString(), "true", "*", true);
         String id = job.request().job().codephrase();
         long t0 = System.nanoTime();
         stopped.of(id).thenAccept(at -> {

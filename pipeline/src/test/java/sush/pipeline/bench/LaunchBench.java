@@ -35,6 +35,7 @@ import sush.pipeline.sled.Gossip;
 import sush.pipeline.sled.SledConfig;
 import sush.pipeline.sled.SledEvent;
 import sush.pipeline.sled.SledRuntime;
+import sush.projections.fixtures.Signers;
 import sush.projections.id.JobId;
 import sush.projections.job.SignedJob;
 import sush.projections.message.Message;
@@ -77,8 +78,8 @@ public final class LaunchBench {
         Scheduler loop = Schedulers.newSingle("sled-loop");
         Scheduler writer = Schedulers.newSingle("sled-writer");
         ProcessLauncher launcher = new ProcessLauncher(root.resolve("output"));
-        SledRuntime sled = new SledRuntime(new SledConfig(Rack.ME, Rack.TRUST, "bench", Limits.DEFAULT), gossip, locker,
-                launcher, Optional.empty(), loop, writer);
+        SledRuntime sled = new SledRuntime(new SledConfig(Rack.ME, Signers.TRUST, "bench", Limits.DEFAULT), gossip,
+                locker, launcher, Optional.empty(), loop, writer);
         Map<JobId, Long> screened = new ConcurrentHashMap<>();
         Map<JobId, Long> launched = new ConcurrentHashMap<>();
         Map<JobId, CountDownLatch> ended = new ConcurrentHashMap<>();

@@ -16,6 +16,7 @@ import sush.pipeline.Rack;
 import sush.pipeline.journal.Journal;
 import sush.pipeline.journal.JournalRecord;
 import sush.pipeline.journal.Replay;
+import sush.projections.fixtures.Signers;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
 import sush.projections.job.SignedJob;
@@ -94,21 +95,13 @@ public final class ReplayBench {
         return new Runs(wall, cpu, cold);
     }
 
-    private static sush.projections.job.TrustStore trust() {
-        try {
-            return sush.projections.job.TrustStore.of(List.of(Rack.KEY.publicPem()));
-        } catch (sush.projections.job.KeyException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
     /** One replay: wall seconds, and CPU seconds of the replaying thread. */
     private static double[] time(Path dir, Optional<byte[]> key, int records) throws Exception {
         java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
         long c0 = threads.getCurrentThreadCpuTime();
         long t0 = System.nanoTime();
         // A fresh trust store each time: no verdict is remembered from an earlier run.
-        Replay.Summary r = Replay.stream(dir, key, Rack.ME, trust(), -1, step -> { });
+        Replay.Summary r = Replay.stream(dir, key, Rack.ME, Signers.trust(Signers.KEY), -1, step -> { });
         double s = (System.nanoTime() - t0) / 1e9;
         double cpu = (threads.getCurrentThreadCpuTime() - c0) / 1e9;
         if (r.records() != records + 1) {

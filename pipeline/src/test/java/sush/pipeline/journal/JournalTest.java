@@ -17,9 +17,11 @@ import org.junit.jupiter.api.io.TempDir;
 import sush.gossip.Entropy;
 import sush.gossip.set.NetworkId;
 import sush.pipeline.Rack;
+import sush.projections.fixtures.Signers;
 import sush.projections.fold.SledProjection;
 import sush.projections.id.SessionId;
 import sush.projections.job.SignedJob;
+import sush.projections.job.TrustStore;
 import sush.projections.message.Message;
 
 class JournalTest {
@@ -146,7 +148,7 @@ class JournalTest {
         jobs.forEach(j -> stream.add(new Message.JobStart(j)));
         stream.add(new Message.JobStarted(Rack.ME.baseboard(), jobs.get(0).request().job()));
         // The live sled: the fold, the head passed after each start, everything journaled.
-        SledProjection live = new SledProjection(Rack.ME, Rack.TRUST);
+        SledProjection live = new SledProjection(Rack.ME, Signers.TRUST);
         List<String> liveDigests = new ArrayList<>();
         try (Journal j = Journal.open(dir, Optional.of(KEY), Entropy.seeded(2))) {
             j.append(new JournalRecord.Entered(1, NetworkId.BOOTSTRAPPING, "START"));
@@ -164,10 +166,10 @@ class JournalTest {
                 liveDigests.add(live.digest());
             }
         }
-        Replay.Result all = Replay.run(dir, Optional.of(KEY), Rack.ME, Rack.TRUST, -1);
+        Replay.Result all = Replay.run(dir, Optional.of(KEY), Rack.ME, Signers.TRUST, -1);
         assertEquals(live.digest(), all.state().orElseThrow().digest());
         assertTrue(live.chain().orElseThrow().head().equals(all.state().orElseThrow().chain().orElseThrow().head()));
-        Replay.Result two = Replay.run(dir, Optional.of(KEY), Rack.ME, Rack.TRUST, 2);
+        Replay.Result two = Replay.run(dir, Optional.of(KEY), Rack.ME, Signers.TRUST, 2);
         assertEquals(3, two.timeline().size());
         assertTrue(liveDigests.contains(two.state().orElseThrow().digest()), "a prefix is a state the live sled had");
     }
@@ -215,7 +217,7 @@ class JournalTest {
         stream.add(Rack.start(3));
         jobs.forEach(j -> stream.add(new Message.JobStart(j)));
         stream.add(new Message.JobStart(forged));
-        SledProjection live = new SledProjection(Rack.ME, Rack.TRUST);
+        SledProjection live = new SledProjection(Rack.ME, Signers.TRUST);
         List<SledProjection.Outcome> liveOutcomes = new ArrayList<>();
         Path recorded = dir.resolve("recorded");
         Path older = dir.resolve("older");
@@ -228,7 +230,7 @@ class JournalTest {
                 Message m = sush.projections.message.MessageCodec.decode(d.payload());
                 JournalRecord.Signature verdict = JournalRecord.Signature.UNCHECKED;
                 if (m instanceof Message.JobStart) {
-                    verdict = Rack.TRUST.signature(((Message.JobStart) m).job()).isEmpty()
+                    verdict = Signers.TRUST.signature(((Message.JobStart) m).job()).isEmpty()
                             ? JournalRecord.Signature.GOOD : JournalRecord.Signature.BAD_SIGNATURE;
                 }
                 withVerdicts.append(new JournalRecord.Delivered(d.version(), d.payload(), verdict));
@@ -237,7 +239,7 @@ class JournalTest {
             }
         }
         assertTrue(liveOutcomes.stream().anyMatch(o -> o instanceof SledProjection.Outcome.InvalidJob), "the forged job");
-        sush.projections.job.TrustStore noKeys = sush.projections.job.TrustStore.of(List.of());
+        TrustStore noKeys = Signers.trust();
         List<String> notes = new ArrayList<>();
         Replay.Summary replayed = Replay.stream(recorded, Optional.empty(), Rack.ME, noKeys, -1, step -> notes.add(step.note()));
         assertEquals(live.digest(), replayed.state().orElseThrow().digest());
@@ -245,8 +247,8 @@ class JournalTest {
         assertTrue(notes.stream().anyMatch(n -> n.contains("BAD_SIGNATURE")), "the recorded refusal, with its reason");
         assertTrue(notes.stream().anyMatch(n -> n.contains("AtHead")), "the good jobs take their positions");
         assertFalse(notes.stream().anyMatch(n -> n.contains("UNKNOWN_KEY")), "no key was needed");
-        assertEquals(live.digest(), Replay.run(older, Optional.empty(), Rack.ME, Rack.TRUST, -1).state().orElseThrow()
-                .digest(), "no verdicts recorded: the keys decide, as they did live");
+        assertEquals(live.digest(), Replay.run(older, Optional.empty(), Rack.ME, Signers.TRUST, -1).state()
+                .orElseThrow().digest(), "no verdicts recorded: the keys decide, as they did live");
         List<String> unkeyed = new ArrayList<>();
         Replay.stream(older, Optional.empty(), Rack.ME, noKeys, -1, step -> unkeyed.add(step.note()));
         assertTrue(unkeyed.stream().anyMatch(n -> n.contains("UNKNOWN_KEY")), "and without keys the jobs are refused");
@@ -273,28 +275,28 @@ class JournalTest {
             }
             long[] seen = {0};
             long total = stream.deliveries.size() + 1;
-            assertEquals(total, Replay.stream(journal, key, Rack.ME, Rack.TRUST, -1, step -> {
+            assertEquals(total, Replay.stream(journal, key, Rack.ME, Signers.TRUST, -1, step -> {
                 if (step.index() == 0) {
                     pause();
                 }
                 assertEquals(seen[0]++, step.index(), "in order");
             }).records());
             assertEquals(total, seen[0]);
-            assertEquals(Replay.BATCH + 1, Replay.stream(journal, key, Rack.ME, Rack.TRUST, Replay.BATCH, step -> { })
-                    .records());
+            assertEquals(Replay.BATCH + 1, Replay.stream(journal, key, Rack.ME, Signers.TRUST, Replay.BATCH,
+                    step -> { }).records());
             RuntimeException stop = new IllegalStateException("the caller gives up");
             assertEquals(stop, assertThrows(IllegalStateException.class,
-                    () -> Replay.stream(journal, key, Rack.ME, Rack.TRUST, -1, step -> {
+                    () -> Replay.stream(journal, key, Rack.ME, Signers.TRUST, -1, step -> {
                         if (step.index() == 700) {
                             throw stop;
                         }
                     })));
         }
         assertEquals(JournalException.Kind.WRONG_KEY, assertThrows(JournalException.class,
-                () -> Replay.stream(dir.resolve("sealed"), Optional.of(OTHER_KEY), Rack.ME, Rack.TRUST, -1, step -> { }))
-                .kind());
+                () -> Replay.stream(dir.resolve("sealed"), Optional.of(OTHER_KEY), Rack.ME, Signers.TRUST, -1,
+                        step -> { })).kind());
         assertEquals(JournalException.Kind.KEY_MISMATCH, assertThrows(JournalException.class,
-                () -> Replay.stream(dir.resolve("sealed"), Optional.empty(), Rack.ME, Rack.TRUST, -1, step -> { }))
+                () -> Replay.stream(dir.resolve("sealed"), Optional.empty(), Rack.ME, Signers.TRUST, -1, step -> { }))
                 .kind());
     }
 
@@ -335,7 +337,7 @@ class JournalTest {
         bytes[at + Long.BYTES + 12 + 3] ^= 1; // inside its ciphertext, past the nonce
         Files.write(file, bytes);
         List<Replay.Step> steps = new ArrayList<>();
-        Replay.stream(dir, Optional.of(KEY), Rack.ME, Rack.TRUST, -1, steps::add);
+        Replay.stream(dir, Optional.of(KEY), Rack.ME, Signers.TRUST, -1, steps::add);
         long lifeOne = stream.deliveries.size() + 1;
         assertEquals(bad, steps.stream().takeWhile(s -> s.record() != null).count(), "every record before it");
         Replay.Step damaged = steps.get((int) bad);
@@ -358,7 +360,7 @@ class JournalTest {
     @Test
     void recordedVerdictsOutrankTheKeysUpToTheirBound() {
         List<SignedJob> jobs = Rack.jobs(Rack.session(4), 5, "echo", "*");
-        Replay.Recorded recorded = new Replay.Recorded(Rack.TRUST, 3);
+        Replay.Recorded recorded = new Replay.Recorded(Signers.TRUST, 3);
         for (SignedJob j : jobs) {
             assertEquals(Optional.empty(), recorded.signature(j), "nothing recorded: the keys decide");
             recorded.record(j, JournalRecord.Signature.BAD_SIGNATURE); // what this journal says the sled saw
@@ -412,12 +414,12 @@ class JournalTest {
             }
         }
         assertEquals(sush.projections.fold.Ordering.SIGNED, Replay.orderingOf(journal, Optional.empty()));
-        SledProjection folded = Replay.run(journal, Optional.empty(), Rack.ME, Rack.TRUST, -1).state().orElseThrow();
+        SledProjection folded = Replay.run(journal, Optional.empty(), Rack.ME, Signers.TRUST, -1).state().orElseThrow();
         assertEquals(s, folded.activeSession().orElseThrow().id(), folded.digest());
         assertTrue(folded.digest().contains("ordering=signed"), folded.digest());
         // Folded as causal, as it was before: no session is active.
         List<String> notes = new ArrayList<>();
-        SledProjection causal = Replay.stream(journal, Optional.empty(), Rack.ME, Rack.TRUST, -1,
+        SledProjection causal = Replay.stream(journal, Optional.empty(), Rack.ME, Signers.TRUST, -1,
                 sush.projections.fold.Ordering.CAUSAL, step -> notes.add(step.note())).state().orElseThrow();
         assertTrue(causal.activeSession().isEmpty());
     }

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import sush.gossip.Entropy;
 import sush.gossip.set.NetworkId;
 import sush.pipeline.Rack;
+import sush.projections.fixtures.Signers;
 import sush.projections.fold.ChainProjection;
 import sush.projections.id.Chain;
 import sush.projections.id.SessionId;
@@ -37,7 +38,7 @@ class ReplayTimelineTest {
     Path dir;
 
     private static List<Replay.Step> replay(Path journal, long until) throws Exception {
-        return Replay.run(journal, Optional.empty(), Rack.ME, Rack.TRUST, until).timeline();
+        return Replay.run(journal, Optional.empty(), Rack.ME, Signers.TRUST, until).timeline();
     }
 
     @Test
@@ -118,9 +119,9 @@ class ReplayTimelineTest {
                     j.append(new JournalRecord.Entered(i, NetworkId.BOOTSTRAPPING, "START"));
                 }
             }
-            assertEquals(1, Replay.stream(journal, key, Rack.ME, Rack.TRUST, 0, step -> { }).records());
-            assertEquals(3, Replay.stream(journal, key, Rack.ME, Rack.TRUST, 2, step -> { }).records());
-            assertEquals(5, Replay.stream(journal, key, Rack.ME, Rack.TRUST, 99, step -> { }).records());
+            assertEquals(1, Replay.stream(journal, key, Rack.ME, Signers.TRUST, 0, step -> { }).records());
+            assertEquals(3, Replay.stream(journal, key, Rack.ME, Signers.TRUST, 2, step -> { }).records());
+            assertEquals(5, Replay.stream(journal, key, Rack.ME, Signers.TRUST, 99, step -> { }).records());
         }
     }
 
@@ -136,7 +137,7 @@ class ReplayTimelineTest {
         }
         RuntimeException stop = new IllegalStateException("enough");
         assertEquals(stop, assertThrows(IllegalStateException.class,
-                () -> Replay.stream(dir, Optional.of(KEY), Rack.ME, Rack.TRUST, -1, step -> {
+                () -> Replay.stream(dir, Optional.of(KEY), Rack.ME, Signers.TRUST, -1, step -> {
                     throw stop;
                 })));
         assertFalse(Thread.getAllStackTraces().keySet().stream()

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
-import sush.pipeline.Rack;
+import sush.projections.fixtures.Signers;
 import sush.projections.fold.Ordering;
 
 /**
@@ -15,7 +15,7 @@ import sush.projections.fold.Ordering;
  */
 class OperatorWordTest {
     private static Simulation.Result run(Schedules.Sized s, Simulation.Client client) {
-        return new Simulation(7, s.sleds(), Rack.KEY, Rack.TRUST, Ordering.SIGNED).client(client).run(s.steps());
+        return new Simulation(7, s.sleds(), Signers.KEY, Signers.TRUST, Ordering.SIGNED).client(client).run(s.steps());
     }
 
     private static Schedules.Sized named(String prefix) {

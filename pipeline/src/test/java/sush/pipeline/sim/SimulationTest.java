@@ -9,7 +9,7 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-import sush.pipeline.Rack;
+import sush.projections.fixtures.Signers;
 
 /** The simulator's slice in the suite; `./bench.sh sim --seeds N` runs any number. */
 class SimulationTest {
@@ -17,7 +17,7 @@ class SimulationTest {
     static final int SEEDS = Integer.getInteger("sush.sim.seeds", 300);
 
     static Simulation.Result run(long seed, int sleds, List<Step> steps) {
-        return new Simulation(seed, sleds, Rack.KEY, Rack.TRUST).run(steps);
+        return new Simulation(seed, sleds, Signers.KEY, Signers.TRUST).run(steps);
     }
 
     @Test

@@ -8,10 +8,11 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import sush.pipeline.Rack;
+import sush.projections.fixtures.Jobs;
+import sush.projections.fixtures.Signers;
 import sush.projections.id.Chain;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
-import sush.projections.job.JobRequest;
 import sush.projections.job.SignedJob;
 import sush.projections.message.Message;
 
@@ -23,7 +24,7 @@ class ChainSafetyTest {
     private static final SessionId S = Rack.session(1);
 
     private static SignedJob at(JobId position, String command, String target, boolean concurrent) {
-        return Rack.KEY.sign(new JobRequest(S, position, command, target, concurrent));
+        return Jobs.at(Signers.KEY, S, position, command, target, concurrent);
     }
 
     private static JobId id(SignedJob j) {
@@ -47,7 +48,7 @@ class ChainSafetyTest {
         SledHarness h = new SledHarness().provision().boot(1);
         SignedJob j1 = at(Chain.first(S), "j1", "7", false); // another sled's job
         SignedJob k2 = at(Chain.afterBurn(id(j1)), "k2", "*", false);
-        SignedJob k3 = at(k2.request().successor(), "k3", "*", false);
+        SignedJob k3 = Jobs.after(Signers.KEY, k2, "k3", "*", false);
         h.operator(Rack.start(1));
         h.operator(new Message.JobStart(j1));
         h.sync();
@@ -67,9 +68,9 @@ class ChainSafetyTest {
     void aReSentBurnAfterARestartNeverRerunsAJob() throws Exception {
         SledHarness h = new SledHarness().provision().boot(1);
         SignedJob j1 = at(Chain.first(S), "j1", "*", false);
-        SignedJob j2 = at(j1.request().successor(), "j2", "*", false);
+        SignedJob j2 = Jobs.after(Signers.KEY, j1, "j2", "*", false);
         SignedJob k3 = at(Chain.afterBurn(id(j2)), "k3", "*", false);
-        SignedJob k4 = at(k3.request().successor(), "k4", "*", false);
+        SignedJob k4 = Jobs.after(Signers.KEY, k3, "k4", "*", false);
         h.operator(Rack.start(1));
         runToItsEnd(h, j1);
         runToItsEnd(h, j2);
@@ -91,7 +92,7 @@ class ChainSafetyTest {
     void burningTheJobWaitingAtTheHeadDoesNotWedgeTheSled() throws Exception {
         SledHarness h = new SledHarness().provision().boot(1);
         SignedJob j0 = at(Chain.first(S), "j0", "*", false);
-        SignedJob j1 = at(j0.request().successor(), "j1", "*", false);
+        SignedJob j1 = Jobs.after(Signers.KEY, j0, "j1", "*", false);
         h.operator(Rack.start(1));
         h.operator(new Message.JobStart(j0));
         h.operator(new Message.JobStart(j1));
@@ -113,7 +114,7 @@ class ChainSafetyTest {
     void aHoleFilledInFrontOfAConcurrentJobKeepsTheStoreOrder() throws Exception {
         SledHarness h = new SledHarness().provision().boot(1);
         SignedJob j0 = at(Chain.first(S), "j0", "*", false);
-        SignedJob j1 = at(j0.request().successor(), "j1", "*", true);
+        SignedJob j1 = Jobs.after(Signers.KEY, j0, "j1", "*", true);
         h.operator(Rack.start(1));
         h.operator(new Message.JobStart(j1));
         h.sync(); // J1 waits behind the hole at J0

@@ -9,9 +9,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import sush.locker.record.BoundaryRecord;
+import sush.projections.fixtures.Jobs;
+import sush.projections.fixtures.Signers;
 import sush.projections.fold.FoldBounds;
 import sush.projections.fold.JobStatus;
-import sush.projections.job.JobRequest;
 import sush.projections.job.SignedJob;
 import sush.projections.message.Message;
 import sush.pipeline.Rack;
@@ -106,8 +107,7 @@ class OperatorWordSledTest {
         h.crash();
         // A whole-rack cold boot: the session comes back, and another request at the used position.
         h.operator0(3, Rack.start(1));
-        SignedJob other = Rack.KEY.sign(new JobRequest(Rack.session(1), jobs.get(0).request().job(), "another", "*",
-                false));
+        SignedJob other = Jobs.at(Signers.KEY, Rack.session(1), jobs.get(0).request().job(), "another", "*", false);
         h.operator0(3, new Message.JobStart(other));
         h.boot(3);
         h.settle();

@@ -17,6 +17,7 @@ import sush.pipeline.Rack;
 import sush.pipeline.exec.Ending;
 import sush.pipeline.journal.Journal;
 import sush.pipeline.journal.JournalRecord;
+import sush.projections.fixtures.Signers;
 import sush.projections.fold.ChainProjection;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
@@ -104,9 +105,7 @@ class SledDecisionsTest {
         byte[] bad = jobs.get(1).signature();
         bad[3] ^= 1;
         SignedJob forged = new SignedJob(jobs.get(1).request(), jobs.get(1).key(), jobs.get(1).algorithm(), bad);
-        sush.projections.job.SignerKey stranger = sush.projections.job.SignerKey.generate(
-                sush.projections.job.SignatureAlgorithm.ED25519, new java.security.SecureRandom());
-        SignedJob unknown = stranger.sign(jobs.get(2).request());
+        SignedJob unknown = Signers.STRANGER.sign(jobs.get(2).request());
         h.operator(Rack.start(1));
         h.operator(new Message.JobStart(good));
         h.operator(new Message.JobStart(forged));
@@ -323,7 +322,7 @@ class SledDecisionsTest {
     @Test
     void operatorKeyEventsReachSubscribersAndUnchangedStatusesAreNotRepeated() throws Exception {
         SledHarness h = new SledHarness().provision().boot(1);
-        h.operator(new Message.OperatorRevoked(Rack.KEY.id(), "operator"));
+        h.operator(new Message.OperatorRevoked(Signers.KEY.id(), "operator"));
         String other = "913-0000019:OTHER";
         JobId job = sush.projections.id.Chain.first(Rack.session(1));
         h.operator(new Message.JobStopped(other, job, 0, null, 0, new byte[32], 0, new byte[32]));

@@ -14,6 +14,9 @@ import reactor.core.publisher.Mono;
 import sush.pipeline.Rack;
 import sush.pipeline.exec.Ending;
 import sush.pipeline.exec.Launcher;
+import sush.projections.fixtures.Jobs;
+import sush.projections.fixtures.Signers;
+import sush.projections.id.Chain;
 import sush.projections.id.JobId;
 import sush.projections.job.SignedJob;
 import sush.projections.message.Message;
@@ -297,10 +300,6 @@ class SledEdgesTest {
         return new SignedJob(j.request(), j.key(), j.algorithm(), bad);
     }
 
-    private static SignedJob at(sush.projections.id.SessionId session, JobId position, String command, boolean concurrent) {
-        return Rack.KEY.sign(new sush.projections.job.JobRequest(session, position, command, "*", concurrent));
-    }
-
     @Test
     void burningTheRunningJobMovesTheHeadOffItsWaitingSuccessorWhichNeverRuns() throws Exception {
         SledHarness h = new SledHarness().provision().boot(1);
@@ -314,7 +313,7 @@ class SledEdgesTest {
         h.settle();
         h.sync();
         assertEquals(List.of(id(jobs.get(0))), ledger(h), "j1 is off the chain now and never runs");
-        SignedJob next = at(Rack.session(1), sush.projections.id.Chain.afterBurn(id(jobs.get(0))), "k", false);
+        SignedJob next = Jobs.at(Signers.KEY, Rack.session(1), Chain.afterBurn(id(jobs.get(0))), "k", "*", false);
         h.operator(new Message.JobStart(next));
         h.sync();
         assertEquals(List.of(id(jobs.get(0)), id(next)), ledger(h), "the job after the burn runs");
@@ -366,7 +365,8 @@ class SledEdgesTest {
         h.launcher.end(id(jobs.get(0)), 0);
         h.settle();
         h.sync();
-        SignedJob stray = at(Rack.session(9), id(jobs.get(0)), "stray", false); // session 9 never started
+        // Session 9 never started.
+        SignedJob stray = Jobs.at(Signers.KEY, Rack.session(9), id(jobs.get(0)), "stray", "*", false);
         h.operator(new Message.JobStart(stray));
         h.sync();
         assertTrue(h.gossiped(Message.JobSkipped.class).isEmpty(), h.gossiped().toString());

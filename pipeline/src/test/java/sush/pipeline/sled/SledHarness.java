@@ -22,6 +22,8 @@ import sush.locker.store.MemorySlot;
 import sush.pipeline.Rack;
 import sush.pipeline.exec.LedgerLauncher;
 import sush.pipeline.exec.Limits;
+import sush.projections.fixtures.Signers;
+import sush.projections.job.TrustStore;
 import sush.projections.message.Message;
 import sush.projections.message.MessageCodec;
 
@@ -60,7 +62,7 @@ final class SledHarness {
     /** The output disk's reserve (never short unless a test gives one). */
     sush.pipeline.disk.DiskReserve disk = sush.pipeline.disk.DiskReserve.NONE;
     /** The keys the sled trusts. */
-    sush.projections.job.TrustStore trust = Rack.TRUST;
+    TrustStore trust = Signers.TRUST;
     /** Runs on each new runtime before it starts (tests install fault probes). */
     java.util.function.Consumer<SledRuntime> beforeStart = sled -> { };
     private Sinks.Many<Entry> entries;

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 
 import sush.locker.admission.FloorCause;
 import sush.pipeline.Rack;
+import sush.projections.fixtures.Signers;
 import sush.projections.id.JobId;
 import sush.projections.job.SignedJob;
 import sush.projections.message.Message;
@@ -63,7 +64,7 @@ class SledRuntimeTest {
         for (int i = 0; i < asked.length; i++) {
             sush.projections.job.JobRequest r = new sush.projections.job.JobRequest(s, at, "job " + i, "*", true,
                     asked[i]);
-            jobs.add(Rack.KEY.sign(r));
+            jobs.add(Signers.KEY.sign(r));
             at = r.successor();
         }
         h.operator(Rack.start(1));
@@ -110,7 +111,7 @@ class SledRuntimeTest {
         h.journal.get().close();
         String live = h.sled.view().block().fold().digest();
         sush.pipeline.journal.Replay.Result r = sush.pipeline.journal.Replay.run(dir, Optional.of(key), Rack.ME,
-                Rack.TRUST, -1);
+                Signers.TRUST, -1);
         assertEquals(live, r.state().orElseThrow().digest());
         assertTrue(r.timeline().stream().anyMatch(s -> s.record() instanceof sush.pipeline.journal.JournalRecord.Passed));
     }
@@ -141,7 +142,7 @@ class SledRuntimeTest {
         try {
             SledHarness h = new SledHarness();
             h.ingress = workers;
-            h.trust = sush.projections.job.TrustStore.of(List.of(Rack.KEY.publicPem()));
+            h.trust = Signers.trust(Signers.KEY);
             h.provision().boot(1);
             List<SignedJob> chain = Rack.jobs(Rack.session(1), 41, "echo", "*", true);
             List<SignedJob> jobs = chain.subList(0, 40);

@@ -10,13 +10,14 @@ import java.util.Random;
 
 import sush.gossip.clock.Id;
 import sush.gossip.clock.Version;
+import sush.projections.fixtures.Signers;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
 import sush.projections.id.SessionIds;
 import sush.projections.job.JobRequest;
-import sush.projections.job.SignatureAlgorithm;
 import sush.projections.fold.SledProjection;
 import sush.projections.job.SignedJob;
+import sush.projections.job.TrustStore;
 import sush.projections.message.Message;
 import sush.projections.message.MessageCodec;
 import sush.projections.targets.Sled;
@@ -32,18 +33,7 @@ public final class FoldBench {
     /** Messages per window of the ingress/fold pipeline (about 450 signed jobs). */
     private static final int WINDOW = 8_192;
 
-    private static final sush.projections.job.SignerKey KEY = sush.projections.job.SignerKey.generate(
-            SignatureAlgorithm.ED25519, new java.security.SecureRandom());
-
     private FoldBench() {
-    }
-
-    private static sush.projections.job.TrustStore trust() {
-        try {
-            return sush.projections.job.TrustStore.of(List.of(KEY.publicPem()));
-        } catch (sush.projections.job.KeyException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     public static void main(String[] args) {
@@ -70,7 +60,7 @@ public final class FoldBench {
             }
         }
         // Warm up (a prefix, verifying inline on a throwaway store), then measure on fresh state.
-        SledProjection warm = new SledProjection(me, trust());
+        SledProjection warm = new SledProjection(me, Signers.trust(Signers.KEY));
         for (int i = 0; i < Math.min(messages, 100_000); i++) {
             warm.apply(versions.get(i), payloads.get(i));
         }
@@ -96,7 +86,7 @@ public final class FoldBench {
         SledProjection fold = null;
         double[] cpuRuns = new double[runs.length];
         for (int run = 0; run < runs.length; run++) {
-            sush.projections.job.TrustStore ahead = trust();
+            TrustStore ahead = Signers.trust(Signers.KEY);
             fold = new SledProjection(me, ahead);
             double foldS = 0;
             double foldCpuS = 0;
@@ -132,7 +122,7 @@ public final class FoldBench {
         java.util.Arrays.sort(cpuSorted);
         double cpuSeconds = cpuSorted[1];
         // 2. The same fold checking every signature itself, on one core: what one core alone does.
-        SledProjection inline = new SledProjection(me, trust());
+        SledProjection inline = new SledProjection(me, Signers.trust(Signers.KEY));
         long inlineStart = System.nanoTime();
         for (int i = 0; i < messages; i++) {
             inline.apply(versions.get(i), payloads.get(i));
@@ -170,8 +160,8 @@ public final class FoldBench {
     /** Where the fold's time goes: each part alone over a prefix (best of three). */
     private static void parts(Sled me, List<SignedJob> jobs, List<Version> versions, List<byte[]> payloads, int messages) {
         int prefix = Math.min(messages, Integer.getInteger("bench.prefix", 100_000));
-        sush.projections.job.TrustStore known = trust();
-        jobs.stream().limit(sush.projections.job.TrustStore.VERDICTS_PER_GENERATION).forEach(known::signatureValid);
+        TrustStore known = Signers.trust(Signers.KEY);
+        jobs.stream().limit(TrustStore.VERDICTS_PER_GENERATION).forEach(known::signatureValid);
         double decodeS = best(() -> {
             int kinds = 0;
             for (int i = 0; i < prefix; i++) {
@@ -206,7 +196,7 @@ public final class FoldBench {
 
     /** Checks {@code jobs} on {@code cores} workers; the number of bad signatures. */
     private static long checkAhead(java.util.concurrent.ExecutorService workers, int cores, List<SignedJob> jobs,
-            sush.projections.job.TrustStore trust) {
+            TrustStore trust) {
         List<java.util.concurrent.Callable<Long>> parts = new ArrayList<>();
         for (int c = 0; c < cores; c++) {
             int from = jobs.size() * c / cores;
@@ -273,7 +263,7 @@ public final class FoldBench {
                 } else {
                     String target = random.nextInt(4) == 0 ? "*" : Integer.toString(random.nextInt(SLEDS));
                     JobRequest r = new JobRequest(session, at, "uptime", target, false);
-                    pending.add(new Message.JobStart(KEY.sign(r)));
+                    pending.add(new Message.JobStart(Signers.KEY.sign(r)));
                     int reporters = target.equals("*") ? SLEDS : 1;
                     for (int k = 0; k < reporters; k++) {
                         String board = target.equals("*") ? boards[k] : boards[Integer.parseInt(target)];

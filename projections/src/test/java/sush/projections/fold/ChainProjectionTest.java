@@ -8,10 +8,12 @@ import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
+import sush.projections.fixtures.Jobs;
 import sush.projections.id.Chain;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
 import sush.projections.id.SessionIds;
+import sush.projections.job.JobRequest;
 import sush.projections.job.SignedJob;
 import sush.projections.targets.Sled;
 
@@ -21,7 +23,7 @@ class ChainProjectionTest {
 
     /** A chain of jobs: job i's id is the successor of job i-1; targets as given. */
     private static SignedJob[] chain(String... targets) {
-        return Chains.of(S, targets);
+        return Jobs.onTargets(Jobs::unsigned, S, targets);
     }
 
     @Test
@@ -208,10 +210,7 @@ class ChainProjectionTest {
     // ---- Issue 21: each test below kills mutants of ChainProjection that survived the suite. ----
 
     private static SignedJob at(JobId position, String target) {
-        sush.projections.job.JobRequest r = new sush.projections.job.JobRequest(S, position, "echo " + position, target,
-                false);
-        return new SignedJob(r, new sush.projections.id.KeyId(new byte[11]), sush.projections.job.SignatureAlgorithm.ED25519,
-                new byte[64]);
+        return Jobs.unsigned(new JobRequest(S, position, "echo " + position, target, false));
     }
 
     private static JobId pos(SignedJob j) {
@@ -329,8 +328,7 @@ class ChainProjectionTest {
     void twoRequestsForOnePositionAheadKeepTheSmallerDigestInEitherOrder() {
         JobId ahead = next(at(Chain.first(S), "*"));
         SignedJob a = at(ahead, "*");
-        SignedJob b = new SignedJob(new sush.projections.job.JobRequest(S, ahead, "another command", "*", false),
-                new sush.projections.id.KeyId(new byte[11]), sush.projections.job.SignatureAlgorithm.ED25519, new byte[64]);
+        SignedJob b = Jobs.unsigned(new JobRequest(S, ahead, "another command", "*", false));
         SignedJob smaller = java.util.Arrays.compareUnsigned(a.request().digest(), b.request().digest()) < 0 ? a : b;
         for (SignedJob[] order : new SignedJob[][] {{a, b}, {b, a}}) {
             ChainProjection c = new ChainProjection(ME, S, Optional.empty());
@@ -342,8 +340,7 @@ class ChainProjectionTest {
         SignedJob h1 = at(Chain.first(S), "*");
         ChainProjection c = new ChainProjection(ME, S, Optional.empty());
         c.onJob(h1);
-        SignedJob other = new SignedJob(new sush.projections.job.JobRequest(S, Chain.first(S), "zzz", "*", false),
-                new sush.projections.id.KeyId(new byte[11]), sush.projections.job.SignatureAlgorithm.ED25519, new byte[64]);
+        SignedJob other = Jobs.unsigned(new JobRequest(S, Chain.first(S), "zzz", "*", false));
         c.onJob(other);
         assertEquals(Optional.of(h1), c.known(Chain.first(S)), "the job at the head is not replaced");
     }

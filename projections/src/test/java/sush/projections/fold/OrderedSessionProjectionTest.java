@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -14,28 +13,22 @@ import java.util.function.Consumer;
 
 import org.junit.jupiter.api.Test;
 
-import sush.projections.job.Grant;
-import sush.projections.job.SignatureAlgorithm;
+import sush.projections.fixtures.Grants;
+import sush.projections.fixtures.Signers;
 import sush.projections.job.SignedGrant;
 import sush.projections.job.SignerKey;
 
 /** The newest grant not stopped by its starter is active, in every delivery order (section 2). */
 class OrderedSessionProjectionTest {
-    private static final SignerKey A = SignerKey.generate(SignatureAlgorithm.ED25519, new SecureRandom());
-    private static final SignerKey B = SignerKey.generate(SignatureAlgorithm.ED25519, new SecureRandom());
-
-    private static SignedGrant grant(SignerKey k, long epoch, int nonce, String starter) {
-        byte[] n = new byte[Grant.NONCE_BYTES];
-        n[0] = (byte) nonce;
-        return k.sign(new Grant(epoch, k.id(), starter, n));
-    }
+    private static final SignerKey A = Signers.key(1);
+    private static final SignerKey B = Signers.key(2);
 
     @Test
     void theNewestGrantIsActiveAndOlderOnesNeverComeBack() {
         OrderedSessionProjection p = new OrderedSessionProjection();
         assertEquals(Optional.empty(), p.active());
-        SignedGrant g1 = grant(A, 10, 1, "op");
-        SignedGrant g2 = grant(A, 20, 2, "op");
+        SignedGrant g1 = Grants.signed(A, 10, 1, "op");
+        SignedGrant g2 = Grants.signed(A, 20, 2, "op");
         assertTrue(p.onGrant(g1));
         assertEquals(0, p.superseded(), "the first grant supersedes nothing");
         assertTrue(p.onGrant(g2));
@@ -50,14 +43,14 @@ class OrderedSessionProjectionTest {
         assertEquals(Optional.of(g2), p.newest());
         assertFalse(p.onGrant(g1), "an older grant does not come back");
         assertEquals(Optional.empty(), p.active());
-        SignedGrant g3 = grant(B, 30, 3, "op");
+        SignedGrant g3 = Grants.signed(B, 30, 3, "op");
         assertTrue(p.onGrant(g3));
         assertEquals(Optional.of(g3), p.active(), "until a newer grant arrives");
     }
 
     @Test
     void onlyTheStarterStopsASessionWhateverArrivesFirst() {
-        SignedGrant g = grant(A, 10, 1, "alice");
+        SignedGrant g = Grants.signed(A, 10, 1, "alice");
         OrderedSessionProjection p = new OrderedSessionProjection();
         p.onStop(g.grant().session(), "mallory");
         p.onGrant(g);
@@ -81,7 +74,7 @@ class OrderedSessionProjectionTest {
 
     @Test
     void atMostEightNamesAreRememberedAsStoppingOneSessionAheadOfItsGrant() {
-        SignedGrant g = grant(A, 10, 1, "alice");
+        SignedGrant g = Grants.signed(A, 10, 1, "alice");
         OrderedSessionProjection p = new OrderedSessionProjection();
         for (int i = 0; i < OrderedSessionProjection.MAX_STOPPERS; i++) {
             p.onStop(g.grant().session(), "name " + i);
@@ -95,10 +88,10 @@ class OrderedSessionProjectionTest {
 
     @Test
     void everyDeliveryOrderFoldsToTheSameActiveSession() {
-        SignedGrant a10 = grant(A, 10, 1, "op");
-        SignedGrant b10 = grant(B, 10, 2, "op");
-        SignedGrant a20 = grant(A, 20, 3, "op");
-        SignedGrant b20 = grant(B, 20, 4, "op");
+        SignedGrant a10 = Grants.signed(A, 10, 1, "op");
+        SignedGrant b10 = Grants.signed(B, 10, 2, "op");
+        SignedGrant a20 = Grants.signed(A, 20, 3, "op");
+        SignedGrant b20 = Grants.signed(B, 20, 4, "op");
         SignedGrant expectedNewest = a20.grant().rank().newerThan(b20.grant().rank()) ? a20 : b20;
         List<Consumer<OrderedSessionProjection>> events = new ArrayList<>();
         for (SignedGrant g : List.of(a10, b10, a20, b20)) {
@@ -122,12 +115,12 @@ class OrderedSessionProjectionTest {
     @Test
     void pendingStopsAreBounded() {
         OrderedSessionProjection p = new OrderedSessionProjection();
-        SignedGrant first = grant(A, 1, 0, "op");
+        SignedGrant first = Grants.signed(A, 1, 0, "op");
         p.onStop(first.grant().session(), "op");
         for (int i = 1; i <= OrderedSessionProjection.MAX_PENDING_STOPS; i++) {
-            p.onStop(grant(A, 100 + i, i, "op").grant().session(), "op");
+            p.onStop(Grants.signed(A, 100 + i, i, "op").grant().session(), "op");
             for (int k = 0; k < OrderedSessionProjection.MAX_STOPPERS + 3; k++) {
-                p.onStop(grant(A, 100 + i, i, "op").grant().session(), "name " + k);
+                p.onStop(Grants.signed(A, 100 + i, i, "op").grant().session(), "name " + k);
             }
         }
         assertEquals(OrderedSessionProjection.MAX_PENDING_STOPS, p.pendingStops());

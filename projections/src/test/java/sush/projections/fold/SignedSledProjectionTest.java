@@ -13,12 +13,12 @@ import org.junit.jupiter.api.Test;
 
 import sush.gossip.clock.Id;
 import sush.gossip.clock.Version;
+import sush.projections.fixtures.Grants;
+import sush.projections.fixtures.Jobs;
+import sush.projections.fixtures.Signers;
 import sush.projections.id.SessionId;
-import sush.projections.job.Grant;
-import sush.projections.job.SignatureAlgorithm;
 import sush.projections.job.SignedGrant;
 import sush.projections.job.SignedJob;
-import sush.projections.job.SignerKey;
 import sush.projections.message.Message;
 import sush.projections.message.MessageCodec;
 import sush.projections.targets.Sled;
@@ -27,19 +27,13 @@ import sush.projections.targets.Sled;
 class SignedSledProjectionTest {
     private static final Sled ME = new Sled("p:me", 3);
 
-    private static SignedGrant grant(SignerKey k, long epoch, int nonce, String starter) {
-        byte[] n = new byte[Grant.NONCE_BYTES];
-        n[0] = (byte) nonce;
-        return k.sign(new Grant(epoch, k.id(), starter, n));
-    }
-
-    private static final SignedGrant G1 = grant(Chains.KEY, 100, 1, "op");
-    private static final SignedGrant G2 = grant(Chains.KEY, 200, 2, "op");
+    private static final SignedGrant G1 = Grants.signed(Signers.KEY, 100, 1, "op");
+    private static final SignedGrant G2 = Grants.signed(Signers.KEY, 200, 2, "op");
     private static final SessionId S1 = G1.grant().session();
     private static final SessionId S2 = G2.grant().session();
 
     private static final class Fold {
-        final SledProjection p = new SledProjection(ME, Chains.TRUST, Ordering.SIGNED);
+        final SledProjection p = new SledProjection(ME, Signers.TRUST, Ordering.SIGNED);
         Version v = Version.ZERO;
 
         List<SledProjection.Outcome> apply(Message m) {
@@ -51,7 +45,7 @@ class SignedSledProjectionTest {
     @Test
     void theNewestGrantIsActiveAndItsJobsReachTheHead() {
         Fold f = new Fold();
-        SignedJob[] jobs = Chains.signed(S1, "*", "3");
+        SignedJob[] jobs = Jobs.onTargets(Signers.KEY::sign, S1, "*", "3");
         assertEquals(List.of(), f.apply(new Message.SessionGrant(G1)));
         assertEquals(Optional.of(S1), f.p.activeSession().map(SessionProjection.Session::id));
         assertEquals(Optional.of(G1), f.p.activeGrant());
@@ -62,7 +56,7 @@ class SignedSledProjectionTest {
     @Test
     void aNewerGrantSupersedesTheActiveSessionAndAnOlderOneNeverBecomesActive() {
         Fold f = new Fold();
-        SignedJob[] old = Chains.signed(S1, "*");
+        SignedJob[] old = Jobs.onTargets(Signers.KEY::sign, S1, "*");
         f.apply(new Message.SessionGrant(G2));
         assertEquals(List.of(), f.apply(new Message.SessionGrant(G1)), "no outcome: nothing of S1 was queued");
         assertEquals(Optional.of(S2), f.p.activeSession().map(SessionProjection.Session::id));
@@ -96,12 +90,11 @@ class SignedSledProjectionTest {
         Fold f = new Fold();
         f.apply(new Message.SessionStart(S1, "p:a", new byte[32], new byte[] {1}, "op"));
         assertEquals(1, f.p.otherOrdering());
-        SignerKey stranger = SignerKey.generate(SignatureAlgorithm.ED25519, new java.security.SecureRandom());
-        f.apply(new Message.SessionGrant(grant(stranger, 300, 3, "op")));
+        f.apply(new Message.SessionGrant(Grants.signed(Signers.STRANGER, 300, 3, "op")));
         assertEquals(1, f.p.invalidGrants());
         assertEquals(Optional.empty(), f.p.activeSession());
 
-        SledProjection causal = new SledProjection(ME, Chains.TRUST);
+        SledProjection causal = new SledProjection(ME, Signers.TRUST);
         causal.apply(Version.ZERO.tick(Id.ONE), MessageCodec.encode(new Message.SessionGrant(G1)));
         assertEquals(1, causal.otherOrdering());
         assertEquals(Optional.empty(), causal.activeSession());
@@ -109,8 +102,8 @@ class SignedSledProjectionTest {
 
     @Test
     void everyDeliveryOrderFoldsToTheSameSessionsAndHead() {
-        SignedJob[] s1 = Chains.signed(S1, "*", "*");
-        SignedJob[] s2 = Chains.signed(S2, "*", "3", "*");
+        SignedJob[] s1 = Jobs.onTargets(Signers.KEY::sign, S1, "*", "*");
+        SignedJob[] s2 = Jobs.onTargets(Signers.KEY::sign, S2, "*", "3", "*");
         List<Message> ms = new ArrayList<>(List.of(new Message.SessionGrant(G1), new Message.SessionGrant(G2),
                 new Message.JobStart(s1[0]), new Message.JobStart(s1[1]), new Message.JobStart(s2[0]),
                 new Message.JobStart(s2[1]), new Message.JobStart(s2[2])));
@@ -149,10 +142,7 @@ class SignedSledProjectionTest {
         SignedGrant first = null;
         SignedGrant last = null;
         for (int i = 0; i <= SessionProjection.MAX_SESSIONS; i++) {
-            byte[] n = new byte[Grant.NONCE_BYTES];
-            n[0] = (byte) i;
-            n[1] = (byte) (i >> 8);
-            SignedGrant g = Chains.KEY.sign(new Grant(1_000 + i, Chains.KEY.id(), "op", n));
+            SignedGrant g = Grants.signed(Signers.KEY, 1_000 + i, i, "op");
             first = first == null ? g : first;
             last = g;
             f.apply(new Message.SessionGrant(g));

@@ -17,6 +17,8 @@ import sush.gossip.clock.Version;
 import sush.gossip.set.Delivery;
 import sush.gossip.set.NetworkId;
 import sush.gossip.set.Replica;
+import sush.projections.fixtures.Jobs;
+import sush.projections.fixtures.Signers;
 import sush.projections.id.Chain;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
@@ -47,7 +49,7 @@ class SledProjectionTest {
         }
 
         SledProjection fold() {
-            SledProjection p = new SledProjection(ME, Chains.TRUST);
+            SledProjection p = new SledProjection(ME, Signers.TRUST);
             for (int i = 0; i < versions.size(); i++) {
                 p.apply(versions.get(i), payloads.get(i));
             }
@@ -56,13 +58,13 @@ class SledProjectionTest {
     }
 
     private static SignedJob[] chain(String... targets) {
-        return Chains.signed(S, targets);
+        return Jobs.onTargets(Signers.KEY::sign, S, targets);
     }
 
     @Test
     void theJobAtThisSledsHeadIsOffered() {
         SignedJob[] jobs = chain("5", "3", "*");
-        SledProjection p = new SledProjection(ME, Chains.TRUST);
+        SledProjection p = new SledProjection(ME, Signers.TRUST);
         Version v = Version.ZERO.tick(Id.ONE);
         p.apply(v, MessageCodec.encode(START));
         p.apply(v = v.tick(Id.ONE), MessageCodec.encode(new Message.JobStart(jobs[0])));
@@ -93,7 +95,7 @@ class SledProjectionTest {
      */
     @Test
     void sessionAccessIsTheStartersToSetAndBounded() {
-        SledProjection p = new SledProjection(ME, Chains.TRUST);
+        SledProjection p = new SledProjection(ME, Signers.TRUST);
         Version v = Version.ZERO.tick(Id.ONE);
         p.apply(v, START);
         assertEquals(Message.Access.WRITE, p.access(S, "op"), "the starter types");
@@ -121,7 +123,7 @@ class SledProjectionTest {
 
     @Test
     void malformedPayloadsAreCountedAndTheFoldGoesOn() {
-        SledProjection p = new SledProjection(ME, Chains.TRUST);
+        SledProjection p = new SledProjection(ME, Signers.TRUST);
         Version v = Version.ZERO.tick(Id.ONE);
         p.apply(v, "garbage".getBytes(StandardCharsets.UTF_8));
         p.apply(v.tick(Id.ONE), MessageCodec.encode(new Message.Announcement("p:x", "1", 4)));
@@ -137,7 +139,7 @@ class SledProjectionTest {
         byte[] other = new byte[11];
         other[10] = 1;
         JobId endedBefore = new JobId(other);
-        SledProjection p = new SledProjection(ME, Chains.TRUST);
+        SledProjection p = new SledProjection(ME, Signers.TRUST);
         p.apply(lagging, MessageCodec.encode(new Message.JobStarted(ME.baseboard(), ranBefore)));
         Version v2 = lagging.tick(halves[0]);
         p.apply(v2, MessageCodec.encode(new Message.JobStarted(ME.baseboard(), endedBefore)));
@@ -166,13 +168,13 @@ class SledProjectionTest {
         }
         replica.send("not cbor".getBytes(StandardCharsets.UTF_8));
         List<Delivery> all = replica.readFrom(0, Integer.MAX_VALUE);
-        SledProjection a = new SledProjection(ME, Chains.TRUST);
-        SledProjection b = new SledProjection(ME, Chains.TRUST);
+        SledProjection a = new SledProjection(ME, Signers.TRUST);
+        SledProjection b = new SledProjection(ME, Signers.TRUST);
         all.forEach(d -> a.apply(d.version(), d.payload()));
         all.forEach(d -> b.apply(d.version(), d.payload()));
         assertEquals(a.digest(), b.digest());
         assertEquals(0, a.faults(), "no message tripped a fold");
-        SledProjection resumed = new SledProjection(ME, Chains.TRUST);
+        SledProjection resumed = new SledProjection(ME, Signers.TRUST);
         List<Delivery> head = replica.readFrom(0, 4);
         head.forEach(d -> resumed.apply(d.version(), d.payload()));
         replica.readFrom(head.get(head.size() - 1).checkpoint(), Integer.MAX_VALUE)
@@ -187,7 +189,7 @@ class SledProjectionTest {
         JobRequest third = new JobRequest(S, second.successor(), "date", "*", true);
         Stream s = new Stream().add(START);
         for (JobRequest r : List.of(first, second, third)) {
-            s.add(new Message.JobStart(Chains.KEY.sign(r)));
+            s.add(new Message.JobStart(Signers.KEY.sign(r)));
         }
         SledProjection p = s.fold();
         p.passHead(first.job(), ChainProjection.Passed.RAN);
@@ -215,7 +217,7 @@ class SledProjectionTest {
     void theJobAtTheHeadIsOfferedOnceAndOwnEndedStartsAreNoZombieCandidates() {
         SignedJob[] jobs = chain("*");
         Stream s = new Stream().add(START).add(new Message.JobStart(jobs[0]));
-        SledProjection p = new SledProjection(ME, Chains.TRUST);
+        SledProjection p = new SledProjection(ME, Signers.TRUST);
         int offers = 0;
         for (int i = 0; i < s.versions.size(); i++) {
             offers += p.apply(s.versions.get(i), s.payloads.get(i)).size();
@@ -256,10 +258,10 @@ class SledProjectionTest {
         Version jobVersion = Version.ZERO.tick(halves[1]);
         byte[] start = MessageCodec.encode(START);
         byte[] job = MessageCodec.encode(new Message.JobStart(jobs[0]));
-        SledProjection startFirst = new SledProjection(ME, Chains.TRUST);
+        SledProjection startFirst = new SledProjection(ME, Signers.TRUST);
         startFirst.apply(startVersion, start);
         List<SledProjection.Outcome> a = startFirst.apply(jobVersion, job);
-        SledProjection jobFirst = new SledProjection(ME, Chains.TRUST);
+        SledProjection jobFirst = new SledProjection(ME, Signers.TRUST);
         assertEquals(List.of(), jobFirst.apply(jobVersion, job));
         List<SledProjection.Outcome> b = jobFirst.apply(startVersion, start);
         assertEquals(a, b);
@@ -270,7 +272,7 @@ class SledProjectionTest {
     @Test
     void anEarlyStopEndsTheSessionWhenItsStartArrivesAndLateJobsAreSessionEnded() {
         Id[] halves = Id.ONE.fork();
-        SledProjection p = new SledProjection(ME, Chains.TRUST);
+        SledProjection p = new SledProjection(ME, Signers.TRUST);
         Version stopVersion = Version.ZERO.tick(halves[1]);
         p.apply(stopVersion, MessageCodec.encode(new Message.SessionStop(S, "op")));
         List<SledProjection.Outcome> out = p.apply(Version.ZERO.tick(halves[0]), MessageCodec.encode(START));
@@ -285,7 +287,7 @@ class SledProjectionTest {
 
     @Test
     void earlyRequestsAreHeldUpToTheirBoundOldestSessionFirstToGo() {
-        SledProjection p = new SledProjection(ME, Chains.TRUST);
+        SledProjection p = new SledProjection(ME, Signers.TRUST);
         Version v = Version.ZERO;
         for (int i = 0; i <= SledProjection.MAX_EARLY_MESSAGES; i++) {
             byte[] nonce = new byte[SessionIds.NONCE_BYTES];
@@ -299,7 +301,7 @@ class SledProjectionTest {
 
     @Test
     void resumptionsPastTheirBoundAreNotKeptAndTheFirstGivenForASessionWins() {
-        SledProjection p = new SledProjection(ME, Chains.TRUST);
+        SledProjection p = new SledProjection(ME, Signers.TRUST);
         sush.projections.id.JobId first = sush.projections.id.Chain.first(S);
         sush.projections.id.JobId resumeAt = sush.projections.id.Chain.afterBurn(first);
         for (int i = 0; i < SledProjection.MAX_RESUMPTIONS; i++) {
@@ -310,7 +312,7 @@ class SledProjectionTest {
         p.apply(gossipVersion(), START);
         assertEquals(first, p.chain().orElseThrow().head(), "no room left: the session starts at its first position");
 
-        SledProjection q = new SledProjection(ME, Chains.TRUST);
+        SledProjection q = new SledProjection(ME, Signers.TRUST);
         q.resume(new SledProjection.Resumption(S, first, resumeAt));
         q.resume(new SledProjection.Resumption(S, first, first));
         q.apply(gossipVersion(), START);
@@ -343,7 +345,8 @@ class SledProjectionTest {
     void aCopyGoesOnAsAFreshFoldWouldAndNeverMovesItsOriginal() {
         SignedJob[] jobs = chain("p:me", "7", "*", "3", "p:me");
         SessionId later = SessionIds.compute("p:b", NONCE, new byte[] {2});
-        Stream st = new Stream().add(new Message.JobStart(Chains.signed(later, "*")[0])) // early: its start comes later
+        // Early: its start comes later.
+        Stream st = new Stream().add(new Message.JobStart(Jobs.onTargets(Signers.KEY::sign, later, "*")[0]))
                 .add(START).add(new Message.JobStart(jobs[0])).add(new Message.JobStart(jobs[2]))
                 .add(new Message.JobSkip(S, jobs[1].request().job(), "op")).add(new Message.JobStart(jobs[1]))
                 .add(new Message.JobStopped(ME.baseboard(), jobs[0].request().job(), 0, null, 0, new byte[32], 0,
@@ -353,8 +356,8 @@ class SledProjectionTest {
                 .add(new Message.SessionStart(later, "p:b", NONCE, new byte[] {2}, "op2"));
         int n = st.versions.size();
         for (int k = 0; k <= n; k++) {
-            SledProjection original = new SledProjection(ME, Chains.TRUST);
-            SledProjection fresh = new SledProjection(ME, Chains.TRUST);
+            SledProjection original = new SledProjection(ME, Signers.TRUST);
+            SledProjection fresh = new SledProjection(ME, Signers.TRUST);
             List<SledProjection.Outcome> originalOut = new ArrayList<>();
             List<SledProjection.Outcome> freshOut = new ArrayList<>();
             for (int i = 0; i < k; i++) {
@@ -381,7 +384,7 @@ class SledProjectionTest {
 
     @Test
     void theSessionOfJobRequestsIsRememberedUpToItsBoundAndAStopOfAForgottenOneIsNotHonoured() {
-        SledProjection p = new SledProjection(ME, Chains.TRUST);
+        SledProjection p = new SledProjection(ME, Signers.TRUST);
         Version v = Version.ZERO.tick(Id.ONE);
         p.apply(v, START);
         // A later session supersedes S: S stays known (its starter too), its requests need no check.
@@ -394,9 +397,7 @@ class SledProjectionTest {
             java.nio.ByteBuffer.wrap(b).putInt(i + 1);
             ids[i] = new JobId(b);
             v = v.tick(Id.ONE);
-            p.apply(v, new Message.JobStart(new SignedJob(new JobRequest(S, ids[i], "true", "7", false),
-                    new sush.projections.id.KeyId(new byte[11]), sush.projections.job.SignatureAlgorithm.ED25519,
-                    new byte[64])));
+            p.apply(v, new Message.JobStart(Jobs.unsigned(new JobRequest(S, ids[i], "true", "7", false))));
             if (i == ids.length - 2) {
                 assertTrue(p.mayStop(new Message.JobStop(ids[0], "op")), "exactly the bound: the first is remembered");
             }
@@ -436,13 +437,13 @@ class SledProjectionTest {
     void aRequestHeldForAStartThatIsNeverActivatedIsReleasedAsEnded() {
         // S2 is started while S is active, then S's start arrives again late: S2 supersedes it.
         SessionId s2 = SessionIds.compute("p:b", NONCE, new byte[] {2});
-        SignedJob early = Chains.signed(s2, "*")[0];
+        SignedJob early = Jobs.onTargets(Signers.KEY::sign, s2, "*")[0];
         Stream st = new Stream().add(START).add(new Message.SessionStart(s2, "p:b", NONCE, new byte[] {2}, "op2"));
         SledProjection p = st.fold();
         assertEquals(s2, p.sessions().active().orElseThrow().id());
         // A request of a third session, then that session's start as a stale (older) message.
         SessionId s3 = SessionIds.compute("p:c", NONCE, new byte[] {3});
-        SignedJob held = Chains.signed(s3, "*")[0];
+        SignedJob held = Jobs.onTargets(Signers.KEY::sign, s3, "*")[0];
         p.apply(st.v.tick(Id.ONE), MessageCodec.encode(new Message.JobStart(held)));
         List<SledProjection.Outcome> out = p.apply(Version.ZERO.tick(Id.ONE.fork()[1]), MessageCodec.encode(
                 new Message.SessionStart(s3, "p:c", NONCE, new byte[] {3}, "op3")));
@@ -467,7 +468,7 @@ class SledProjectionTest {
 
     @Test
     void zombiesAreListedInOneOrder() {
-        SledProjection p = new SledProjection(ME, Chains.TRUST);
+        SledProjection p = new SledProjection(ME, Signers.TRUST);
         Version v = Version.ZERO;
         List<JobId> ids = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
@@ -485,7 +486,7 @@ class SledProjectionTest {
     @Test
     void aCopyKeepsAnnouncementsResumptionsAndTheSessionsOfRequests() {
         SignedJob[] jobs = chain("*", "*");
-        SledProjection p = new SledProjection(ME, Chains.TRUST);
+        SledProjection p = new SledProjection(ME, Signers.TRUST);
         Version v = Version.ZERO.tick(Id.ONE);
         p.apply(v, MessageCodec.encode(new Message.Announcement("p:x", "1", 4)));
         p.resume(new SledProjection.Resumption(S, jobs[0].request().job(), jobs[0].request().successor()));
