@@ -127,4 +127,19 @@ class OrderedSessionProjectionTest {
         p.onGrant(first);
         assertEquals(Optional.of(first), p.active(), "the oldest pending stop was forgotten");
     }
+
+    // ---- Issue 37: the test below kills mutants of OrderedSessionProjection that survived the suite. ----
+
+    @Test
+    void stopsForgottenPastTheBoundAreCounted() {
+        OrderedSessionProjection p = new OrderedSessionProjection(1);
+        p.onStop(grant(A, 1, 1, "op").grant().session(), "op");
+        assertEquals(0, p.evictedStops(), "within the bound");
+        p.onStop(grant(A, 2, 2, "op").grant().session(), "op");
+        assertEquals(1, p.evictedStops());
+        p.onStop(grant(A, 3, 3, "op").grant().session(), "op");
+        assertEquals(2, p.evictedStops());
+        assertEquals(1, p.pendingStops());
+        assertEquals(2, new OrderedSessionProjection(p).evictedStops(), "a copy keeps the count");
+    }
 }

@@ -213,4 +213,26 @@ class SessionProjectionTest {
         byte[] client = {(byte) n, (byte) (n >>> 8)};
         return new SessionStart(SessionIds.compute("p:b", nonce, client), "p:b", nonce, client, "op");
     }
+
+    // ---- Issue 37: the test below kills mutants of SessionProjection that survived the suite. ----
+
+    @Test
+    void pastItsBoundAnEndedOldestSessionIsForgottenAndCountedAnActiveOneKept() {
+        SessionProjection fold = new SessionProjection(1);
+        Version v1 = Version.ZERO.tick(PARTIES[0]);
+        Version v2 = v1.tick(PARTIES[0]);
+        fold.onStart(v1, start(1));
+        fold.onStop(new SessionStop(start(1).session(), "op1"));
+        assertEquals(Optional.empty(), fold.active());
+        assertEquals(0, fold.evicted());
+        fold.onStart(v2, start(2)); // no session active while it is remembered: the oldest goes
+        assertEquals(Optional.empty(), fold.session(start(1).session()));
+        assertEquals(1, fold.evicted());
+        assertEquals(start(2).session(), fold.active().orElseThrow().id());
+        fold.onStart(v1, start(3)); // dominated: absorbed, remembered; the oldest is the active one
+        assertTrue(fold.session(start(2).session()).isPresent(), "the active session is never forgotten");
+        assertTrue(fold.session(start(3).session()).isPresent());
+        assertEquals(start(2).session(), fold.active().orElseThrow().id());
+        assertEquals(1, fold.evicted());
+    }
 }

@@ -1,9 +1,11 @@
 package sush.projections.fold;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +15,7 @@ import org.junit.jupiter.api.Test;
 
 import sush.projections.id.JobId;
 import sush.projections.message.Message;
+import sush.projections.message.MessageCodec;
 
 class StatusProjectionTest {
     private static final String SLED = "p:s";
@@ -134,5 +137,38 @@ class StatusProjectionTest {
                 "no room: running jobs are never forgotten");
         assertEquals(1, p.untracked());
         assertEquals(3, p.size());
+    }
+
+    // ---- Issue 37: the tests below kill mutants of StatusProjection that survived the suite. ----
+
+    @Test
+    void aConflictIsASkipKeptBesideTheStatusesTheSmallerOnePerReporter() {
+        Message.JobConflict a = new Message.JobConflict(SLED, JOB, new JobId(filled(5)), new JobId(filled(6)));
+        Message.JobConflict b = new Message.JobConflict(SLED, JOB, new JobId(filled(7)), new JobId(filled(8)));
+        Message.JobConflict smaller = Arrays.compareUnsigned(MessageCodec.encode(a), MessageCodec.encode(b)) < 0 ? a : b;
+        for (Message.JobConflict[] order : new Message.JobConflict[][] {{a, b}, {b, a}}) {
+            StatusProjection p = new StatusProjection();
+            assertEquals(Map.of(), p.conflicts(JOB), "none before");
+            assertTrue(p.apply(order[0]), "a first status");
+            assertEquals(Map.of(SLED, order[0]), p.conflicts(JOB));
+            assertFalse(p.apply(order[0]), "the same conflict again changes nothing");
+            assertEquals(order[0] == smaller, !p.apply(order[1]), "only the smaller one changes the status");
+            assertEquals(Map.of(SLED, smaller), p.conflicts(JOB), "the smaller one is kept, in either order");
+            assertEquals(JobStatus.SKIPPED, p.status(JOB, SLED).orElseThrow().status());
+            assertEquals(smaller, p.status(JOB, SLED).orElseThrow().message());
+            StatusProjection copy = new StatusProjection(p);
+            assertEquals(Map.of(SLED, smaller), copy.conflicts(JOB), "a copy keeps the conflicts");
+        }
+    }
+
+    @Test
+    void aConflictOfAJobTheFullHistoryCannotTrackIsNotKept() {
+        StatusProjection p = new StatusProjection(1);
+        p.apply(new Message.JobStarted(SLED, JOB)); // running: never forgotten
+        JobId other = new JobId(filled(9));
+        assertFalse(p.apply(new Message.JobConflict(SLED, other, new JobId(filled(5)), new JobId(filled(6)))));
+        assertEquals(1, p.untracked());
+        assertEquals(Map.of(), p.conflicts(other));
+        assertEquals(Map.of(), p.statuses(other));
     }
 }
