@@ -35,7 +35,10 @@ import sush.projections.targets.Sled;
  * The head rules' answers to a starter's stop at every point of a job's life (issue 34,
  * ordered-sessions.md section 9): killed while it runs, kept through its commit and applied at
  * the launch, cancelled only where this sled provably never started it, kept until its place or
- * its request is known, never a stranger's.
+ * its request is known, never a stranger's. Also what the head does with a job (screen it, let
+ * it wait, say it was handled or cancelled), the waiting job, which jobs behind the head are
+ * judged, and what a new entry forgets; the chain check that also drives these rules is not part
+ * of the mutation run (issue 37), so each rule is pinned here.
  */
 class HeadRulesTest {
     private static final Sled ME = new Sled("913-0000019:HEAD0", 0);
@@ -87,8 +90,8 @@ class HeadRulesTest {
         return j.request().job();
     }
 
-    /** Folds every job of {@code jobs}. */
-    private void fold(SignedJob... jobs) {
+    /** The requests {@code jobs} arrive: each is folded. */
+    private void arrive(SignedJob... jobs) {
         for (SignedJob j : jobs) {
             fold.apply(V, new Message.JobStart(j));
         }
@@ -217,7 +220,7 @@ class HeadRulesTest {
     void theHeadScreensAJobThenKnowsItWasCommittedAndMakesTheNextOneWait() {
         start();
         SignedJob[] j = chain(2);
-        fold(j);
+        arrive(j);
         assertTrue(head.atHead(id(j[0])));
         assertFalse(head.atHead(id(j[1])));
         assertEquals(HeadRules.AtHead.SCREEN, head.atHead(j[0]), "the first job waits for nothing");
@@ -241,7 +244,7 @@ class HeadRulesTest {
     void thisSledsOwnStatusSaysAJobWasHandledOrCancelledAndAnotherSledsSaysNothing() {
         start();
         SignedJob[] j = chain(3);
-        fold(j);
+        arrive(j);
         fold.apply(V, new Message.JobStarted(ME.baseboard(), id(j[0])));
         fold.apply(V, new Message.JobCancelled(ME.baseboard(), id(j[1])));
         fold.apply(V, new Message.JobStarted("913-0000020:OTHER", id(j[2])));
@@ -256,7 +259,7 @@ class HeadRulesTest {
     void theWaitingJobIsOfferedAgainOnceThePreviousOneEndedAndOnlyOnce() {
         start();
         SignedJob[] j = chain(2);
-        fold(j);
+        arrive(j);
         assertTrue(head.retry().isEmpty(), "nothing waits");
         ran(j[0]);
         assertEquals(HeadRules.AtHead.WAIT, head.atHead(j[1]));
@@ -270,7 +273,7 @@ class HeadRulesTest {
     void aWaitingJobWhoseStopIsKeptIsOfferedAgainWithoutWaiting() {
         start();
         SignedJob[] j = chain(2);
-        fold(j);
+        arrive(j);
         ran(j[0]);
         assertEquals(HeadRules.AtHead.WAIT, head.atHead(j[1]));
         assertEquals(HeadRules.OnStop.KEPT, head.onStop(stop(j[1], "operator"), x -> false));
@@ -283,7 +286,7 @@ class HeadRulesTest {
     void aBurnThatMovesTheHeadOffTheWaitingJobDropsIt() {
         start();
         SignedJob[] j = chain(2);
-        fold(j);
+        arrive(j);
         ran(j[0]);
         assertEquals(HeadRules.AtHead.WAIT, head.atHead(j[1]));
         fold.apply(V, new Message.JobSkip(S, id(j[1]), "operator"));
@@ -296,7 +299,7 @@ class HeadRulesTest {
     void unwaitDropsTheWaitingJobOnlyIfItIsTheNamedJobOrOfTheNamedSession() {
         start();
         SignedJob[] j = chain(3);
-        fold(j);
+        arrive(j);
         ran(j[0]);
         assertEquals(HeadRules.AtHead.WAIT, head.atHead(j[1]));
         HeadRules others = head.copy(fold);
@@ -316,7 +319,7 @@ class HeadRulesTest {
     void aStopThatCancelsTheWaitingJobEndsItsWait() {
         start();
         SignedJob[] j = chain(2);
-        fold(j);
+        arrive(j);
         ran(j[0]);
         assertEquals(HeadRules.AtHead.WAIT, head.atHead(j[1]));
         assertEquals(HeadRules.OnStop.CANCEL, head.onStop(stop(j[1], "operator"), x -> true));
@@ -329,7 +332,7 @@ class HeadRulesTest {
     void aJobBehindTheHeadIsJudgedUnlessItIsAnotherSessionsOrSledsOrItsFateIsKnownHere() {
         start();
         SignedJob[] j = chain(2);
-        fold(j);
+        arrive(j);
         fold.passHead(id(j[0]), ChainProjection.Passed.MAY_HAVE_RUN);
         assertTrue(head.behindHead(j[0]), "it ran or may have run here");
         assertFalse(head.behindHead(j[1]), "at the head, not behind it");
@@ -360,7 +363,7 @@ class HeadRulesTest {
     void aCopyHasTheSameMemoryAndKeyAndThenGoesItsOwnWay() {
         start();
         SignedJob[] j = chain(3);
-        fold(j[0], j[1]);
+        arrive(j[0], j[1]);
         ran(j[0]);
         assertEquals(HeadRules.AtHead.WAIT, head.atHead(j[1]));
         assertEquals(HeadRules.OnStop.KEPT, head.onStop(stop(j[2], "operator"), x -> true), "its request is not here");
@@ -381,7 +384,7 @@ class HeadRulesTest {
     void aNewEntryForgetsThisEntrysStopsAndCancellationsButNotThisLifesCommits() {
         start();
         SignedJob[] j = chain(4);
-        fold(j[0], j[1], j[2]);
+        arrive(j[0], j[1], j[2]);
         assertFalse(head.stopKept(id(j[0])), "no stop");
         assertEquals(HeadRules.OnStop.CANCEL, head.onStop(stop(j[0], "operator"), x -> true));
         head.committed(id(j[1]));
@@ -431,7 +434,7 @@ class HeadRulesTest {
     void aStopOfAJobThatEndedHereOrNeverLaunchesOrIsAnotherSledsOrHasItsOwnStatusDoesNothing() {
         start();
         SignedJob[] j = chain("0", "0", "1", "0");
-        fold(j);
+        arrive(j);
         ran(j[0]);
         ends(j[0]);
         assertEquals(HeadRules.OnStop.NONE, head.onStop(stop(j[0], "operator"), x -> true), "it ended: its ending stands");
