@@ -431,13 +431,14 @@ class HeadRulesTest {
     }
 
     @Test
-    void aStopOfAJobThatEndedHereOrNeverLaunchesOrIsAnotherSledsOrHasItsOwnStatusDoesNothing() {
+    void aStopOfAnEndedUnlaunchableForeignOrReportedJobDoesNothing() {
         start();
         SignedJob[] j = chain("0", "0", "1", "0");
         arrive(j);
         ran(j[0]);
         ends(j[0]);
-        assertEquals(HeadRules.OnStop.NONE, head.onStop(stop(j[0], "operator"), x -> true), "it ended: its ending stands");
+        assertEquals(HeadRules.OnStop.NONE, head.onStop(stop(j[0], "operator"), x -> true),
+                "it ended: its ending stands");
         head.committed(id(j[1]));
         head.commitFailed(id(j[1]));
         assertEquals(HeadRules.OnStop.NONE, head.onStop(stop(j[1], "operator"), x -> true), "its commit failed");
