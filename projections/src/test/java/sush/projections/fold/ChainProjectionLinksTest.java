@@ -10,7 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 
 import org.junit.jupiter.api.Test;
-
+import sush.projections.fixtures.Jobs;
 import sush.projections.id.Chain;
 import sush.projections.id.JobId;
 import sush.projections.id.KeyId;
@@ -63,7 +63,7 @@ class ChainProjectionLinksTest {
     }
 
     private static Held twoJobsAndABurn() {
-        SignedJob[] jobs = Chains.of(S, "*", "*");
+        SignedJob[] jobs = Jobs.onTargets(Jobs::unsigned, S, "*", "*");
         ChainProjection c = fresh();
         c.onJob(jobs[0]);
         c.onJob(jobs[1]);
@@ -111,7 +111,7 @@ class ChainProjectionLinksTest {
 
     @Test
     void fromShowsABurnBehindTheHeadAsABurnOfItsPosition() {
-        SignedJob[] jobs = Chains.of(S, "*", "*");
+        SignedJob[] jobs = Jobs.onTargets(Jobs::unsigned, S, "*", "*");
         ChainProjection c = fresh();
         c.onJob(jobs[0]);
         c.onJob(jobs[1]);
@@ -131,7 +131,7 @@ class ChainProjectionLinksTest {
         assertTrue(empty.aheadOfHead(Chain.first(S)), "the head itself, nothing known");
         assertFalse(empty.aheadOfHead(ELSEWHERE));
 
-        SignedJob[] jobs = Chains.of(S, "*", "*");
+        SignedJob[] jobs = Jobs.onTargets(Jobs::unsigned, S, "*", "*");
         ChainProjection c = fresh();
         c.onJob(jobs[0]);
         c.onJob(jobs[1]);
@@ -193,7 +193,7 @@ class ChainProjectionLinksTest {
      */
     @Test
     void burnsBehindTheHeadAreRememberedUpToTheBoundExactly() {
-        SignedJob[] jobs = Chains.of(S, "*", "*", "*", "*");
+        SignedJob[] jobs = Jobs.onTargets(Jobs::unsigned, S, "*", "*", "*", "*");
         ChainProjection c = bounded(3, Optional.of(new JobId[] {ELSEWHERE, next(jobs[3])}));
         for (int i = 1; i < 4; i++) {
             c.onJob(jobs[i]);

@@ -8,9 +8,10 @@ import java.util.List;
 import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
-
 import sush.gossip.clock.Id;
 import sush.gossip.clock.Version;
+import sush.projections.fixtures.Jobs;
+import sush.projections.fixtures.Signers;
 import sush.projections.fold.SledProjection.Outcome;
 import sush.projections.id.Chain;
 import sush.projections.id.JobId;
@@ -47,7 +48,7 @@ class MessageFoldTest {
         Version v = Version.ZERO;
 
         Fold(Ordering ordering) {
-            p = new SledProjection(ME, Chains.TRUST, ordering);
+            p = new SledProjection(ME, Signers.TRUST, ordering);
         }
 
         List<Outcome> apply(Message m) {
@@ -59,7 +60,7 @@ class MessageFoldTest {
     private static SignedGrant grant(long epoch, int nonce) {
         byte[] n = new byte[Grant.NONCE_BYTES];
         n[0] = (byte) nonce;
-        return Chains.KEY.sign(new Grant(epoch, Chains.KEY.id(), "op", n));
+        return Signers.KEY.sign(new Grant(epoch, Signers.KEY.id(), "op", n));
     }
 
     // ---- Causal ordering: starts. ----
@@ -81,11 +82,11 @@ class MessageFoldTest {
     void aStaleStartEndsAsSupersededAndReleasesItsHeldRequestAsEnded() {
         Fold f = new Fold(Ordering.CAUSAL);
         f.apply(START);
-        SignedJob other = Chains.signed(S, "5")[0];
+        SignedJob other = Jobs.onTargets(Signers.KEY::sign, S, "5")[0];
         f.apply(new Message.JobStart(other));
         assertEquals(other.request().successor(), f.p.chain().orElseThrow().head(),
                 "the head walked past the first position");
-        SignedJob held = Chains.KEY.sign(new JobRequest(S3, Chain.first(S), "echo", "*", false));
+        SignedJob held = Signers.KEY.sign(new JobRequest(S3, Chain.first(S), "echo", "*", false));
         assertEquals(List.of(), f.apply(new Message.JobStart(held)), "held: its session is not known yet");
         List<Outcome> out = f.p.apply(Version.ZERO.tick(Id.ONE.fork()[1]), START3);
         assertEquals(List.of(new Outcome.SessionEnded(S3, SessionProjection.Ending.SUPERSEDED, List.of(held))), out);
@@ -96,8 +97,8 @@ class MessageFoldTest {
     @Test
     void aConcurrentStartAnnihilatesBothAndReleasesTheSecondsHeldRequest() {
         Id[] halves = Id.ONE.fork();
-        SledProjection p = new SledProjection(ME, Chains.TRUST);
-        SignedJob held = Chains.signed(S2, "*")[0];
+        SledProjection p = new SledProjection(ME, Signers.TRUST);
+        SignedJob held = Jobs.onTargets(Signers.KEY::sign, S2, "*")[0];
         assertEquals(List.of(), p.apply(Version.ZERO.tick(halves[1]), new Message.JobStart(held)));
         p.apply(Version.ZERO.tick(halves[0]), START);
         List<Outcome> out = p.apply(Version.ZERO.tick(halves[1]), START2);
@@ -106,7 +107,7 @@ class MessageFoldTest {
         assertEquals(List.of(new Outcome.SessionEnded(S, SessionProjection.Ending.ANNIHILATED, List.of()),
                 new Outcome.ConcurrentSessions(first, second),
                 new Outcome.SessionEnded(S2, SessionProjection.Ending.ANNIHILATED, List.of(held))), out);
-        SignedJob late = Chains.signed(S2, "*", "p:me")[1];
+        SignedJob late = Jobs.onTargets(Signers.KEY::sign, S2, "*", "p:me")[1];
         assertEquals(List.of(new Outcome.SessionEnded(S2, SessionProjection.Ending.ANNIHILATED, List.of(late))),
                 p.apply(Version.ZERO.tick(Id.ONE).tick(Id.ONE), new Message.JobStart(late)),
                 "remembered as annihilated, not superseded");
@@ -117,7 +118,7 @@ class MessageFoldTest {
     @Test
     void aStoppedSessionLeavesNoChainAndItsLateRequestsEndOnlyWhereTheyTarget() {
         Fold f = new Fold(Ordering.CAUSAL);
-        SignedJob[] jobs = Chains.signed(S, "*", "9", "3");
+        SignedJob[] jobs = Jobs.onTargets(Signers.KEY::sign, S, "*", "9", "3");
         f.apply(START);
         assertEquals(List.of(new Outcome.AtHead(jobs[0])), f.apply(new Message.JobStart(jobs[0])));
         assertEquals(List.of(new Outcome.SessionEnded(S, SessionProjection.Ending.STOPPED, List.of(jobs[0]))),
@@ -134,7 +135,7 @@ class MessageFoldTest {
     /** A request held until its session starts, resumed past its position, joins the chain behind the head. */
     @Test
     void aHeldRequestBehindTheResumedHeadIsReleased() {
-        SignedJob[] jobs = Chains.signed(S, "*", "*");
+        SignedJob[] jobs = Jobs.onTargets(Signers.KEY::sign, S, "*", "*");
         Fold f = new Fold(Ordering.CAUSAL);
         f.p.resume(new SledProjection.Resumption(S, jobs[0].request().job(), jobs[0].request().successor()));
         assertEquals(List.of(), f.apply(new Message.JobStart(jobs[0])));
@@ -145,7 +146,7 @@ class MessageFoldTest {
     /** The committed job's position holds another request in the record: this one is another job. */
     @Test
     void aRequestAtTheCommittedPositionWithAnotherSuccessorConflicts() {
-        SignedJob[] jobs = Chains.signed(S, "*", "*");
+        SignedJob[] jobs = Jobs.onTargets(Signers.KEY::sign, S, "*", "*");
         JobId recorded = Chain.afterBurn(jobs[0].request().job());
         Fold f = new Fold(Ordering.CAUSAL);
         f.p.resume(new SledProjection.Resumption(S, jobs[0].request().job(), recorded));
@@ -155,7 +156,7 @@ class MessageFoldTest {
 
     @Test
     void theRequestAfterTheCommittedOneDoesNotConflict() {
-        SignedJob[] jobs = Chains.signed(S, "*", "*");
+        SignedJob[] jobs = Jobs.onTargets(Signers.KEY::sign, S, "*", "*");
         Fold f = new Fold(Ordering.CAUSAL);
         f.p.resume(new SledProjection.Resumption(S, jobs[0].request().job(), jobs[0].request().successor()));
         f.apply(START);
@@ -168,7 +169,7 @@ class MessageFoldTest {
     void aStartersStopEndsTheGrantedSessionAndItsChain() {
         SignedGrant g1 = grant(100, 1);
         SessionId s1 = g1.grant().session();
-        SignedJob[] jobs = Chains.signed(s1, "*");
+        SignedJob[] jobs = Jobs.onTargets(Signers.KEY::sign, s1, "*");
         Fold f = new Fold(Ordering.SIGNED);
         f.apply(new Message.SessionGrant(g1));
         assertEquals(List.of(new Outcome.AtHead(jobs[0])), f.apply(new Message.JobStart(jobs[0])));
@@ -183,7 +184,7 @@ class MessageFoldTest {
     void anOlderGrantEndsAsSupersededAndReleasesItsHeldRequestAsEnded() {
         SignedGrant g1 = grant(100, 1);
         SignedGrant g2 = grant(200, 2);
-        SignedJob held = Chains.signed(g1.grant().session(), "*")[0];
+        SignedJob held = Jobs.onTargets(Signers.KEY::sign, g1.grant().session(), "*")[0];
         Fold f = new Fold(Ordering.SIGNED);
         f.apply(new Message.SessionGrant(g2));
         assertEquals(List.of(), f.apply(new Message.JobStart(held)), "held: no grant of its session yet");
@@ -196,7 +197,7 @@ class MessageFoldTest {
     void aGrantWhoseStartersStopCameFirstEndsAsStoppedAndReleasesItsHeldRequest() {
         SignedGrant g1 = grant(100, 1);
         SessionId s1 = g1.grant().session();
-        SignedJob held = Chains.signed(s1, "*")[0];
+        SignedJob held = Jobs.onTargets(Signers.KEY::sign, s1, "*")[0];
         Fold f = new Fold(Ordering.SIGNED);
         assertEquals(List.of(), f.apply(new Message.SessionStop(s1, "op")));
         assertEquals(List.of(), f.apply(new Message.JobStart(held)));

@@ -12,7 +12,6 @@ import java.util.Random;
 import java.util.function.Consumer;
 
 import org.junit.jupiter.api.Test;
-
 import sush.projections.fixtures.Grants;
 import sush.projections.fixtures.Signers;
 import sush.projections.job.SignedGrant;
@@ -133,11 +132,11 @@ class OrderedSessionProjectionTest {
     @Test
     void stopsForgottenPastTheBoundAreCounted() {
         OrderedSessionProjection p = new OrderedSessionProjection(1);
-        p.onStop(grant(A, 1, 1, "op").grant().session(), "op");
+        p.onStop(Grants.signed(A, 1, 1, "op").grant().session(), "op");
         assertEquals(0, p.evictedStops(), "within the bound");
-        p.onStop(grant(A, 2, 2, "op").grant().session(), "op");
+        p.onStop(Grants.signed(A, 2, 2, "op").grant().session(), "op");
         assertEquals(1, p.evictedStops());
-        p.onStop(grant(A, 3, 3, "op").grant().session(), "op");
+        p.onStop(Grants.signed(A, 3, 3, "op").grant().session(), "op");
         assertEquals(2, p.evictedStops());
         assertEquals(1, p.pendingStops());
         assertEquals(2, new OrderedSessionProjection(p).evictedStops(), "a copy keeps the count");

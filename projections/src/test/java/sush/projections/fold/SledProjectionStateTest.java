@@ -11,9 +11,10 @@ import java.util.Map;
 import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
-
 import sush.gossip.clock.Id;
 import sush.gossip.clock.Version;
+import sush.projections.fixtures.Jobs;
+import sush.projections.fixtures.Signers;
 import sush.projections.fold.SledProjection.Outcome;
 import sush.projections.fold.SledProjection.Pin;
 import sush.projections.id.JobId;
@@ -46,7 +47,7 @@ class SledProjectionStateTest {
         Version v = Version.ZERO;
 
         Fold(Ordering ordering, FoldBounds bounds) {
-            p = new SledProjection(ME, Chains.TRUST, ordering, bounds);
+            p = new SledProjection(ME, Signers.TRUST, ordering, bounds);
         }
 
         Fold(Ordering ordering) {
@@ -69,7 +70,7 @@ class SledProjectionStateTest {
     private static SignedGrant grant(long epoch) {
         byte[] n = new byte[Grant.NONCE_BYTES];
         n[0] = (byte) epoch;
-        return Chains.KEY.sign(new Grant(epoch, Chains.KEY.id(), "op", n));
+        return Signers.KEY.sign(new Grant(epoch, Signers.KEY.id(), "op", n));
     }
 
     private static JobId job(int i) {
@@ -89,7 +90,7 @@ class SledProjectionStateTest {
     @Test
     void everyMessageIsCountedAppliedAndJoinsTheFrontier() {
         Id[] halves = Id.ONE.fork();
-        SledProjection p = new SledProjection(ME, Chains.TRUST);
+        SledProjection p = new SledProjection(ME, Signers.TRUST);
         Version a = Version.ZERO.tick(halves[0]);
         Version b = Version.ZERO.tick(halves[1]);
         p.apply(a, "garbage".getBytes(StandardCharsets.UTF_8));
@@ -97,7 +98,7 @@ class SledProjectionStateTest {
         p.apply(b, MessageCodec.encode(START));
         assertEquals(a.join(b), p.frontier());
         assertEquals(Ordering.CAUSAL, p.ordering());
-        assertEquals(Ordering.SIGNED, new SledProjection(ME, Chains.TRUST, Ordering.SIGNED).ordering());
+        assertEquals(Ordering.SIGNED, new SledProjection(ME, Signers.TRUST, Ordering.SIGNED).ordering());
         assertTrue(p.digest().contains(
                 ";applied=2;malformed=1;faults=0;unknown=0;ordering=" + Ordering.CAUSAL + ";grants=0;"),
                 p.digest());
@@ -110,7 +111,7 @@ class SledProjectionStateTest {
     /** A message that trips the fold (here a status without a reporter) is counted, not thrown. */
     @Test
     void aMessageThatTripsTheFoldIsCountedAsAFault() {
-        SledProjection p = new SledProjection(ME, Chains.TRUST);
+        SledProjection p = new SledProjection(ME, Signers.TRUST);
         Version v = Version.ZERO.tick(Id.ONE);
         assertEquals(List.of(), p.apply(v, new Message.JobStarted(null, job(1))));
         assertEquals(1, p.faults());
@@ -130,7 +131,7 @@ class SledProjectionStateTest {
 
     @Test
     void theChainKeyIsTheChainsStateAndTheJobsOfferedAndRan() {
-        SledProjection p = new SledProjection(ME, Chains.TRUST);
+        SledProjection p = new SledProjection(ME, Signers.TRUST);
         assertEquals("-|offered=null|lastRan=null", p.chainKey());
         p.apply(Version.ZERO.tick(Id.ONE), START);
         ChainProjection chain = p.chain().orElseThrow();
@@ -140,7 +141,7 @@ class SledProjectionStateTest {
     /** A sequential job waits while the job this sled ran before has a status that is not terminal. */
     @Test
     void aSequentialJobWaitsWhileThePreviousJobIsStartedHere() {
-        SignedJob[] jobs = Chains.signed(S, "*", "*");
+        SignedJob[] jobs = Jobs.onTargets(Signers.KEY::sign, S, "*", "*");
         Fold f = new Fold(Ordering.CAUSAL);
         f.apply(START);
         f.apply(new Message.JobStart(jobs[0]));
@@ -173,9 +174,9 @@ class SledProjectionStateTest {
         SessionId x2 = grant(12).grant().session();
         f.apply(new Message.SessionStop(x1, "op"));
         f.apply(new Message.SessionStop(x2, "op"));
-        f.apply(new Message.JobStart(Chains.signed(x1, "*")[0]));
-        f.apply(new Message.JobStart(Chains.signed(x2, "*")[0]));
-        SignedJob[] jobs = Chains.signed(g3.grant().session(), "*", "*");
+        f.apply(new Message.JobStart(Jobs.onTargets(Signers.KEY::sign, x1, "*")[0]));
+        f.apply(new Message.JobStart(Jobs.onTargets(Signers.KEY::sign, x2, "*")[0]));
+        SignedJob[] jobs = Jobs.onTargets(Signers.KEY::sign, g3.grant().session(), "*", "*");
         assertEquals(List.of(new Outcome.AtHead(jobs[0])), f.apply(new Message.JobStart(jobs[0])));
         assertEquals(List.of(new Outcome.ChainFull(jobs[1])), f.apply(new Message.JobStart(jobs[1])));
         assertEquals(evictions(3, 1, 0, 1, 1, 1, 1), f.p.evictions());
@@ -249,7 +250,7 @@ class SledProjectionStateTest {
 
     @Test
     void aPinGivesTheSessionAndWhoMayStopTheJob() {
-        SledProjection p = new SledProjection(ME, Chains.TRUST);
+        SledProjection p = new SledProjection(ME, Signers.TRUST);
         Pin pin = new Pin(S, "op");
         p.pin(job(1), pin);
         assertEquals(Map.of(job(1), pin), p.pins());
@@ -265,7 +266,7 @@ class SledProjectionStateTest {
     /** The active chain still knows the session of a request the bounded memory forgot. */
     @Test
     void theActiveChainGivesTheSessionOfAForgottenRequest() {
-        SignedJob[] jobs = Chains.signed(S, "*", "*");
+        SignedJob[] jobs = Jobs.onTargets(Signers.KEY::sign, S, "*", "*");
         Fold f = new Fold(Ordering.CAUSAL, bounds(1, 16));
         f.apply(START);
         f.apply(new Message.JobStart(jobs[0]));
@@ -295,7 +296,7 @@ class SledProjectionStateTest {
         f.apply(START);
         f.apply(new Message.SessionAccess(S, "someone", Message.Access.WRITE, "op"));
         f.apply(START_LATER);
-        SignedJob old = Chains.signed(S, "7")[0];
+        SignedJob old = Jobs.onTargets(Signers.KEY::sign, S, "7")[0];
         f.apply(new Message.JobStart(old));
         SledProjection copy = f.p.copy();
         assertEquals(Message.Access.WRITE, copy.access(S, "someone"));

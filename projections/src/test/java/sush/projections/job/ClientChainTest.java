@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.security.SecureRandom;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 import org.junit.jupiter.api.Test;
@@ -100,5 +101,49 @@ class ClientChainTest {
         assertThrows(IllegalArgumentException.class, () -> ClientChain.of(S, List.of(new ClientChain.Entry.Request(j0),
                 new ClientChain.Entry.Request(at(Chain.first(S), "another")))));
         assertEquals(Set.of(), Set.copyOf(new ClientChain(S).entries()));
+    }
+
+    @Test
+    void theChainKnowsItsSessionAndTheRequestKeptAtEachPosition() {
+        ClientChain c = new ClientChain(S);
+        assertEquals(S, c.session());
+        SignedJob j0 = at(c.tip(), "j0");
+        c.keep(j0);
+        assertEquals(Optional.of(j0), c.request(j0.request().job()));
+        assertEquals(Optional.empty(), c.request(j0.request().successor()));
+    }
+
+    @Test
+    void aForgottenBurnFreesItsPositionUnlessTheSameBurnWasKeptBefore() {
+        ClientChain c = new ClientChain(S);
+        JobId p = c.tip();
+        c.keepBurn(p);
+        c.forgetLast();
+        assertEquals(p, c.tip(), "the refused burn never left");
+        c.keepBurn(p);
+        c.keepBurn(p);
+        c.forgetLast();
+        assertEquals(Chain.afterBurn(p), c.tip(), "the burn kept before still holds");
+        c.keepStop(p);
+        c.forgetLast();
+        assertEquals(Chain.afterBurn(p), c.tip(), "a stop places nothing, and forgetting it frees nothing");
+        assertEquals(1, c.entries().size());
+    }
+
+    @Test
+    void aKeptChainHoldsExactlyItsBoundAndExtendingStopsThere() throws ClientChain.Fork {
+        ClientChain c = new ClientChain(S);
+        JobId first = Chain.first(S);
+        for (int i = 0; i < ClientChain.MAX_ENTRIES - 1; i++) {
+            c.keepStop(first);
+        }
+        JobId b1 = Chain.afterBurn(first);
+        JobId b2 = Chain.afterBurn(b1);
+        assertEquals(1, c.extend(List.of(ClientChain.Held.of(List.of(), List.of(first, b1, b2)))),
+                "one entry left: the first burn is kept, the rest waits for a new session");
+        assertEquals(ClientChain.MAX_ENTRIES, c.entries().size());
+        assertEquals(b1, c.tip());
+        assertThrows(IllegalStateException.class, () -> c.keepStop(first));
+        assertEquals(ClientChain.MAX_ENTRIES, c.entries().size());
     }
 }

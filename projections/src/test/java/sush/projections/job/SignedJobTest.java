@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.security.SecureRandom;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 
@@ -232,5 +233,40 @@ class SignedJobTest {
         SignedJob a = new SignedJob(request("true"), key, SignatureAlgorithm.ED25519, signature);
         SignedJob b = new SignedJob(request("false"), key, SignatureAlgorithm.ED25519, signature);
         assertFalse(a.hashCode() == b.hashCode());
+    }
+
+    /**
+     * D-031, D-034: a request asking limits or a mode other than recorded is hashed with the
+     * concurrent flag's byte like any other. Computed independently (Python hashlib.sha3_256 over
+     * the length-prefixed tag and fields).
+     */
+    @Test
+    void theDigestsOfRequestsWithLimitsOrAModeArePinned() {
+        JobRequest none = request("true");
+        assertEquals("1437c4a9f7ee82dd2ee90ca3d3dba22db406754d9f63c8f7a97b772fb9b99a16", HexFormat.of().formatHex(
+                new JobRequest(SESSION, none.job(), "true", "*", false, new JobLimits(60_000, 0, 0, 0, 0)).digest()));
+        assertEquals("ce8af1765f7bf77ce854793e374de7b5be4506b5b12d52822fabe525384b165b", HexFormat.of().formatHex(
+                new JobRequest(SESSION, none.job(), "true", "*", true, JobLimits.NONE, JobMode.STREAMING).digest()));
+    }
+
+    @Test
+    void aModeIsParsedFromItsWireNameOnly() {
+        for (JobMode m : JobMode.values()) {
+            assertEquals(m, JobMode.parse(m.wire()));
+        }
+        assertEquals(JobMode.INTERACTIVE, JobMode.parse("interactive"));
+        assertThrows(IllegalArgumentException.class, () -> JobMode.parse("INTERACTIVE"));
+        assertThrows(IllegalArgumentException.class, () -> JobMode.parse("tty"));
+    }
+
+    @Test
+    void eachLimitIsReadByItsKindAndJudgedAgainstItsOwnMaximum() {
+        JobLimits asked = new JobLimits(1, 2, 3, 4, 5);
+        long expected = 1;
+        for (JobLimits.Kind k : JobLimits.Kind.values()) {
+            assertEquals(expected++, asked.get(k), k.wire());
+        }
+        assertEquals(List.of("address-space 4096 bytes is above this sled's maximum 1024 bytes"),
+                new JobLimits(0, 0, 0, 4096, 0).above(new JobLimits(0, 0, 0, 1024, 0)));
     }
 }
