@@ -74,8 +74,14 @@ class RackPageLoadTest {
                 ((JavascriptExecutor) web).executeScript("arguments[0].scrollIntoView()", oldest);
                 new WebDriverWait(web, Duration.ofSeconds(10)).until(d -> oldest.getText().contains("stopped exit 0"));
                 String cubby0 = h.rack.sleds().get(0).baseboard();
-                assertEquals(1, oldest.findElements(By.cssSelector(".cell.status-stopped.ok[data-sled='" + cubby0
-                        + "']")).size(), oldest.getText());
+                // The row is drawn again as the page refreshes (every 2 s): its cell is waited for,
+                // as the text above is (once it was read between two drawings and found empty).
+                By cell = By.cssSelector(".cell.status-stopped.ok[data-sled='" + cubby0 + "']");
+                new WebDriverWait(web, Duration.ofSeconds(10)).ignoring(
+                        org.openqa.selenium.StaleElementReferenceException.class).until(d -> {
+                            List<WebElement> rows = d.findElements(By.cssSelector("#jobs-body .job"));
+                            return rows.get(rows.size() - 1).findElements(cell).size() == 1;
+                        });
                 ((JavascriptExecutor) web).executeScript("window.scrollTo(0, 0)");
                 File f = ((TakesScreenshot) web).getScreenshotAs(OutputType.FILE);
                 Files.copy(f.toPath(), shots.resolve("5-" + SLEDS + "-sleds-1000-jobs.png"),
