@@ -24,6 +24,7 @@ import sush.ops.daemon.Daemon;
 import sush.ops.daemon.Logs;
 import sush.ops.daemon.RackFile;
 import sush.ops.daemon.SledConfigFile;
+import sush.ops.daemon.SlotFaults;
 import sush.ops.daemon.StageTrace;
 import sush.pipeline.exec.Limits;
 import sush.pipeline.sled.SledEvent;
@@ -113,6 +114,11 @@ public final class DaemonCommand implements Callable<Integer> {
             + "(./bench.sh e2e reads it)")
     Path trace;
 
+    @Option(names = "--fault-injection", paramLabel = "DIR", description = "TESTS ONLY: boundary slot faults "
+            + "(a write delay, an I/O error) read from control files in DIR while the sled runs (the nemesis, "
+            + "./bench.sh nemesis); off by default, and never for a rack in service")
+    Path faultInjection;
+
     private static final Logger LOG = LoggerFactory.getLogger("sush.daemon");
 
     /** The daemon's exit status after its sled failed closed (EX_SOFTWARE): restart it. */
@@ -142,6 +148,10 @@ public final class DaemonCommand implements Callable<Integer> {
         try {
             configureLogs();
             s = bounded(configured());
+            if (faultInjection != null && !Files.isDirectory(faultInjection)) {
+                throw new Refused("--fault-injection names a directory of control files; " + faultInjection
+                        + " is none");
+            }
             stages = openTrace(s);
         } catch (Refused e) {
             System.err.println("sush daemon: " + e.getMessage());
@@ -160,7 +170,7 @@ public final class DaemonCommand implements Callable<Integer> {
                 if (observer != null) {
                     observer.on(e);
                 }
-            });
+            }, Optional.ofNullable(faultInjection).map(SlotFaults::new));
         } catch (Daemon.DaemonException e) {
             System.err.println("sush daemon: " + e.getMessage());
             if (stages != null) {

@@ -81,6 +81,8 @@ final class Assembly {
     Authority authority;
     ApiServer api;
     DisposableServer http;
+    /** Faults injected into the slots ({@code --fault-injection}, tests only); none by default. */
+    Optional<SlotFaults> faults = Optional.empty();
 
 
     Assembly(Settings s) {
@@ -93,7 +95,8 @@ final class Assembly {
     static void openLocker(Assembly p) throws DaemonException {
         List<Slot> slots = new ArrayList<>();
         for (Path m2 : p.s.m2()) {
-            slots.add(new DirectorySlot(m2, p.metrics::fsync));
+            Slot slot = new DirectorySlot(m2, p.metrics::fsync);
+            slots.add(p.faults.isPresent() ? p.faults.get().wrap(slot, slots.size()) : slot);
         }
         try {
             // The rack's ordering picks the record format; a record of the other ordering loads

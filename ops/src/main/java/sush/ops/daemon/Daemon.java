@@ -158,10 +158,20 @@ public final class Daemon implements AutoCloseable {
      * from the journal's open once left the slot locks held).
      */
     public static Daemon start(Settings s, Consumer<SledEvent> observer) throws DaemonException {
+        return start(s, observer, Optional.empty());
+    }
+
+    /**
+     * As {@link #start(Settings, Consumer)}, with {@code faults} injected into the boundary slots
+     * when given ({@code sush daemon --fault-injection DIR}: tests only, issue 38).
+     */
+    public static Daemon start(Settings s, Consumer<SledEvent> observer, Optional<SlotFaults> faults)
+            throws DaemonException {
         if (s.m2().size() != 2) {
             throw new DaemonException("--m2 needs exactly two slot directories, got " + s.m2().size());
         }
         Assembly p = new Assembly(s);
+        p.faults = faults;
         try {
             TrustStore trust = Assembly.trust(s.trust());
             Optional<byte[]> key = Assembly.journalKey(s.journalKey());
