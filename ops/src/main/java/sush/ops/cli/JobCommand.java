@@ -3,7 +3,6 @@ package sush.ops.cli;
 import java.util.List;
 import java.util.concurrent.Callable;
 
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import sush.projections.id.IdException;
 import sush.projections.id.JobId;

@@ -85,8 +85,9 @@ final class JobStatuses {
         if (!g.json) {
             printOutputs(g, phrase, statuses);
             for (String b : conflicted) {
-                g.invocation().err().println("job " + phrase + " on " + b + ": conflict: that sled holds another request at this "
-                        + "position; this one never runs there, and its status there is the other request's");
+                g.invocation().err().println("job " + phrase + " on " + b + ": conflict: that sled holds another "
+                        + "request at this position; this one never runs there, and its status there is the other "
+                        + "request's");
             }
         }
         if (g.json) {

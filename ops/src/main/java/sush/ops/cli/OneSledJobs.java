@@ -139,8 +139,8 @@ final class OneSledJobs {
             throw new Client.Failure(6, "hash-mismatch", "received " + got + " bytes (SHA3-256 " + sha3 + "), the "
                     + "status says " + Said.number(end.stdoutBytes()) + " (" + end.stdoutSha3() + ")");
         }
-        g.invocation().err().println("job " + job + " on " + w.sled() + ": " + JobStatuses.line(end) + "; " + got + " bytes streamed"
-                + (end.stdoutSha3() != null ? ", hash verified" : ""));
+        g.invocation().err().println("job " + job + " on " + w.sled() + ": " + JobStatuses.line(end) + "; " + got
+                + " bytes streamed" + (end.stdoutSha3() != null ? ", hash verified" : ""));
         return Said.number(end.exitCode(), -1) == 0 ? 0 : 5;
     }
 
@@ -182,7 +182,8 @@ final class OneSledJobs {
     static int attachTo(Global g, String job) throws Client.Failure {
         Where w = where(g, job);
         if (JobCommand.TERMINAL.contains(Said.text(w.status().status()))) {
-            g.invocation().err().println("job " + job + " on " + w.sled() + " already ended: " + JobStatuses.line(w.status()));
+            g.invocation().err().println("job " + job + " on " + w.sled() + " already ended: "
+                    + JobStatuses.line(w.status()));
             return Said.number(w.status().exitCode(), -1) == 0 ? 0 : 5;
         }
         String sled = w.sled();

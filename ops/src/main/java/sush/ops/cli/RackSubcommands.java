@@ -57,8 +57,9 @@ final class RackSubcommands {
                 return 2;
             }
             RackFile r = RackCommand.create(at, sleds, RackCommand.basePort(sleds), Ordering.parse(ordering));
-            invocation.out().println("rack of " + r.sleds().size() + " sleds in " + dir + "; CA " + dir.resolve(RackCa.CA_CERT)
-                    + " (its key " + dir.resolve(RackCa.CA_KEY) + " stays off the sleds)");
+            invocation.out().println("rack of " + r.sleds().size() + " sleds in " + dir + "; CA "
+                    + dir.resolve(RackCa.CA_CERT) + " (its key " + dir.resolve(RackCa.CA_KEY)
+                    + " stays off the sleds)");
             return 0;
         }
     }
@@ -99,7 +100,8 @@ final class RackSubcommands {
                         at.resolve("rack.json"))) : Optional.empty();
                 where = r.flatMap(RackFile::tls).map(t -> t.sledDirs().get(board)).orElse(null);
                 if (where == null) {
-                    invocation.err().println("sush rack issue: " + board + " is not a sled of " + dir + "; give --out DIR");
+                    invocation.err().println("sush rack issue: " + board + " is not a sled of " + dir
+                            + "; give --out DIR");
                     return 2;
                 }
             }
@@ -136,7 +138,8 @@ final class RackSubcommands {
         public Integer call() throws Exception {
             Path at = invocation.path(dir);
             if ((serial == null) == (board == null)) {
-                invocation.err().println("sush rack revoke: give a BASEBOARD (all its certificates) or --serial HEX (one)");
+                invocation.err().println("sush rack revoke: give a BASEBOARD (all its certificates) or --serial HEX "
+                        + "(one)");
                 return 2;
             }
             RackFile r = RackFile.read(at.resolve("rack.json"));
@@ -192,8 +195,9 @@ final class RackSubcommands {
             Ordering ordering = orderingName == null ? null : Ordering.parse(orderingName);
             RackFile existing = Files.exists(at.resolve("rack.json")) ? RackFile.read(at.resolve("rack.json")) : null;
             if (existing != null && ordering != null && ordering != existing.ordering()) {
-                invocation.err().println("sush rack up: " + dir.resolve("rack.json") + " is a rack of the " + existing.ordering()
-                        + " ordering; its sleds' records are of it (`sush locker convert` turns causal into signed)");
+                invocation.err().println("sush rack up: " + dir.resolve("rack.json") + " is a rack of the "
+                        + existing.ordering() + " ordering; its sleds' records are of it (`sush locker convert` turns "
+                        + "causal into signed)");
                 return 2;
             }
             RackFile r = existing != null ? existing : RackCommand.create(at, sleds, RackCommand.basePort(sleds),
@@ -207,10 +211,11 @@ final class RackSubcommands {
             for (RackFile.SledEntry s : r.sleds()) {
                 String why = RackCommand.awaitSled(at, s, Duration.ofSeconds(30));
                 bad += why == null ? 0 : 1;
-                invocation.out().println(s.baseboard() + "  http://" + s.api() + (why == null ? "" : "  (" + why + ")"));
+                invocation.out().println(s.baseboard() + "  http://" + s.api() + (why == null ? ""
+                        : "  (" + why + ")"));
             }
-            invocation.out().println("signer key: " + dir.resolve("signer.key") + "   (export SUSH_SIGNER_KEY=" + at.toAbsolutePath()
-                    .resolve("signer.key") + " SUSH_URL=http://" + r.sleds().get(0).api() + ")");
+            invocation.out().println("signer key: " + dir.resolve("signer.key") + "   (export SUSH_SIGNER_KEY="
+                    + at.toAbsolutePath().resolve("signer.key") + " SUSH_URL=http://" + r.sleds().get(0).api() + ")");
             return bad == 0 ? 0 : 1;
         }
     }
@@ -257,8 +262,8 @@ final class RackSubcommands {
             Path at = invocation.path(dir);
             for (RackFile.SledEntry s : RackFile.read(at.resolve("rack.json")).sleds()) {
                 Optional<ProcessHandle> p = RackCommand.running(s);
-                invocation.out().println(s.baseboard() + "  cubby " + s.cubby() + "  " + (p.isPresent() ? "running (pid "
-                        + p.get().pid() + ")  http://" + s.api() : "stopped"));
+                invocation.out().println(s.baseboard() + "  cubby " + s.cubby() + "  " + (p.isPresent()
+                        ? "running (pid " + p.get().pid() + ")  http://" + s.api() : "stopped"));
             }
             return 0;
         }

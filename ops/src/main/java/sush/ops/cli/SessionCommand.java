@@ -109,8 +109,8 @@ public final class SessionCommand implements Callable<Integer> {
                     awaitActive(c, id);
                 }
                 if (!g.json) {
-                    g.invocation().err().println("resumed " + id + ": its grant, then " + resumed.requests() + " requests, "
-                            + resumed.burns() + " burns and " + resumed.stops() + " stops sent again");
+                    g.invocation().err().println("resumed " + id + ": its grant, then " + resumed.requests()
+                            + " requests, " + resumed.burns() + " burns and " + resumed.stops() + " stops sent again");
                 }
                 g.print(resumed, id);
                 return 0;
