@@ -18,7 +18,7 @@ import picocli.CommandLine.IFactory;
  * terminal is attached. {@link #system()} is the process's own; a test gives its own and runs the
  * CLI in its JVM. Every command is given it when picocli makes the command ({@link #factory()}),
  * so no command reads {@code System.getenv}, {@code System.out} or the process's directory. The
- * daemon and the simulator are the process's own, and use it directly.
+ * daemon and the simulator are long-running parts of the process itself, and print on its streams.
  *
  * @param env the environment variables ({@code SUSH_URL}, {@code SUSH_SIGNER_KEY}, {@code XDG_CACHE_HOME}...)
  * @param cwd the directory relative paths are resolved against; the process's is the empty path,
@@ -37,17 +37,17 @@ public record Invocation(Map<String, String> env, Path cwd, InputStream in, Prin
     }
 
     /** The environment variable {@code name}, or null when it is not set. */
-    public String getenv(String name) {
+    String getenv(String name) {
         return env.get(name);
     }
 
     /** {@code p} as the operator meant it: a relative path against {@link #cwd()}; null stays null. */
-    public Path path(Path p) {
+    Path path(Path p) {
         return p == null ? null : cwd.resolve(p);
     }
 
     /** A path named in text (an environment variable's value), as {@link #path(Path)}. */
-    public Path path(String p) {
+    Path path(String p) {
         return cwd.resolve(Path.of(p));
     }
 

@@ -47,7 +47,7 @@ public final class LockerCommand implements Callable<Integer> {
         String baseboard;
 
         /** Where this command runs: its streams, and the directory its paths are relative to. */
-        final Invocation invocation;
+        private final Invocation invocation;
 
         Slots(Invocation invocation) {
             this.invocation = invocation;

@@ -50,21 +50,21 @@ public final class ReplayCommand implements Callable<Integer> {
         for (Path p : trust) {
             pems.add(Files.readString(invocation.path(p)));
         }
-        Path journal = invocation.path(this.journal);
+        Path journalDir = invocation.path(journal);
         PrintStream out = invocation.out();
         try {
             // Streamed: each step is printed as it is folded, so a journal of any length fits.
             Optional<byte[]> k = key == null ? Optional.empty() : Optional.of(Journal.readKey(invocation.path(key)));
             Ordering o;
             try {
-                o = ordering != null ? Ordering.parse(ordering) : Replay.orderingOf(journal, k);
+                o = ordering != null ? Ordering.parse(ordering) : Replay.orderingOf(journalDir, k);
             } catch (IllegalArgumentException e) {
                 invocation.err().println("sush: --ordering is signed or causal, not " + Client.printable(ordering));
                 return 2;
             }
             out.println("ordering: " + o.wireName() + (ordering != null ? "" : " (the journal's first session "
                     + "message says so)"));
-            Replay.Summary r = Replay.stream(journal, k, new Sled(baseboard, cubby), TrustStore.of(pems), until, o,
+            Replay.Summary r = Replay.stream(journalDir, k, new Sled(baseboard, cubby), TrustStore.of(pems), until, o,
                     s -> out.println(s.index() + "  " + (s.record() == null ? "(damaged)" : s.record())
                             + (s.note().isEmpty() || s.note().equals("[]") ? "" : "  -> " + s.note())));
             out.println("state: " + r.state().map(f -> f.digest()).orElse("no entry"));
