@@ -1,5 +1,10 @@
 package sush.ops;
 
+import java.io.BufferedWriter;
+import java.io.OutputStreamWriter;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.Charset;
 import java.util.concurrent.Callable;
 
 import picocli.CommandLine.Command;
@@ -9,6 +14,7 @@ import sush.ops.cli.CompletionCommand;
 import sush.ops.cli.DaemonCommand;
 import sush.ops.cli.DemoCommand;
 import sush.ops.cli.IamCommand;
+import sush.ops.cli.Invocation;
 import sush.ops.cli.JobCommand;
 import sush.ops.cli.KeygenCommand;
 import sush.ops.cli.LockerCommand;
@@ -51,14 +57,20 @@ import sush.ops.wire.Version;
                 SimulateCommand.class, RackCommand.class, DemoCommand.class, LoginCommand.class, IamCommand.class,
                 CompletionCommand.class, ManCommand.class})
 public final class Main implements Callable<Integer> {
+    private final Invocation invocation;
+
+    Main(Invocation invocation) {
+        this.invocation = invocation;
+    }
+
     @Override
     public Integer call() {
-        CommandLine.usage(this, System.out);
+        new CommandLine(this, invocation.factory()).usage(invocation.out());
         return 0;
     }
 
     public static void main(String[] args) {
-        System.exit(run(args));
+        System.exit(run(Invocation.system(), args));
     }
 
     /** The build's version and commit ({@link Version}), for {@code sush --version}. */
@@ -69,14 +81,51 @@ public final class Main implements Callable<Integer> {
         }
     }
 
-    /** Runs a command line; its exit code. */
+    /** Runs a command line in the process's own invocation ({@link Invocation#system()}); its exit code. */
     public static int run(String... args) {
-        CommandLine cl = new CommandLine(new Main());
+        return run(Invocation.system(), args);
+    }
+
+    /**
+     * Runs a command line in {@code invocation} (its environment, directory and streams), in this
+     * JVM; its exit code. {@link #main} is this with the process's own.
+     */
+    public static int run(Invocation invocation, String... args) {
+        CommandLine cl = commandLine(invocation);
         args = GlobalOptions.hoist(cl.getCommandSpec(), args);
+        return cl.execute(args);
+    }
+
+    /**
+     * The command tree of {@code sush} in {@code invocation}: every command made with it, picocli's
+     * own help and usage errors on its streams, an unexpected error one line on its stderr (exit 1).
+     */
+    static CommandLine commandLine(Invocation invocation) {
+        CommandLine cl = new CommandLine(new Main(invocation), invocation.factory());
+        cl.setOut(writer(invocation.out(), "sun.stdout.encoding"));
+        cl.setErr(writer(invocation.err(), "sun.stderr.encoding"));
         cl.setExecutionExceptionHandler((e, line, parsed) -> {
-            System.err.println("sush: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+            invocation.err().println("sush: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
             return 1;
         });
-        return cl.execute(args);
+        return cl;
+    }
+
+    /**
+     * A writer on {@code stream} as picocli makes its own on {@code System.out} and {@code
+     * System.err}: in the encoding the JVM names for that stream ({@code encodingProperty}), else
+     * the default one; flushed at each line.
+     */
+    private static PrintWriter writer(PrintStream stream, String encodingProperty) {
+        String name = System.getProperty(encodingProperty);
+        Charset charset = Charset.defaultCharset();
+        if (name != null) {
+            try {
+                charset = Charset.forName(name.equalsIgnoreCase("cp65001") ? "UTF-8" : name);
+            } catch (IllegalArgumentException e) {
+                // picocli falls back to the default encoding too
+            }
+        }
+        return new PrintWriter(new BufferedWriter(new OutputStreamWriter(stream, charset)), true);
     }
 }

@@ -3,7 +3,7 @@ package sush.ops;
 import java.io.IOException;
 import java.nio.file.Path;
 
-import picocli.CommandLine;
+import sush.ops.cli.Invocation;
 import sush.ops.cli.ManCommand;
 
 /**
@@ -16,7 +16,7 @@ public final class ManPages {
     }
 
     public static void main(String[] args) throws IOException {
-        int n = ManCommand.write(new CommandLine(new Main()).getCommandSpec(), Path.of(args[0]));
+        int n = ManCommand.write(Main.commandLine(Invocation.system()).getCommandSpec(), Path.of(args[0]));
         System.out.println(n + " man pages written to " + args[0]);
     }
 }

@@ -6,10 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import org.junit.jupiter.api.Test;
 
 import picocli.CommandLine;
+import sush.ops.cli.Invocation;
 
 class GlobalOptionsTest {
     private static String[] hoist(String... args) {
-        return GlobalOptions.hoist(new CommandLine(new Main()).getCommandSpec(), args);
+        return GlobalOptions.hoist(Main.commandLine(Invocation.system()).getCommandSpec(), args);
     }
 
     @Test
@@ -28,7 +29,7 @@ class GlobalOptionsTest {
     @Test
     void bothPositionsParseAndACommandWithoutTheOptionRefusesIt() {
         // Parsed, not run: the option lands on the subcommand that takes it.
-        CommandLine cl = new CommandLine(new Main());
+        CommandLine cl = Main.commandLine(Invocation.system());
         CommandLine.ParseResult r = cl.parseArgs(hoist("--json", "--url", "http://127.0.0.1:1", "session", "status"));
         CommandLine.ParseResult leaf = r.subcommand().subcommand();
         assertEquals(true, leaf.matchedOptionValue("--json", false));

@@ -12,8 +12,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
+import sush.ops.cli.Invocation;
 import sush.ops.cli.ManCommand;
 
 /**
@@ -35,7 +35,7 @@ class ManPagesTest {
     @Test
     void everyOptionAndParameterHasADescription() {
         List<CommandSpec> all = new ArrayList<>();
-        walk(new CommandLine(new Main()).getCommandSpec(), all);
+        walk(Main.commandLine(Invocation.system()).getCommandSpec(), all);
         List<String> bare = new ArrayList<>();
         for (CommandSpec c : all) {
             if (String.join("", c.usageMessage().description()).isBlank()) {
@@ -51,7 +51,7 @@ class ManPagesTest {
 
     @Test
     void everyCommandsPageRendersWithoutAWarning() throws Exception {
-        int n = ManCommand.write(new CommandLine(new Main()).getCommandSpec(), dir);
+        int n = ManCommand.write(Main.commandLine(Invocation.system()).getCommandSpec(), dir);
         List<Path> pages;
         try (var s = Files.list(dir)) {
             pages = s.sorted().toList();

@@ -50,22 +50,23 @@ public final class Credentials {
     }
 
     /**
-     * The operator signer the environment names: {@code explicit} or {@code SUSH_OPERATOR_KEY}
-     * (an OpenSSH private key file), else the SSH agent at {@code SSH_AUTH_SOCK}.
+     * The operator signer the environment {@code env} names: {@code explicit} or {@code
+     * SUSH_OPERATOR_KEY} (an OpenSSH private key file), else the SSH agent at {@code
+     * SSH_AUTH_SOCK}; a relative path is taken in the directory {@code cwd}.
      */
-    public static SignerSource fromEnvironment(Path explicit) {
+    public static SignerSource fromEnvironment(Path explicit, Map<String, String> env, Path cwd) {
         return () -> {
             Path file = explicit != null ? explicit
-                    : Optional.ofNullable(System.getenv("SUSH_OPERATOR_KEY")).map(Path::of).orElse(null);
+                    : Optional.ofNullable(env.get("SUSH_OPERATOR_KEY")).map(Path::of).orElse(null);
             if (file != null) {
-                return OperatorSigner.fromFile(file);
+                return OperatorSigner.fromFile(cwd.resolve(file));
             }
-            String sock = System.getenv("SSH_AUTH_SOCK");
+            String sock = env.get("SSH_AUTH_SOCK");
             if (sock == null) {
                 throw new SshKey.KeyException("no operator key: pass --operator-key FILE, set SUSH_OPERATOR_KEY, "
                         + "or run an SSH agent holding your key (SSH_AUTH_SOCK)");
             }
-            return OperatorSigner.agent(Path.of(sock), k -> true);
+            return OperatorSigner.agent(cwd.resolve(sock), k -> true);
         };
     }
 

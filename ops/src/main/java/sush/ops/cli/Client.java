@@ -51,11 +51,6 @@ public final class Client {
     private final HttpClient http;
     private final Credentials credentials;
 
-    /** A client with the operator key the environment names (SUSH_OPERATOR_KEY, or the SSH agent). */
-    public Client(String url) {
-        this(url, new Credentials(Credentials.fromEnvironment(null), Optional.empty()));
-    }
-
     public Client(String url, Credentials credentials) {
         this(url, credentials, HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build());
     }

@@ -23,14 +23,21 @@ public final class CompletionCommand implements Callable<Integer> {
             + "bashcompinit)")
     String shell;
 
+    /** Where this command runs: its streams, and the directory its paths are relative to. */
+    private final Invocation invocation;
+
+    CompletionCommand(Invocation invocation) {
+        this.invocation = invocation;
+    }
+
     @Override
     public Integer call() {
         if (!shell.equals("bash") && !shell.equals("zsh")) {
-            System.err.println("sush completion: the shell is bash or zsh, not " + Client.printable(shell));
+            invocation.err().println("sush completion: the shell is bash or zsh, not " + Client.printable(shell));
             return 2;
         }
         CommandLine root = spec.root().commandLine();
-        System.out.print(picocli.AutoComplete.bash(spec.root().name(), root));
+        invocation.out().print(picocli.AutoComplete.bash(spec.root().name(), root));
         return 0;
     }
 }

@@ -60,10 +60,16 @@ public final class DemoCommand implements Callable<Integer> {
     private final List<Daemon> daemons = new ArrayList<>();
     private RackFile rack;
     private SignerKey key;
+    /** Where the demo runs: the story is told on its standard output, {@code --dir} is relative to it. */
+    private final Invocation invocation;
+
+    DemoCommand(Invocation invocation) {
+        this.invocation = invocation;
+    }
 
     @Override
     public Integer call() throws Exception {
-        Path home = dir != null ? dir : Files.createTempDirectory("sush-demo-");
+        Path home = dir != null ? invocation.path(dir) : Files.createTempDirectory("sush-demo-");
         Path ledger = home.resolve("ledger.txt");
         say("sush demo: four sleds on loopback under " + home);
         say("Each sled runs a daemon: gossip over mutual TLS, a boundary record on two 'M.2' directories, an HTTP API.");
@@ -135,7 +141,7 @@ public final class DemoCommand implements Callable<Integer> {
 
     /** Step 1: the signer grants a session (a fresh epoch), the grant is kept and submitted. */
     private String grant(Client c, SessionStore grants) throws Client.Failure {
-        Global g = new Global();
+        Global g = new Global(invocation);
         g.key = rackDir.resolve("signer.key");
         SessionCommand.Begun started = SessionCommand.begin(g, c, grants);
         String session = started.sessionId();
@@ -185,7 +191,7 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     /** Step 5: one ledger line per (job, sled) that ran; true when none is there twice and all are. */
-    private static boolean ledger(Path ledger) throws IOException {
+    private boolean ledger(Path ledger) throws IOException {
         say("\n5. The ledger: one line per (job, sled) that ran.");
         List<String> lines = Files.readAllLines(ledger);
         Set<String> unique = new HashSet<>(lines);
@@ -264,7 +270,7 @@ public final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private static void show(Client c, String id, String title) throws Client.Failure {
+    private void show(Client c, String id, String title) throws Client.Failure {
         Map<String, SledStatus> statuses = c.get("/jobs/" + id + "/status", StatusReport.class).statuses();
         say(title);
         say(indent(JobStatuses.render(statuses, false)));
@@ -308,7 +314,7 @@ public final class DemoCommand implements Callable<Integer> {
         return "   " + s.replace("\n", "\n   ");
     }
 
-    private static void say(String s) {
-        System.out.println(s);
+    private void say(String s) {
+        invocation.out().println(s);
     }
 }

@@ -31,6 +31,18 @@ public final class Global {
             + "default: the SSH agent)")
     Path operatorKey;
 
+    /** The environment, directory and streams this command runs in. */
+    private final Invocation invocation;
+
+    Global(Invocation invocation) {
+        this.invocation = invocation;
+    }
+
+    /** The environment, directory and streams this command runs in. */
+    Invocation invocation() {
+        return invocation;
+    }
+
     /**
      * A client of the sled, logged in on demand with the operator key; the identity is cached in
      * the user's cache directory (mode 0600) so that consecutive commands share one login.
@@ -39,18 +51,20 @@ public final class Global {
     Path ca;
 
     public Client client() throws Client.Failure {
-        return client(url != null ? url : Optional.ofNullable(System.getenv("SUSH_URL")).orElse("http://127.0.0.1:7200"));
+        return client(url != null ? url : Optional.ofNullable(invocation.getenv("SUSH_URL"))
+                .orElse("http://127.0.0.1:7200"));
     }
 
     /** A client of the sled at {@code u}, with this command's credentials and trust. */
     Client client(String u) throws Client.Failure {
         Credentials creds = new Credentials(Credentials.fromEnvironment(
-                operatorKey), Optional.of(identityCache(u)));
+                operatorKey, invocation.env(), invocation.cwd()), Optional.of(identityCache(u)));
         if (!u.startsWith("https://")) {
             return new Client(u, creds);
         }
-        Optional<Path> trust = Optional.ofNullable(ca).or(() -> Optional.ofNullable(System.getenv("SUSH_CA"))
-                .map(Path::of)).or(() -> localRack().flatMap(RackFile::tls).map(RackFile.RackTls::ca));
+        Optional<Path> trust = Optional.ofNullable(invocation.path(ca)).or(() -> Optional.ofNullable(
+                invocation.getenv("SUSH_CA")).map(invocation::path)).or(() -> localRack().flatMap(RackFile::tls)
+                        .map(RackFile.RackTls::ca));
         if (trust.isEmpty()) {
             throw new Client.Failure(2, "no-ca", u + " is HTTPS: give the rack CA certificate with --ca FILE or SUSH_CA, "
                     + "or run where the rack file is (SUSH_RACK, or ./rack/rack.json of `sush rack init`)");
@@ -63,9 +77,10 @@ public final class Global {
      * SUSH_RACK, or ./rack/rack.json), if there is one and it reads; its CA is trusted and its
      * sleds' APIs are found there.
      */
-    static Optional<RackFile> localRack() {
+    Optional<RackFile> localRack() {
         Path file = Optional.ofNullable(System.getProperty("sush.rack")).or(() -> Optional.ofNullable(
-                System.getenv("SUSH_RACK"))).map(Path::of).orElse(Path.of("rack", "rack.json"));
+                invocation.getenv("SUSH_RACK"))).map(invocation::path).orElse(invocation.path(Path.of("rack",
+                        "rack.json")));
         if (!Files.exists(file)) {
             return Optional.empty();
         }
@@ -77,7 +92,7 @@ public final class Global {
     }
 
     /** One identity file per sled URL, in {@link #cacheDir()}. */
-    static Path identityCache(String url) {
+    Path identityCache(String url) {
         String name = HexFormat.of().formatHex(Authority.sha3(url.getBytes(
                 StandardCharsets.UTF_8))).substring(0, 16);
         return cacheDir().resolve("identity-" + name + ".json");
@@ -88,11 +103,11 @@ public final class Global {
      * {@code sush.cache} first). Login identities and the last job started live here: losing them
      * costs a login. Grants and chains are state ({@link #stateDir()}).
      */
-    static Path cacheDir() {
+    Path cacheDir() {
         String base = Optional.ofNullable(System.getProperty("sush.cache")).or(() -> Optional.ofNullable(
-                System.getenv("XDG_CACHE_HOME")).filter(s -> !s.isEmpty()).map(s -> s))
+                invocation.getenv("XDG_CACHE_HOME")).filter(s -> !s.isEmpty()).map(s -> s))
                 .orElse(System.getProperty("user.home") + "/.cache");
-        return Path.of(base, "sush");
+        return invocation.path(Path.of(base, "sush"));
     }
 
     /**
@@ -100,20 +115,29 @@ public final class Global {
      * started, per rack. {@code $XDG_STATE_HOME/sush} (or {@code ~/.local/state/sush}; the property
      * {@code sush.state} wins, for tests).
      */
-    static Path stateDir() {
+    Path stateDir() {
         String base = Optional.ofNullable(System.getProperty("sush.state")).or(() -> Optional.ofNullable(
-                System.getenv("XDG_STATE_HOME")).filter(s -> !s.isEmpty()).map(s -> s))
+                invocation.getenv("XDG_STATE_HOME")).filter(s -> !s.isEmpty()).map(s -> s))
                 .orElse(System.getProperty("user.home") + "/.local/state");
-        return Path.of(base, "sush");
+        return invocation.path(Path.of(base, "sush"));
     }
 
-    /** The signer key file: {@code --key}, else {@code SUSH_SIGNER_KEY}; null when neither is given. */
-    static Path signerKeyFile(Path option) {
-        return option != null ? option : Optional.ofNullable(System.getenv("SUSH_SIGNER_KEY")).map(Path::of).orElse(null);
+    /** This command's signer key file: {@code --key}, else {@code SUSH_SIGNER_KEY}; null when neither is given. */
+    Path signerKeyFile() {
+        return signerKeyFile(invocation, key);
+    }
+
+    /**
+     * The signer key file of a command run in {@code invocation}: {@code option} ({@code --key}),
+     * else {@code SUSH_SIGNER_KEY}; null when neither is given.
+     */
+    static Path signerKeyFile(Invocation invocation, Path option) {
+        return option != null ? invocation.path(option) : Optional.ofNullable(invocation.getenv("SUSH_SIGNER_KEY"))
+                .map(invocation::path).orElse(null);
     }
 
     SignerKey signer() throws Client.Failure {
-        Path k = signerKeyFile(key);
+        Path k = signerKeyFile();
         if (k == null) {
             throw new Client.Failure(2, "no-key", "no signer key: pass --key FILE or set SUSH_SIGNER_KEY "
                     + "(sush keygen --out DIR makes one)");
@@ -127,16 +151,16 @@ public final class Global {
 
     /** Prints {@code doc} as JSON, or {@code text} when not asked for JSON. */
     void print(Object doc, String text) {
-        System.out.println(json ? Json.MAPPER.writeValueAsString(doc) : text);
+        invocation.out().println(json ? Json.MAPPER.writeValueAsString(doc) : text);
     }
 
     /** Reports a failure the way scripts expect: one line on stderr (or JSON), the exit code. */
     int fail(Client.Failure f) {
         if (json) {
-            System.out.println(Json.MAPPER.writeValueAsString(Map.of("error", f.code(), "message",
+            invocation.out().println(Json.MAPPER.writeValueAsString(Map.of("error", f.code(), "message",
                     f.getMessage())));
         } else {
-            System.err.println("sush: " + f.getMessage() + " (" + f.code() + ")");
+            invocation.err().println("sush: " + f.getMessage() + " (" + f.code() + ")");
         }
         return f.exit();
     }

@@ -18,9 +18,16 @@ import tools.jackson.databind.JsonNode;
 @Command(name = "iam", description = "Operators and their identities.", subcommands = {IamCommand.List.class,
         IamCommand.Revoke.class, IamCommand.Unrevoke.class})
 public final class IamCommand implements Callable<Integer> {
+    /** Where this command runs: its usage is printed on the invocation's standard output. */
+    private final Invocation invocation;
+
+    IamCommand(Invocation invocation) {
+        this.invocation = invocation;
+    }
+
     @Override
     public Integer call() {
-        picocli.CommandLine.usage(this, System.out);
+        invocation.usage(this);
         return 0;
     }
 

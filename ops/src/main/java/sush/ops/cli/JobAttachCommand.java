@@ -23,7 +23,7 @@ final class JobAttachCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         try {
-            String job = id != null ? JobCommand.jobId(id).codephrase() : OneSledJobs.last();
+            String job = id != null ? JobCommand.jobId(id).codephrase() : OneSledJobs.last(g);
             return OneSledJobs.attachTo(g, job);
         } catch (Client.Failure f) {
             return g.fail(f);

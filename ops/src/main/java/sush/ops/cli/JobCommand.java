@@ -3,7 +3,6 @@ package sush.ops.cli;
 import java.util.List;
 import java.util.concurrent.Callable;
 
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import sush.projections.id.IdException;
 import sush.projections.id.JobId;
@@ -16,9 +15,16 @@ import sush.projections.id.JobId;
 public final class JobCommand implements Callable<Integer> {
     static final List<String> TERMINAL = List.of("stopped", "error", "cancelled", "skipped", "interrupted");
 
+    /** Where this command runs: its usage is printed on the invocation's standard output. */
+    private final Invocation invocation;
+
+    JobCommand(Invocation invocation) {
+        this.invocation = invocation;
+    }
+
     @Override
     public Integer call() {
-        CommandLine.usage(this, System.out);
+        invocation.usage(this);
         return 0;
     }
 

@@ -56,10 +56,12 @@ final class JobOutputCommand implements Callable<Integer> {
             long length = stderr ? st.stderrBytes() : st.stdoutBytes();
             String want = stderr ? st.stderrSha3() : st.stdoutSha3();
             String path = "/jobs/" + job + "/output/" + stream + "?sled=" + JobOutputs.query(sled);
+            Invocation at = g.invocation();
             Download.Progress p = new Download.Progress(stream + " of " + sled, length,
-                    System.console() != null && !g.json ? System.err : null);
+                    at.console() && !g.json ? at.err() : null);
             if (file != null) {
-                Download.fetch(c, path, length, want, file, parallel, p);
+                // Written where the operator's directory says; named as the operator named it.
+                Download.fetch(c, path, length, want, at.path(file), parallel, p);
                 g.print(Map.of("job_id", job, "sled", sled, "stream", stream, "bytes", length, "sha3", want,
                         "file", file.toString()), length + " bytes of " + stream + " from " + sled
                                 + " written to " + file + " (hash verified)");
@@ -69,8 +71,8 @@ final class JobOutputCommand implements Callable<Integer> {
             Path tmp = Files.createTempFile("sush-output-", ".tmp");
             try {
                 Download.fetch(c, path, length, want, tmp, parallel, new Download.Progress("", length, null));
-                Files.copy(tmp, System.out);
-                System.out.flush();
+                Files.copy(tmp, at.out());
+                at.out().flush();
             } finally {
                 Files.deleteIfExists(tmp);
             }
@@ -84,8 +86,8 @@ final class JobOutputCommand implements Callable<Integer> {
 
     private int part(String job) throws Client.Failure {
         byte[] b = JobOutputs.rangeOf(g.client(), job, sled, stderr, range);
-        System.out.write(b, 0, b.length);
-        System.out.flush();
+        g.invocation().out().write(b, 0, b.length);
+        g.invocation().out().flush();
         return 0;
     }
 }

@@ -72,7 +72,7 @@ final class JobRequests {
             session = SessionCommand.begin(g, c).sessionId();
             SessionCommand.awaitActive(c, session);
         }
-        return place(c, SessionStore.of(c), SessionCommand.sessionId(session), g.signer(), commandLine(command),
+        return place(c, SessionStore.of(g, c), SessionCommand.sessionId(session), g.signer(), commandLine(command),
                 target, concurrent, limits, mode);
     }
 
@@ -110,12 +110,12 @@ final class JobRequests {
     }
 
     /** The kept chain of the active session, when it holds {@code job}'s request. */
-    static Optional<SessionStore.Kept> keptHolding(Client c, JobId job) throws Client.Failure {
+    static Optional<SessionStore.Kept> keptHolding(Global g, Client c, JobId job) throws Client.Failure {
         String session = SessionCommand.active(c);
         if (session == null) {
             return Optional.empty();
         }
-        SessionStore.Kept kept = SessionStore.of(c).chain(SessionCommand.sessionId(session));
+        SessionStore.Kept kept = SessionStore.of(g, c).chain(SessionCommand.sessionId(session));
         return kept.chain().request(job).isPresent() ? Optional.of(kept) : Optional.empty();
     }
 

@@ -31,7 +31,7 @@ final class JobSignCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         try {
-            System.out.println(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(
+            g.invocation().out().println(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(
                     SignedRequests.toJson(JobRequests.signNext(g, target, concurrent, command, limits.limits()).job())));
             return 0;
         } catch (Client.Failure f) {

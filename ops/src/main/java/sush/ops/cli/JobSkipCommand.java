@@ -30,7 +30,7 @@ final class JobSkipCommand implements Callable<Integer> {
             JobId position = JobCommand.jobId(id);
             // Kept with the session's chain before it leaves: placement walks over it, and
             // `session resume` sends it again.
-            SessionStore.Kept kept = SessionStore.of(c).chain(SessionCommand.sessionId(session));
+            SessionStore.Kept kept = SessionStore.of(g, c).chain(SessionCommand.sessionId(session));
             kept.keepBurn(position);
             try {
                 c.post("/sessions/" + session + "/skip/" + position.codephrase(), Map.of());

@@ -1,8 +1,6 @@
 package sush.ops.cli;
 
 import java.io.BufferedOutputStream;
-import java.io.FileDescriptor;
-import java.io.FileOutputStream;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -56,21 +54,20 @@ final class JobStartCommand implements Callable<Integer> {
             SignedJob job = placed.job();
             String id = job.request().job().codephrase();
             JobRequests.submit(g.client(), placed);
-            OneSledJobs.remember(id);
+            OneSledJobs.remember(g, id);
             if (interactive) {
                 return OneSledJobs.attachTo(g, id);
             }
             if (stream) {
-                System.err.println(id);
-                return OneSledJobs.receive(g, id, new BufferedOutputStream(new FileOutputStream(FileDescriptor.out),
-                        1 << 16));
+                g.invocation().err().println(id);
+                return OneSledJobs.receive(g, id, new BufferedOutputStream(g.invocation().rawOut(), 1 << 16));
             }
             if (!await) {
                 g.print(Map.of("job_id", id), id);
                 return 0;
             }
             if (!g.json) {
-                System.out.println(id);
+                g.invocation().out().println(id);
             }
             return JobStatuses.waitFor(g, job.request().job(), target, Optional.of(job.request().successor()));
         } catch (Client.Failure f) {

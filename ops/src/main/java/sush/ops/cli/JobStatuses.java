@@ -1,5 +1,6 @@
 package sush.ops.cli;
 
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -54,7 +55,8 @@ final class JobStatuses {
         }
         Map<String, SledStatus> latest = new TreeMap<>();
         String phrase = job.codephrase();
-        LiveLines live = new LiveLines(targeted, !g.json && System.console() != null);
+        PrintStream out = g.invocation().out();
+        LiveLines live = new LiveLines(targeted, !g.json && g.invocation().console(), out);
         c.follow(data -> {
             Event ev = Json.read(data, Event.class);
             if (!phrase.equals(Said.text(ev.jobId()))) {
@@ -83,8 +85,9 @@ final class JobStatuses {
         if (!g.json) {
             printOutputs(g, phrase, statuses);
             for (String b : conflicted) {
-                System.err.println("job " + phrase + " on " + b + ": conflict: that sled holds another request at this "
-                        + "position; this one never runs there, and its status there is the other request's");
+                g.invocation().err().println("job " + phrase + " on " + b + ": conflict: that sled holds another "
+                        + "request at this position; this one never runs there, and its status there is the other "
+                        + "request's");
             }
         }
         if (g.json) {
@@ -94,7 +97,7 @@ final class JobStatuses {
             if (!conflicted.isEmpty()) {
                 doc.put("conflicts", conflicted);
             }
-            System.out.println(Json.MAPPER.writeValueAsString(doc));
+            out.println(Json.MAPPER.writeValueAsString(doc));
         }
         return allZero(statuses) && conflicted.isEmpty() ? 0 : 5;
     }
@@ -102,46 +105,50 @@ final class JobStatuses {
     /**
      * One line per targeted sled. On a terminal the lines are drawn once and redrawn in place as
      * statuses change (a line freezes at its terminal status); elsewhere each change is a line.
+     * Drawn on {@code out}.
      */
     static final class LiveLines {
         private final List<String> sleds;
         private final Map<String, String> text = new LinkedHashMap<>();
         private final boolean redraw;
+        private final PrintStream out;
 
-        LiveLines(List<String> sleds, boolean redraw) {
+        LiveLines(List<String> sleds, boolean redraw, PrintStream out) {
             this.sleds = sleds;
             this.redraw = redraw;
+            this.out = out;
             sleds.forEach(b -> text.put(b, "queued"));
             if (redraw) {
-                sleds.forEach(b -> System.out.println("  " + Client.printable(b) + "  queued"));
+                sleds.forEach(b -> out.println("  " + Client.printable(b) + "  queued"));
             }
         }
 
         void show(String board, String line) {
             if (!redraw || !text.containsKey(board)) {
-                System.out.println("  " + Client.printable(board) + "  " + line);
+                out.println("  " + Client.printable(board) + "  " + line);
                 return;
             }
             text.put(board, line);
             StringBuilder b = new StringBuilder("\u001b[" + sleds.size() + "A");
             text.forEach((k, v) -> b.append("\u001b[2K  ").append(k).append("  ").append(v).append('\n'));
-            System.out.print(b);
-            System.out.flush();
+            out.print(b);
+            out.flush();
         }
     }
 
     /** Each sled's stdout, fetched from that sled and verified against its status's hash. */
     private static void printOutputs(Global g, String job, Map<String, SledStatus> statuses) {
+        PrintStream out = g.invocation().out();
         statuses.entrySet().forEach(e -> {
             if (e.getValue().stdoutSha3() == null) {
                 return;
             }
             try {
-                byte[] out = JobOutputs.verifiedOutput(g.client(), job, e.getKey(), false);
-                System.out.println("--- " + e.getKey() + " (" + out.length + " bytes, hash verified)");
-                System.out.print(new String(out, StandardCharsets.UTF_8));
+                byte[] bytes = JobOutputs.verifiedOutput(g.client(), job, e.getKey(), false);
+                out.println("--- " + e.getKey() + " (" + bytes.length + " bytes, hash verified)");
+                out.print(new String(bytes, StandardCharsets.UTF_8));
             } catch (Client.Failure f) {
-                System.out.println("--- " + e.getKey() + ": output not shown (" + f.getMessage() + ")");
+                out.println("--- " + e.getKey() + ": output not shown (" + f.getMessage() + ")");
             }
         });
     }

@@ -27,7 +27,7 @@ final class JobStopCommand implements Callable<Integer> {
             JobId job = JobCommand.jobId(id);
             // Kept with the session's chain when this client keeps it: `session resume` sends
             // the stop again, so a whole-rack cold boot cannot lose it.
-            Optional<SessionStore.Kept> kept = JobRequests.keptHolding(c, job);
+            Optional<SessionStore.Kept> kept = JobRequests.keptHolding(g, c, job);
             if (kept.isPresent()) {
                 kept.get().keepStop(job);
             }

@@ -29,13 +29,13 @@ final class JobSubmitCommand implements Callable<Integer> {
     public Integer call() {
         SignedJob job;
         try {
-            job = SignedRequests.fromJson(Json.MAPPER.readTree(Files.readString(file)));
+            job = SignedRequests.fromJson(Json.MAPPER.readTree(Files.readString(g.invocation().path(file))));
         } catch (IOException | RuntimeException | SignedRequests.BadRequest e) {
             return g.fail(new Client.Failure(2, "bad-request-file", "cannot read " + file + ": " + e.getMessage()));
         }
         try {
             Client c = g.client();
-            JobRequests.Placed p = JobRequests.kept(c, SessionStore.of(c), job);
+            JobRequests.Placed p = JobRequests.kept(c, SessionStore.of(g, c), job);
             String id = job.request().job().codephrase();
             JobRequests.submit(c, p);
             g.print(Map.of("job_id", id), id);

@@ -20,10 +20,17 @@ public final class KeygenCommand implements Callable<Integer> {
     @Option(names = "--ecdsa-p256", description = "ECDSA P-256 instead of Ed25519")
     boolean p256;
 
+    /** Where this command runs: its streams, and the directory its paths are relative to. */
+    private final Invocation invocation;
+
+    KeygenCommand(Invocation invocation) {
+        this.invocation = invocation;
+    }
+
     @Override
     public Integer call() throws Exception {
-        write(out, p256 ? SignatureAlgorithm.ECDSA_P256 : SignatureAlgorithm.ED25519);
-        System.out.println("wrote " + out.resolve("signer.key") + " and " + out.resolve("signer.pub"));
+        write(invocation.path(out), p256 ? SignatureAlgorithm.ECDSA_P256 : SignatureAlgorithm.ED25519);
+        invocation.out().println("wrote " + out.resolve("signer.key") + " and " + out.resolve("signer.pub"));
         return 0;
     }
 

@@ -23,9 +23,16 @@ import sush.ops.signer.EpochFile;
 @Command(name = "locker", description = "Boundary record maintenance.",
         subcommands = {LockerCommand.Provision.class, LockerCommand.Convert.class})
 public final class LockerCommand implements Callable<Integer> {
+    /** Where this command runs: its usage is printed on the invocation's standard output. */
+    private final Invocation invocation;
+
+    LockerCommand(Invocation invocation) {
+        this.invocation = invocation;
+    }
+
     @Override
     public Integer call() {
-        picocli.CommandLine.usage(this, System.out);
+        invocation.usage(this);
         return 0;
     }
 
@@ -39,11 +46,19 @@ public final class LockerCommand implements Callable<Integer> {
         @Option(names = "--baseboard", required = true, description = "this sled's baseboard serial")
         String baseboard;
 
+        /** Where this command runs: its streams, and the directory its paths are relative to. */
+        private final Invocation invocation;
+
+        Slots(Invocation invocation) {
+            this.invocation = invocation;
+        }
+
         List<Slot> slots() throws Client.Failure {
             if (m2.size() != 2) {
                 throw new Client.Failure(2, "usage", "--m2 needs exactly two slot directories");
             }
-            return List.of(new DirectorySlot(m2.get(0)), new DirectorySlot(m2.get(1)));
+            return List.of(new DirectorySlot(invocation.path(m2.get(0))), new DirectorySlot(invocation.path(
+                    m2.get(1))));
         }
 
         /** Does the command's work; returns what to print. */
@@ -52,12 +67,13 @@ public final class LockerCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             try {
-                System.out.println(run());
+                invocation.out().println(run());
                 return 0;
             } catch (Client.Failure f) {
-                return fail(f);
+                invocation.err().println("sush: " + f.getMessage());
+                return f.exit();
             } catch (LockerException e) {
-                System.err.println("sush: " + e.getMessage());
+                invocation.err().println("sush: " + e.getMessage());
                 return 1;
             }
         }
@@ -71,8 +87,15 @@ public final class LockerCommand implements Callable<Integer> {
         @Option(names = "--key", description = "the signer's private key, for a fresh floor epoch")
         Path key;
 
+        /** Where the command runs: the environment ({@code SUSH_SIGNER_KEY}) and directory of its key. */
+        private final Invocation invocation;
+
+        Floor(Invocation invocation) {
+            this.invocation = invocation;
+        }
+
         long epoch() throws Client.Failure {
-            return floorEpoch(floorEpoch, key);
+            return floorEpoch(invocation, floorEpoch, key);
         }
     }
 
@@ -81,14 +104,14 @@ public final class LockerCommand implements Callable<Integer> {
      * its epoch file), which is at least every epoch it issued before (ordered-sessions.md
      * section 4).
      */
-    static long floorEpoch(Long given, Path key) throws Client.Failure {
+    static long floorEpoch(Invocation invocation, Long given, Path key) throws Client.Failure {
         if (given != null) {
             if (given < 0) {
                 throw new Client.Failure(2, "usage", "--floor-epoch must be an epoch from 0 to 2^63 - 1");
             }
             return given;
         }
-        Path k = Global.signerKeyFile(key);
+        Path k = Global.signerKeyFile(invocation, key);
         if (k == null) {
             throw new Client.Failure(2, "no-floor", "a signed record needs a floor: pass --floor-epoch E (0 for a "
                     + "factory-new sled in a new rack), or --key FILE / SUSH_SIGNER_KEY to take a fresh epoch of "
@@ -101,11 +124,6 @@ public final class LockerCommand implements Callable<Integer> {
         }
     }
 
-    private static int fail(Client.Failure f) {
-        System.err.println("sush: " + f.getMessage());
-        return f.exit();
-    }
-
     @Command(name = "provision", description = "Write the first record to a sled's empty slots (refuses slots "
             + "holding anything). Ordering signed (the default): safe after a wipe or drive swap with a fresh "
             + "floor epoch. Ordering causal: once at install only, never after the drives were wiped.")
@@ -115,6 +133,10 @@ public final class LockerCommand implements Callable<Integer> {
         String ordering;
         @picocli.CommandLine.Mixin
         Floor floor;
+
+        Provision(Invocation invocation) {
+            super(invocation);
+        }
 
         @Override
         String run() throws Client.Failure, LockerException {
@@ -144,6 +166,10 @@ public final class LockerCommand implements Callable<Integer> {
     static final class Convert extends Slots {
         @picocli.CommandLine.Mixin
         Floor floor;
+
+        Convert(Invocation invocation) {
+            super(invocation);
+        }
 
         @Override
         String run() throws Client.Failure, LockerException {

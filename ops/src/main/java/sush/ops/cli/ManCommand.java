@@ -33,14 +33,21 @@ public final class ManCommand implements Callable<Integer> {
             + "(created if missing; existing pages are replaced)")
     Path dir;
 
+    /** Where this command runs: its streams, and the directory its paths are relative to. */
+    private final Invocation invocation;
+
+    ManCommand(Invocation invocation) {
+        this.invocation = invocation;
+    }
+
     @Override
     public Integer call() {
         try {
-            int n = write(spec.root(), dir);
-            System.out.println(n + " man pages written to " + dir);
+            int n = write(spec.root(), invocation.path(dir));
+            invocation.out().println(n + " man pages written to " + dir);
             return 0;
         } catch (IOException e) {
-            System.err.println("sush man: cannot write " + dir + ": " + e.getMessage());
+            invocation.err().println("sush man: cannot write " + dir + ": " + e.getMessage());
             return 1;
         }
     }

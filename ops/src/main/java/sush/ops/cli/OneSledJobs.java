@@ -139,8 +139,8 @@ final class OneSledJobs {
             throw new Client.Failure(6, "hash-mismatch", "received " + got + " bytes (SHA3-256 " + sha3 + "), the "
                     + "status says " + Said.number(end.stdoutBytes()) + " (" + end.stdoutSha3() + ")");
         }
-        System.err.println("job " + job + " on " + w.sled() + ": " + JobStatuses.line(end) + "; " + got + " bytes streamed"
-                + (end.stdoutSha3() != null ? ", hash verified" : ""));
+        g.invocation().err().println("job " + job + " on " + w.sled() + ": " + JobStatuses.line(end) + "; " + got
+                + " bytes streamed" + (end.stdoutSha3() != null ? ", hash verified" : ""));
         return Said.number(end.exitCode(), -1) == 0 ? 0 : 5;
     }
 
@@ -154,22 +154,22 @@ final class OneSledJobs {
     }
 
     /** The file keeping the last job this account started (for `sush job attach` without an id). */
-    static Path lastJobFile() {
-        return Global.cacheDir().resolve("last-job");
+    static Path lastJobFile(Global g) {
+        return g.cacheDir().resolve("last-job");
     }
 
-    static void remember(String job) {
+    static void remember(Global g, String job) {
         try {
-            Files.createDirectories(Global.cacheDir());
-            Files.writeString(lastJobFile(), job + "\n");
+            Files.createDirectories(g.cacheDir());
+            Files.writeString(lastJobFile(g), job + "\n");
         } catch (IOException e) {
             // Only a convenience: `sush job attach ID` still works.
         }
     }
 
-    static String last() throws Client.Failure {
+    static String last(Global g) throws Client.Failure {
         try {
-            return JobCommand.jobId(Files.readString(lastJobFile()).strip()).codephrase();
+            return JobCommand.jobId(Files.readString(lastJobFile(g)).strip()).codephrase();
         } catch (IOException e) {
             throw new Client.Failure(4, "no-last-job", "no job was started from this account here: sush job attach ID");
         }
@@ -182,28 +182,30 @@ final class OneSledJobs {
     static int attachTo(Global g, String job) throws Client.Failure {
         Where w = where(g, job);
         if (JobCommand.TERMINAL.contains(Said.text(w.status().status()))) {
-            System.err.println("job " + job + " on " + w.sled() + " already ended: " + JobStatuses.line(w.status()));
+            g.invocation().err().println("job " + job + " on " + w.sled() + " already ended: "
+                    + JobStatuses.line(w.status()));
             return Said.number(w.status().exitCode(), -1) == 0 ? 0 : 5;
         }
         String sled = w.sled();
         Client there = w.there();
-        Attach a = new Attach(there, job, System.out, System.err, System.console() != null);
+        Invocation at = g.invocation();
+        Attach a = new Attach(there, job, at.out(), at.err(), at.console());
         SledStatus exit;
         try {
-            exit = a.run(System.in);
+            exit = a.run(at.in());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new Client.Failure(130, "interrupted", "interrupted");
         }
         if (a.detached()) {
-            System.err.println("detached from job " + job + " (it goes on): sush job attach " + job);
+            at.err().println("detached from job " + job + " (it goes on): sush job attach " + job);
             return 0;
         }
         if (exit == null) {
             throw new Client.Failure(3, "terminal-lost", "the terminal of job " + job + " closed without its end; "
                     + "sush job status " + job);
         }
-        System.err.println("job " + job + " on " + sled + ": " + JobStatuses.line(exit));
+        at.err().println("job " + job + " on " + sled + ": " + JobStatuses.line(exit));
         return Said.number(exit.exitCode(), -1) == 0 ? 0 : 5;
     }
 }

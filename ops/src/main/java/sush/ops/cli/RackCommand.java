@@ -1,7 +1,6 @@
 package sush.ops.cli;
 
 import java.io.IOException;
-import java.math.BigInteger;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -13,9 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -27,10 +24,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import sush.gossip.Entropy;
-import sush.gossip.net.GossipTls;
 import sush.gossip.net.RackCa;
 import sush.locker.record.BoundaryRecord;
 import sush.locker.record.RecordFormat;
@@ -49,8 +43,9 @@ import sush.projections.job.SignatureAlgorithm;
  * loopback, and the rack's certificate authority.
  */
 @Command(name = "rack", description = "A local rack of daemons on loopback, and the rack's certificate authority.",
-        subcommands = {RackCommand.Init.class, RackCommand.Up.class, RackCommand.Down.class, RackCommand.Status.class,
-            RackCommand.Restart.class, RackCommand.Peers.class, RackCommand.Issue.class, RackCommand.Revoke.class})
+        subcommands = {RackSubcommands.Init.class, RackSubcommands.Up.class, RackSubcommands.Down.class,
+            RackSubcommands.Status.class, RackSubcommands.Restart.class, RackSubcommands.Peers.class,
+            RackSubcommands.Issue.class, RackSubcommands.Revoke.class})
 public final class RackCommand implements Callable<Integer> {
     /** The JVM flags Chronicle Queue needs on every JVM that touches the journal (dependencies.md). */
     public static final List<String> JVM_FLAGS = List.of("--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED",
@@ -61,9 +56,16 @@ public final class RackCommand implements Callable<Integer> {
             "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
             "-Dchronicle.analytics.disable=true");
 
+    /** Where this command runs: its usage is printed on the invocation's standard output. */
+    private final Invocation invocation;
+
+    RackCommand(Invocation invocation) {
+        this.invocation = invocation;
+    }
+
     @Override
     public Integer call() {
-        picocli.CommandLine.usage(this, System.out);
+        invocation.usage(this);
         return 0;
     }
 
@@ -379,234 +381,5 @@ public final class RackCommand implements Callable<Integer> {
             }
             h.onExit().orTimeout(20, TimeUnit.SECONDS).exceptionally(e -> h).join();
         });
-    }
-
-    @Command(name = "init", description = "Write rack.json, the signer key, the rack CA and every sled's certificate "
-            + "into DIR, and provision the slots; start nothing.")
-    static final class Init implements Callable<Integer> {
-        @Option(names = "--sleds", defaultValue = "4", description = "how many sleds (default: ${DEFAULT-VALUE})")
-        int sleds;
-        @Option(names = "--dir", defaultValue = "rack", description = "the rack's directory (default: ${DEFAULT-VALUE})")
-        Path dir;
-        @Option(names = "--ordering", defaultValue = "signed", description = "the rack's session ordering: signed "
-                + "(the signer's total order) or causal (default: ${DEFAULT-VALUE})")
-        String ordering;
-
-        @Override
-        public Integer call() throws Exception {
-            if (Files.exists(dir.resolve("rack.json"))) {
-                System.err.println("sush rack init: " + dir.resolve("rack.json") + " exists; nothing written");
-                return 2;
-            }
-            RackFile r = create(dir, sleds, basePort(sleds), Ordering.parse(ordering));
-            System.out.println("rack of " + r.sleds().size() + " sleds in " + dir + "; CA " + dir.resolve(RackCa.CA_CERT)
-                    + " (its key " + dir.resolve(RackCa.CA_KEY) + " stays off the sleds)");
-            return 0;
-        }
-    }
-
-    @Command(name = "issue", description = "Issue a sled certificate from the rack CA in DIR (a new or replaced sled).")
-    static final class Issue implements Callable<Integer> {
-        @Option(names = "--dir", defaultValue = "rack", description = "the rack's directory (default: ${DEFAULT-VALUE})")
-        Path dir;
-        @Option(names = "--out", description = "where to write sled.crt and sled.key (default: the sled's tls directory)")
-        Path out;
-        @Option(names = "--days", defaultValue = "365", description = "how long the certificate is valid (default: "
-                + "${DEFAULT-VALUE} days)")
-        int days;
-        @Parameters(paramLabel = "BASEBOARD", description = "the sled's baseboard")
-        String board;
-
-        @Override
-        public Integer call() throws Exception {
-            RackCa ca;
-            try {
-                ca = RackCa.load(dir, new SecureRandom());
-            } catch (RackCa.CaException e) {
-                System.err.println("sush rack issue: " + e.getMessage());
-                return 2;
-            }
-            Path where = out;
-            if (where == null) {
-                Optional<RackFile> r = Files.exists(dir.resolve("rack.json")) ? Optional.of(RackFile.read(
-                        dir.resolve("rack.json"))) : Optional.empty();
-                where = r.flatMap(RackFile::tls).map(t -> t.sledDirs().get(board)).orElse(null);
-                if (where == null) {
-                    System.err.println("sush rack issue: " + board + " is not a sled of " + dir + "; give --out DIR");
-                    return 2;
-                }
-            }
-            X509Certificate c = ca.issue(board, where, Instant.now()
-                    .minus(Duration.ofMinutes(5)), Duration.ofDays(days));
-            System.out.println("issued " + board + " generation " + GossipTls.generation(c) + " serial "
-                    + c.getSerialNumber().toString(16) + " until "
-                    + c.getNotAfter().toInstant() + " -> " + where);
-            return 0;
-        }
-    }
-
-    @Command(name = "revoke", description = "Revoke a sled's certificates: every one the rack CA in DIR issued to "
-            + "BASEBOARD up to now (by baseboard and generation; one issued later is accepted), or one certificate "
-            + "with --serial; SIGHUP (or `rack peers`) makes every daemon re-read the list and close the links.")
-    static final class Revoke implements Callable<Integer> {
-        @Option(names = "--dir", defaultValue = "rack", description = "the rack's directory (default: ${DEFAULT-VALUE})")
-        Path dir;
-        @Option(names = "--serial", paramLabel = "HEX", description = "revoke only the certificate with this serial "
-                + "(as `rack issue` printed it)")
-        String serial;
-        @Parameters(paramLabel = "BASEBOARD", arity = "0..1", description = "the sled's baseboard")
-        String board;
-
-        @Override
-        public Integer call() throws Exception {
-            if ((serial == null) == (board == null)) {
-                System.err.println("sush rack revoke: give a BASEBOARD (all its certificates) or --serial HEX (one)");
-                return 2;
-            }
-            RackFile r = RackFile.read(dir.resolve("rack.json"));
-            try {
-                if (serial != null) {
-                    BigInteger s;
-                    try {
-                        s = new BigInteger(serial.replace(":", ""), 16);
-                    } catch (NumberFormatException e) {
-                        System.err.println("sush rack revoke: --serial is hexadecimal, not " + serial);
-                        return 2;
-                    }
-                    RackCa.revokeSerial(dir, s);
-                    System.out.println("revoked serial " + s.toString(16));
-                } else {
-                    long upTo = RackCa.revokeSled(dir, board);
-                    System.out.println("revoked every certificate of " + board + " up to generation " + upTo
-                            + (upTo == 0 ? " (none was issued with a generation: all of them)" : "")
-                            + "; `sush rack issue " + board + "` gives it a new one");
-                }
-            } catch (RackCa.CaException e) {
-                System.err.println("sush rack revoke: " + e.getMessage());
-                return 2;
-            }
-            for (RackFile.SledEntry s : r.sleds()) {
-                hangup(s);
-            }
-            return 0;
-        }
-    }
-
-    @Command(name = "up", description = "Write rack.json and keys into DIR (once), provision, start every daemon.")
-    static final class Up implements Callable<Integer> {
-        @Option(names = "--sleds", defaultValue = "4", description = "how many sleds (default: ${DEFAULT-VALUE})")
-        int sleds;
-        @Option(names = "--dir", defaultValue = "rack", description = "the rack's directory (default: ${DEFAULT-VALUE})")
-        Path dir;
-        @Option(names = "--ordering", description = "a new rack's session ordering: signed (the signer's total "
-                + "order, the default) or causal; an existing rack keeps the one in its rack.json")
-        String orderingName;
-
-        @Override
-        public Integer call() throws Exception {
-            Ordering ordering = orderingName == null ? null : Ordering.parse(orderingName);
-            RackFile existing = Files.exists(dir.resolve("rack.json")) ? RackFile.read(dir.resolve("rack.json")) : null;
-            if (existing != null && ordering != null && ordering != existing.ordering()) {
-                System.err.println("sush rack up: " + dir.resolve("rack.json") + " is a rack of the " + existing.ordering()
-                        + " ordering; its sleds' records are of it (`sush locker convert` turns causal into signed)");
-                return 2;
-            }
-            RackFile r = existing != null ? existing : create(dir, sleds, basePort(sleds),
-                    ordering == null ? Ordering.SIGNED : ordering);
-            for (RackFile.SledEntry s : r.sleds()) {
-                if (running(s).isEmpty()) {
-                    start(dir, s);
-                }
-            }
-            int bad = 0;
-            for (RackFile.SledEntry s : r.sleds()) {
-                String why = awaitSled(dir, s, Duration.ofSeconds(30));
-                bad += why == null ? 0 : 1;
-                System.out.println(s.baseboard() + "  http://" + s.api() + (why == null ? "" : "  (" + why + ")"));
-            }
-            System.out.println("signer key: " + dir.resolve("signer.key") + "   (export SUSH_SIGNER_KEY=" + dir.toAbsolutePath()
-                    .resolve("signer.key") + " SUSH_URL=http://" + r.sleds().get(0).api() + ")");
-            return bad == 0 ? 0 : 1;
-        }
-    }
-
-    @Command(name = "down", description = "Stop every daemon of the rack (SIGTERM: running jobs are killed and reported).")
-    static final class Down implements Callable<Integer> {
-        @Option(names = "--dir", defaultValue = "rack", description = "the rack's directory (default: ${DEFAULT-VALUE})")
-        Path dir;
-
-        @Override
-        public Integer call() throws Exception {
-            for (RackFile.SledEntry s : RackFile.read(dir.resolve("rack.json")).sleds()) {
-                stop(s, false);
-                System.out.println(s.baseboard() + "  stopped");
-            }
-            return 0;
-        }
-    }
-
-    @Command(name = "status", description = "List the rack's daemons.")
-    static final class Status implements Callable<Integer> {
-        @Option(names = "--dir", defaultValue = "rack", description = "the rack's directory (default: ${DEFAULT-VALUE})")
-        Path dir;
-
-        @Override
-        public Integer call() throws Exception {
-            for (RackFile.SledEntry s : RackFile.read(dir.resolve("rack.json")).sleds()) {
-                Optional<ProcessHandle> p = running(s);
-                System.out.println(s.baseboard() + "  cubby " + s.cubby() + "  " + (p.isPresent() ? "running (pid "
-                        + p.get().pid() + ")  http://" + s.api() : "stopped"));
-            }
-            return 0;
-        }
-    }
-
-    @Command(name = "restart", description = "Stop one sled (kill -9 with --hard) and start it again.")
-    static final class Restart implements Callable<Integer> {
-        @Option(names = "--dir", defaultValue = "rack", description = "the rack's directory (default: ${DEFAULT-VALUE})")
-        Path dir;
-        @Option(names = "--hard", description = "kill -9 instead of SIGTERM: the daemon gets no chance to report")
-        boolean hard;
-        @Parameters(paramLabel = "BASEBOARD", description = "the sled's baseboard")
-        String board;
-
-        @Override
-        public Integer call() throws Exception {
-            RackFile r = RackFile.read(dir.resolve("rack.json"));
-            RackFile.SledEntry s = r.sled(board).orElseThrow(() -> new IllegalArgumentException("no sled " + board));
-            stop(s, hard);
-            start(dir, s);
-            String why = awaitSled(dir, s, Duration.ofSeconds(30));
-            System.out.println(board + (why == null ? "  restarted" : "  did not come back: " + why));
-            return why == null ? 0 : 1;
-        }
-    }
-
-    @Command(name = "peers", description = "Set one sled's peer list (baseboards) and apply it live (SIGHUP).")
-    static final class Peers implements Callable<Integer> {
-        @Option(names = "--dir", defaultValue = "rack", description = "the rack's directory (default: ${DEFAULT-VALUE})")
-        Path dir;
-        @Parameters(index = "0", paramLabel = "BASEBOARD", description = "the sled's baseboard")
-        String board;
-        @Parameters(index = "1", arity = "0..1", paramLabel = "B1,B2,...", description = "omit for every other sled")
-        String list;
-
-        @Override
-        public Integer call() throws Exception {
-            Path file = dir.resolve("rack.json");
-            RackFile r = RackFile.read(file);
-            List<RackFile.SledEntry> sleds = new ArrayList<>();
-            for (RackFile.SledEntry s : r.sleds()) {
-                sleds.add(!s.baseboard().equals(board) ? s : new RackFile.SledEntry(s.baseboard(), s.cubby(), s.gossip(),
-                        s.api(), s.m2(), s.output(), list == null ? Optional.empty() : Optional.of(List.of(list.split(",")))));
-            }
-            r.withSleds(sleds).write(file);
-            RackFile.SledEntry s = r.sled(board).orElseThrow(() -> new IllegalArgumentException("no sled " + board));
-            boolean live = running(s).isPresent();
-            hangup(s);
-            System.out.println(board + " peers: " + (list == null ? "every other sled" : list)
-                    + (live ? " (applied)" : " (applies when it starts)"));
-            return 0;
-        }
     }
 }

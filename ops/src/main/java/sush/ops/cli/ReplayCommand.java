@@ -1,5 +1,6 @@
 package sush.ops.cli;
 
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -36,31 +37,40 @@ public final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--trust", split = ",", description = "trusted signer public keys, for jobs whose signature verdict the journal does not hold (older journals)")
     List<Path> trust = new ArrayList<>();
 
+    /** Where this command runs: its streams, and the directory its paths are relative to. */
+    private final Invocation invocation;
+
+    ReplayCommand(Invocation invocation) {
+        this.invocation = invocation;
+    }
+
     @Override
     public Integer call() throws Exception {
         List<String> pems = new ArrayList<>();
         for (Path p : trust) {
-            pems.add(Files.readString(p));
+            pems.add(Files.readString(invocation.path(p)));
         }
+        Path journalDir = invocation.path(journal);
+        PrintStream out = invocation.out();
         try {
             // Streamed: each step is printed as it is folded, so a journal of any length fits.
-            Optional<byte[]> k = key == null ? Optional.empty() : Optional.of(Journal.readKey(key));
+            Optional<byte[]> k = key == null ? Optional.empty() : Optional.of(Journal.readKey(invocation.path(key)));
             Ordering o;
             try {
-                o = ordering != null ? Ordering.parse(ordering) : Replay.orderingOf(journal, k);
+                o = ordering != null ? Ordering.parse(ordering) : Replay.orderingOf(journalDir, k);
             } catch (IllegalArgumentException e) {
-                System.err.println("sush: --ordering is signed or causal, not " + Client.printable(ordering));
+                invocation.err().println("sush: --ordering is signed or causal, not " + Client.printable(ordering));
                 return 2;
             }
-            System.out.println("ordering: " + o.wireName() + (ordering != null ? "" : " (the journal's first session "
+            out.println("ordering: " + o.wireName() + (ordering != null ? "" : " (the journal's first session "
                     + "message says so)"));
-            Replay.Summary r = Replay.stream(journal, k, new Sled(baseboard, cubby), TrustStore.of(pems), until, o,
-                    s -> System.out.println(s.index() + "  " + (s.record() == null ? "(damaged)" : s.record())
+            Replay.Summary r = Replay.stream(journalDir, k, new Sled(baseboard, cubby), TrustStore.of(pems), until, o,
+                    s -> out.println(s.index() + "  " + (s.record() == null ? "(damaged)" : s.record())
                             + (s.note().isEmpty() || s.note().equals("[]") ? "" : "  -> " + s.note())));
-            System.out.println("state: " + r.state().map(f -> f.digest()).orElse("no entry"));
+            out.println("state: " + r.state().map(f -> f.digest()).orElse("no entry"));
             return 0;
         } catch (JournalException e) {
-            System.err.println("sush: " + e.getMessage() + " (" + e.kind() + ")");
+            invocation.err().println("sush: " + e.getMessage() + " (" + e.kind() + ")");
             return 2;
         }
     }

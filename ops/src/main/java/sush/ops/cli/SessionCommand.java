@@ -36,9 +36,16 @@ public final class SessionCommand implements Callable<Integer> {
     static final int MAX_POLLS = 200;
     static final long POLL_MS = 50;
 
+    /** Where this command runs: its usage is printed on the invocation's standard output. */
+    private final Invocation invocation;
+
+    SessionCommand(Invocation invocation) {
+        this.invocation = invocation;
+    }
+
     @Override
     public Integer call() {
-        picocli.CommandLine.usage(this, System.out);
+        invocation.usage(this);
         return 0;
     }
 
@@ -94,7 +101,7 @@ public final class SessionCommand implements Callable<Integer> {
                     throw new Client.Failure(2, "wrong-ordering", "this rack's ordering is causal: its sessions have "
                             + "no grant to resume; start one with `sush session start`");
                 }
-                SessionStore store = SessionStore.of(c);
+                SessionStore store = SessionStore.of(g, c);
                 SignedGrant grant = session == null ? store.newestGrant() : store.grant(sessionId(session));
                 Begun resumed = resume(c, store, grant);
                 String id = resumed.sessionId();
@@ -102,8 +109,8 @@ public final class SessionCommand implements Callable<Integer> {
                     awaitActive(c, id);
                 }
                 if (!g.json) {
-                    System.err.println("resumed " + id + ": its grant, then " + resumed.requests() + " requests, "
-                            + resumed.burns() + " burns and " + resumed.stops() + " stops sent again");
+                    g.invocation().err().println("resumed " + id + ": its grant, then " + resumed.requests()
+                            + " requests, " + resumed.burns() + " burns and " + resumed.stops() + " stops sent again");
                 }
                 g.print(resumed, id);
                 return 0;
@@ -236,7 +243,7 @@ public final class SessionCommand implements Callable<Integer> {
      * the rack's id, then submitted (dropped again if a sled refused it).
      */
     static Begun begin(Global g, Client c) throws Client.Failure {
-        return begin(g, c, SessionStore.of(c));
+        return begin(g, c, SessionStore.of(g, c));
     }
 
     /** As {@link #begin(Global, Client)}, keeping the grant in {@code store}. */
@@ -305,7 +312,7 @@ public final class SessionCommand implements Callable<Integer> {
         SignerKey key = g.signer();
         long epoch;
         try {
-            epoch = EpochFile.next(EpochFile.beside(Global.signerKeyFile(g.key)), System::currentTimeMillis);
+            epoch = EpochFile.next(EpochFile.beside(g.signerKeyFile()), System::currentTimeMillis);
         } catch (EpochFile.EpochException e) {
             throw new Client.Failure(1, "no-epoch", "cannot issue a grant: " + e.getMessage());
         }

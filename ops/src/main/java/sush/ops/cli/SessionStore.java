@@ -53,14 +53,14 @@ final class SessionStore {
         this.rackDir = rackDir;
     }
 
-    /** The store of the rack {@code c} talks to (its sled says which rack it is). */
-    static SessionStore of(Client c) throws Client.Failure {
+    /** The store, in {@code g}'s state directory, of the rack {@code c} talks to (its sled says which rack it is). */
+    static SessionStore of(Global g, Client c) throws Client.Failure {
         String rack = Said.text(c.get("/version", SledVersion.class).rackId());
         if (rack.isEmpty() || !rack.matches("[a-z0-9-]{1,200}")) {
             throw new Client.Failure(2, "no-rack-id", "the sled at " + c.url() + " names no rack id (a sled older "
                     + "than issue 34?): the client cannot tell which rack's sessions it keeps");
         }
-        return new SessionStore(Global.stateDir().resolve("racks").resolve(rack));
+        return new SessionStore(g.stateDir().resolve("racks").resolve(rack));
     }
 
     Path rackDir() {

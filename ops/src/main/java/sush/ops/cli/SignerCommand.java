@@ -10,9 +10,16 @@ import sush.ops.signer.EpochFile;
 /** {@code sush signer epoch}: a fresh epoch of the signer, reserved in its epoch file (ordered-sessions.md). */
 @Command(name = "signer", description = "The signer's own state.", subcommands = SignerCommand.Epoch.class)
 public final class SignerCommand implements Callable<Integer> {
+    /** Where this command runs: its usage is printed on the invocation's standard output. */
+    private final Invocation invocation;
+
+    SignerCommand(Invocation invocation) {
+        this.invocation = invocation;
+    }
+
     @Override
     public Integer call() {
-        picocli.CommandLine.usage(this, System.out);
+        invocation.usage(this);
         return 0;
     }
 
@@ -22,18 +29,25 @@ public final class SignerCommand implements Callable<Integer> {
         @Option(names = "--key", description = "the signer's private key (env SUSH_SIGNER_KEY)")
         Path key;
 
+        /** Where this command runs: its streams, its environment, the directory its paths are relative to. */
+        private final Invocation invocation;
+
+        Epoch(Invocation invocation) {
+            this.invocation = invocation;
+        }
+
         @Override
         public Integer call() {
-            Path k = Global.signerKeyFile(key);
+            Path k = Global.signerKeyFile(invocation, key);
             if (k == null) {
-                System.err.println("sush: no signer key: pass --key FILE or set SUSH_SIGNER_KEY");
+                invocation.err().println("sush: no signer key: pass --key FILE or set SUSH_SIGNER_KEY");
                 return 2;
             }
             try {
-                System.out.println(EpochFile.next(EpochFile.beside(k), System::currentTimeMillis));
+                invocation.out().println(EpochFile.next(EpochFile.beside(k), System::currentTimeMillis));
                 return 0;
             } catch (EpochFile.EpochException e) {
-                System.err.println("sush: " + e.getMessage());
+                invocation.err().println("sush: " + e.getMessage());
                 return 1;
             }
         }

@@ -30,9 +30,9 @@ public final class StatusCommand implements Callable<Integer> {
         List<Object> docs = new ArrayList<>();
         StringBuilder text = new StringBuilder();
         boolean allReady = true;
-        Optional<RackFile> rack = Global.localRack();
+        Optional<RackFile> rack = g.localRack();
         List<String[]> sleds = new ArrayList<>();
-        if (rack.isPresent() && g.url == null && System.getenv("SUSH_URL") == null) {
+        if (rack.isPresent() && g.url == null && g.invocation().getenv("SUSH_URL") == null) {
             rack.get().sleds().forEach(s -> sleds.add(new String[] {s.baseboard(), rack.get().apiUrl(s)}));
         } else {
             sleds.add(new String[] {null, null});

@@ -18,11 +18,11 @@ public final class WatchCommand implements Callable<Integer> {
         try {
             g.client().follow(data -> {
                 if (g.json) {
-                    System.out.println(data.toString());
+                    g.invocation().out().println(data.toString());
                     return false;
                 }
                 Event ev = Json.read(data, Event.class);
-                System.out.println(Said.text(ev.jobId(), Said.text(ev.status().error())) + "  "
+                g.invocation().out().println(Said.text(ev.jobId(), Said.text(ev.status().error())) + "  "
                         + Client.printable(Said.text(ev.baseboard(), Said.text(ev.sled()))) + "  "
                         + JobStatuses.line(ev.status()));
                 return false;
