@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntFunction;
 
 /**
  * The nemesis's checkers (issue 38), pure functions of what happened: the jobs' own ledger, the
@@ -76,7 +77,8 @@ final class Checks {
     }
 
     /** Every execution was of a request the operator signed (at that position), on a sled its target names. */
-    static List<String> targeted(List<Ledger.Execution> ran, Map<String, Workload.Submitted> jobs, Sleds sleds) {
+    static List<String> targeted(List<Ledger.Execution> ran, Map<String, Workload.Submitted> jobs,
+            IntFunction<String> baseboard) {
         List<String> out = new ArrayList<>();
         for (Ledger.Execution e : ran) {
             Workload.Submitted s = jobs.get(e.tag());
@@ -86,7 +88,7 @@ final class Checks {
             if (s == null || !s.id().equals(e.job())) {
                 out.add("job " + e.job() + " (request " + e.tag() + ") ran on sled " + e.sled() + " but the operator "
                         + "never signed it");
-            } else if (!s.target().equals("*") && !s.target().equals(sleds.entry(e.sled()).baseboard())) {
+            } else if (!s.target().equals("*") && !s.target().equals(baseboard.apply(e.sled()))) {
                 out.add("job " + e.job() + " (target " + s.target() + ") ran on sled " + e.sled());
             }
         }

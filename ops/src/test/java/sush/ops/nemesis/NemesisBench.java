@@ -252,7 +252,7 @@ public final class NemesisBench {
             List<Ledger.Execution> ran = ledger.read();
             violations.addAll(Checks.atMostOnce(ran));
             violations.addAll(Checks.statusTruth(ran, observer.claims(), operator.jobs()));
-            violations.addAll(Checks.targeted(ran, operator.jobs(), sleds));
+            violations.addAll(Checks.targeted(ran, operator.jobs(), i -> sleds.entry(i).baseboard()));
             for (String e : sleds.unexpectedExits()) {
                 violations.add("daemon exit not caused by the nemesis: " + e);
             }
