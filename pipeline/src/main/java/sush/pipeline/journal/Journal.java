@@ -17,6 +17,7 @@ import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.ExcerptTailer;
 import net.openhft.chronicle.queue.RollCycle;
 import net.openhft.chronicle.queue.RollCycles;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 import net.openhft.chronicle.wire.DocumentContext;
 import sush.gossip.Entropy;
@@ -112,7 +113,13 @@ public final class Journal implements AutoCloseable {
         }
         byte[] s = new byte[Long.BYTES];
         entropy.nextBytes(s);
-        Journal j = new Journal(builder.build(), key.map(k -> new Sealer(k, entropy)), ByteBuffer.wrap(s).getLong(),
+        NeverBack clock = new NeverBack(builder.timeProvider());
+        SingleChronicleQueue q = builder.timeProvider(clock).build();
+        int newest = q.lastCycle();
+        if (newest != Integer.MIN_VALUE && newest >= 0) {
+            clock.atLeast(builder.epoch() + (long) newest * q.rollCycle().lengthInMillis());
+        }
+        Journal j = new Journal(q, key.map(k -> new Sealer(k, entropy)), ByteBuffer.wrap(s).getLong(),
                 dir, maxBytes, Objects.requireNonNull(disk, "disk"));
         j.prune();
         return j;

@@ -62,6 +62,34 @@ class JournalBudgetTest {
         assertEquals(List.of("4", "5"), read, "the journal reads from its first remaining record");
     }
 
+    /**
+     * Issue 38 (the nemesis): a daemon restarted with its wall clock a day ahead wrote that
+     * day's hour; restarted again with the true clock, every append failed (Chronicle's
+     * {@code WriteAfterEOFException}: an hour before one that exists is closed), the sled failed
+     * closed, and its supervisor restarted it 31 times in four minutes. The journal is ordered by
+     * its own records, never by the clock: a clock behind its newest hour appends to that hour.
+     */
+    @Test
+    void aWallClockThatWentBackAppendsAfterTheNewestHourNeverFails() throws Exception {
+        SetTimeProvider clock = new SetTimeProvider(TimeUnit.HOURS.toNanos(420_000)).autoIncrement(0, TimeUnit.NANOSECONDS);
+        clock.advanceMillis(TimeUnit.HOURS.toMillis(26));
+        try (Journal j = Journal.open(dir, Optional.empty(), Entropy.seeded(1), Long.MAX_VALUE,
+                ChronicleQueue.singleBuilder(dir.toFile()).rollCycle(Journal.CYCLE).timeProvider(clock))) {
+            j.append(decision(0));
+        }
+        SetTimeProvider back = new SetTimeProvider(TimeUnit.HOURS.toNanos(420_000)).autoIncrement(0, TimeUnit.NANOSECONDS);
+        try (Journal j = Journal.open(dir, Optional.empty(), Entropy.seeded(2), Long.MAX_VALUE,
+                ChronicleQueue.singleBuilder(dir.toFile()).rollCycle(Journal.CYCLE).timeProvider(back))) {
+            assertTrue(j.append(decision(1)), "written");
+            back.advanceMillis(TimeUnit.HOURS.toMillis(1));
+            assertTrue(j.append(decision(2)), "written an hour later");
+        }
+        List<String> read = new ArrayList<>();
+        Journal.read(dir, Optional.empty(), r -> read.add(((JournalRecord.Decision) r).detail()));
+        assertEquals(List.of("0", "1", "2"), read, "every record, in the order written");
+        assertEquals(1, cycles().size(), "appended to the newest hour: " + cycles());
+    }
+
     @Test
     void theCurrentHourIsKeptWhateverItsSize() throws Exception {
         SetTimeProvider clock = new SetTimeProvider(TimeUnit.HOURS.toNanos(410_000)).autoIncrement(0, TimeUnit.NANOSECONDS);
