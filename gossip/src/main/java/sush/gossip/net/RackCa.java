@@ -53,6 +53,13 @@ public final class RackCa {
     public static final String SLED_KEY = "sled.key";
     public static final Duration CA_VALIDITY = Duration.ofDays(3650);
     public static final Duration SLED_VALIDITY = Duration.ofDays(365);
+    /**
+     * How far back a certificate's validity starts (issue 38): a rack runs without NTP, and a sled
+     * whose clock was two hours behind the CA's refused every peer's certificate as not yet
+     * valid, cut off from its rack. Two days behind is tolerated; a fresh key gains nothing by
+     * a later start.
+     */
+    public static final Duration CLOCK_SKEW = Duration.ofDays(2);
 
     /** The CA's record of the last generation issued to each baseboard (issue 36): {@code BOARD N} lines. */
     public static final String GENERATIONS = "generations.txt";
@@ -86,7 +93,7 @@ public final class RackCa {
                     .addRDN(BCStyle.CN, "rack CA " + rackName).build();
             Instant now = Instant.now();
             X509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(name, serial(random),
-                    Date.from(now.minus(Duration.ofMinutes(5))), Date.from(now.plus(CA_VALIDITY)), name, kp.getPublic());
+                    Date.from(now.minus(CLOCK_SKEW)), Date.from(now.plus(CA_VALIDITY)), name, kp.getPublic());
             JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
             b.addExtension(Extension.basicConstraints, true, new BasicConstraints(0));
             b.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
@@ -158,9 +165,9 @@ public final class RackCa {
         }
     }
 
-    /** Issues for the default validity, from now. */
+    /** Issues for the default validity, from {@link #CLOCK_SKEW} before now. */
     public X509Certificate issue(String baseboard, Path sledDir) throws CaException {
-        return issue(baseboard, sledDir, Instant.now().minus(Duration.ofMinutes(5)), SLED_VALIDITY);
+        return issue(baseboard, sledDir, Instant.now().minus(CLOCK_SKEW), SLED_VALIDITY);
     }
 
     /**
