@@ -31,7 +31,10 @@ public final class Logs {
 
     /** Quiet libraries unless asked: their INFO lines are not the operator's. */
     static final Map<String, Level> DEFAULTS = Map.of("io.netty", Level.WARN, "reactor", Level.WARN,
-            "net.openhft", Level.WARN, "io.scalecube", Level.WARN);
+            "net.openhft", Level.WARN, "io.scalecube", Level.WARN,
+            // Its WARN is a stack trace per failed connection (a peer's TLS refused, a partition);
+            // the relay and the announced-address probe say each failure in one typed line.
+            "reactor.netty.http.client.HttpClientConnect", Level.ERROR);
 
     private Logs() {
     }
