@@ -16,9 +16,8 @@ import sush.projections.message.Message;
  * world of the slice is sized to the broken rules ({@link ModelCheck#broken}) it must catch: at
  * least twice the states the search needs to report each (measured: rule2 at 3,158 states in
  * {@link #BLOOM}, 3,182 in {@link #EXACT}, 2,685 in {@link #UNPROVISIONED}, 2,458 in
- * {@link #SEQUENTIAL}; rule7 at 6,008, 6,056 and 4,633 in the provisioned ones). Rule8 needs six
- * steps: the search reports it only past 286,000 states of these worlds, so only the command
- * catches it ({@code ./bench.sh modelcheck --break rule8}).
+ * {@link #SEQUENTIAL}; rule7 at 6,008, 6,056 and 4,633 in the provisioned ones; rule8, which
+ * needs six steps, at 131,191 in {@link #RULE8}, and only past 286,000 in the standard worlds).
  */
 class ModelCheckTest {
     /** The Bloom path (recent keeps no universe) of a provisioned sled; catches rule2 and rule7. */
@@ -29,6 +28,11 @@ class ModelCheckTest {
     private static final ModelCheck.Config UNPROVISIONED = ModelCheck.Config.standard(0, false, 7_000);
     /** Stores writing one slot after the other; catches rule2 and rule7. */
     private static final ModelCheck.Config SEQUENTIAL = ModelCheck.Config.standard(0, true, 12_000).sequential();
+    /**
+     * The smallest world rule8's counterexample fits (three lives, three entries, a wipe, no
+     * re-send; one slot after the other), searched to twice the states that catch it.
+     */
+    private static final ModelCheck.Config RULE8 = new ModelCheck.Config(3, 3, 0, 0, true, 1, 270_000, false);
 
     @Test
     void noJobRunsTwiceInTheBoundedWorld() {
@@ -48,10 +52,12 @@ class ModelCheckTest {
 
     @Test
     void oneSlotAfterTheOtherNoJobRunsTwiceEitherAndNoCrashLeavesOnlyTheLaterSlot() {
-        ModelCheck.Report r = ModelCheck.run(SEQUENTIAL);
-        assertFalse(r.violated(), r.violation() + "\n" + String.join("\n", r.counterexample()));
-        assertTrue(r.admits() > 0);
-        assertTrue(r.laterSlotOnlyCrashes() == 0, r.laterSlotOnlyCrashes() + " crashes");
+        for (ModelCheck.Config c : new ModelCheck.Config[] {SEQUENTIAL, RULE8}) {
+            ModelCheck.Report r = ModelCheck.run(c);
+            assertFalse(r.violated(), r.violation() + "\n" + String.join("\n", r.counterexample()));
+            assertTrue(r.admits() > 0);
+            assertTrue(r.laterSlotOnlyCrashes() == 0, r.laterSlotOnlyCrashes() + " crashes");
+        }
     }
 
     @Test
@@ -60,6 +66,7 @@ class ModelCheckTest {
         caught(EXACT, "rule2", "rule7");
         caught(UNPROVISIONED, "rule2");
         caught(SEQUENTIAL, "rule2", "rule7");
+        caught(RULE8, "rule8");
     }
 
     private static void caught(ModelCheck.Config c, String... rules) {
