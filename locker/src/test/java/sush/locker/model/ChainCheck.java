@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import sush.gossip.clock.Id;
 import sush.gossip.clock.Version;
@@ -152,6 +153,8 @@ public final class ChainCheck {
     static volatile boolean progress;
     /** Whether every forked state is compared with a replay of its path (the CI slice). */
     static volatile boolean checkCopies;
+    /** The worlds of each bounds (jobs, burns, stops) computed so far: read only, shared by every search. */
+    private static final Map<List<Object>, List<World>> WORLDS = new ConcurrentHashMap<>();
 
     private ChainCheck() {
     }
@@ -246,8 +249,14 @@ public final class ChainCheck {
      * position or a stop may stand anywhere after it. Worlds are keyed by their message
      * multiset (the encoded messages, sorted) and kept in shortest-first order: a counterexample
      * is found with the fewest messages, and a bounded run covers every small world first.
+     * Computed once per bounds (the CI slice searches the same worlds once per broken rule).
      */
     static List<World> canonicalWorlds(Config c) {
+        return WORLDS.computeIfAbsent(List.of(c.maxJobs(), c.maxBurns(), c.stops()), k -> enumerate(c));
+    }
+
+    /** Every world of the bounds once, in shortest-first order (see {@link #canonicalWorlds}). */
+    private static List<World> enumerate(Config c) {
         List<List<Op>> scripts = new ArrayList<>();
         scripts(c, new ArrayList<>(), 0, 0, false, scripts);
         scripts.sort(java.util.Comparator.comparingInt(List::size));
@@ -266,7 +275,7 @@ public final class ChainCheck {
             }
         }
         out.sort(java.util.Comparator.comparingInt(w -> w.messages().size()));
-        return out;
+        return List.copyOf(out);
     }
 
     /** Every script within the bounds that has a job for this sled and ends with a job or a stop. */
