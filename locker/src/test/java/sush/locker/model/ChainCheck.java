@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import sush.gossip.clock.Id;
 import sush.gossip.clock.Version;
@@ -152,6 +153,8 @@ public final class ChainCheck {
     static volatile boolean progress;
     /** Whether every forked state is compared with a replay of its path (the CI slice). */
     static volatile boolean checkCopies;
+    /** The worlds of each bounds (jobs, burns, stops) computed so far: read only, shared by every search. */
+    private static final Map<List<Object>, List<World>> WORLDS = new ConcurrentHashMap<>();
 
     private ChainCheck() {
     }
@@ -171,6 +174,15 @@ public final class ChainCheck {
 
     /** As {@link #run(Config, int)}, over every {@code sample}-th world only (an estimate: not exhaustive). */
     public static Report run(Config c, int threads, int sample) {
+        return run(c, threads, sample, HeadBreak.NONE);
+    }
+
+    /** As {@link #run(Config, int)} with a head rule broken on purpose: tests show the check catches it. */
+    static Report run(Config c, int threads, HeadBreak broken) {
+        return run(c, threads, 1, broken);
+    }
+
+    private static Report run(Config c, int threads, int sample, HeadBreak broken) {
         List<World> every = canonicalWorlds(c);
         List<World> all = new ArrayList<>();
         for (int i = 0; i < every.size(); i += Math.max(1, sample)) {
@@ -189,7 +201,7 @@ public final class ChainCheck {
                 if (i > firstViolation.get() || bounded.get()) {
                     return;
                 }
-                Search s = new Search(all.get(i), c, c.maxStates() - states.get());
+                Search s = new Search(all.get(i), c, c.maxStates() - states.get(), broken);
                 s.run();
                 long done = worlds.incrementAndGet();
                 if (progress && done % 10_000 == 0) {
@@ -237,8 +249,14 @@ public final class ChainCheck {
      * position or a stop may stand anywhere after it. Worlds are keyed by their message
      * multiset (the encoded messages, sorted) and kept in shortest-first order: a counterexample
      * is found with the fewest messages, and a bounded run covers every small world first.
+     * Computed once per bounds (the CI slice searches the same worlds once per broken rule).
      */
     static List<World> canonicalWorlds(Config c) {
+        return WORLDS.computeIfAbsent(List.of(c.maxJobs(), c.maxBurns(), c.stops()), k -> enumerate(c));
+    }
+
+    /** Every world of the bounds once, in shortest-first order (see {@link #canonicalWorlds}). */
+    private static List<World> enumerate(Config c) {
         List<List<Op>> scripts = new ArrayList<>();
         scripts(c, new ArrayList<>(), 0, 0, false, scripts);
         scripts.sort(java.util.Comparator.comparingInt(List::size));
@@ -257,7 +275,7 @@ public final class ChainCheck {
             }
         }
         out.sort(java.util.Comparator.comparingInt(w -> w.messages().size()));
-        return out;
+        return List.copyOf(out);
     }
 
     /** Every script within the bounds that has a job for this sled and ends with a job or a stop. */
@@ -333,6 +351,7 @@ public final class ChainCheck {
         final World world;
         final Config config;
         final long budget;
+        final HeadBreak broken;
         final Set<String> visited = new HashSet<>();
         /** Without a crash: (messages delivered, jobs started) -> the head it ended on, and the path. */
         final Map<String, String[]> heads = new HashMap<>();
@@ -340,14 +359,15 @@ public final class ChainCheck {
         String violation;
         List<String> counterexample = List.of();
 
-        Search(World world, Config config, long budget) {
+        Search(World world, Config config, long budget, HeadBreak broken) {
             this.world = world;
             this.config = config;
             this.budget = budget;
+            this.broken = broken;
         }
 
         void run() {
-            visit(new ChainSled(world), new int[0]);
+            visit(new ChainSled(world, broken), new int[0]);
         }
 
         /**
@@ -376,7 +396,7 @@ public final class ChainCheck {
                 ChainSled child = k == actions.size() - 1 ? sled : sled.copy();
                 child.act(actions.get(k));
                 if (checkCopies && child != sled) {
-                    ChainSled replayed = new ChainSled(world);
+                    ChainSled replayed = new ChainSled(world, broken);
                     for (int a : longer) {
                         replayed.act(a);
                     }
@@ -410,7 +430,7 @@ public final class ChainCheck {
         }
 
         private List<String> describe(int[] path) {
-            ChainSled sled = new ChainSled(world);
+            ChainSled sled = new ChainSled(world, broken);
             List<String> out = new ArrayList<>();
             for (int a : path) {
                 out.add(sled.describe(a));
@@ -425,6 +445,7 @@ public final class ChainCheck {
         int jobs = 4;
         int threads = Runtime.getRuntime().availableProcessors();
         int sample = 1;
+        HeadBreak broken = HeadBreak.NONE;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--states" -> maxStates = Long.parseLong(args[++i]);
@@ -432,14 +453,15 @@ public final class ChainCheck {
                 case "--quick" -> jobs = 3;
                 case "--threads" -> threads = Integer.parseInt(args[++i]);
                 case "--sample" -> sample = Integer.parseInt(args[++i]);
+                case "--break" -> broken = HeadBreak.valueOf(args[++i].toUpperCase(Locale.ROOT));
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + " (use --states N, --jobs N, --threads N, --sample K, --quick)");
+                        + " (use --states N, --jobs N, --threads N, --sample K, --quick, --break RULE)");
             }
         }
         Config c = new Config(jobs, 2, true, true, true, maxStates);
         long t0 = System.nanoTime();
         progress = true;
-        Report r = run(c, threads, sample);
+        Report r = run(c, threads, sample, broken);
         double seconds = (System.nanoTime() - t0) / 1e9;
         System.out.printf(Locale.ROOT, "chain check: up to %d jobs, %d burns, a stop, a re-delivery, a crash%n",
                 c.maxJobs(), c.maxBurns());

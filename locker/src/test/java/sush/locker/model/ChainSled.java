@@ -45,6 +45,8 @@ final class ChainSled {
     static final int CRASH_COLD = 997;
 
     private final ChainCheck.World world;
+    /** How the head rules' answers reach this sled: as they are, or bent on purpose (the check must then fail). */
+    private final HeadBreak broken;
     private SledProjection fold;
     private final boolean[] delivered;
     /** The message delivered a second time, or -1. */
@@ -67,8 +69,10 @@ final class ChainSled {
     boolean crashed;
     String violation;
 
-    ChainSled(ChainCheck.World world) {
+    /** A sled whose head rules' answers pass through {@code broken} ({@link HeadBreak#NONE}: the product's rules). */
+    ChainSled(ChainCheck.World world, HeadBreak broken) {
         this.world = world;
+        this.broken = broken;
         this.delivered = new boolean[world.messages().size()];
         newLife();
     }
@@ -76,6 +80,7 @@ final class ChainSled {
     /** A fork: the same state, independent from here on. */
     private ChainSled(ChainSled o) {
         this.world = o.world;
+        this.broken = o.broken;
         this.fold = o.fold.copy();
         this.head = o.head.copy(this.fold);
         this.delivered = o.delivered.clone();
@@ -228,7 +233,7 @@ final class ChainSled {
     /** A starter's stop, as the runtime applies it (admission always admits here). */
     private void onStop(Message.JobStop stop) {
         JobId job = stop.job();
-        HeadRules.OnStop what = head.onStop(stop, j -> true);
+        HeadRules.OnStop what = broken.onStop(() -> head.onStop(stop, j -> true));
         if (what == HeadRules.OnStop.KILL) {
             end(job, true);
         } else if (what == HeadRules.OnStop.CANCEL) {
@@ -259,12 +264,12 @@ final class ChainSled {
 
     private void atHead(SignedJob job) {
         JobId id = job.request().job();
-        switch (head.atHead(job)) {
+        switch (broken.atHead(head.atHead(job))) {
             case CANCELLED -> pass(id, ChainProjection.Passed.NEVER_RAN);
             case ALREADY_HANDLED -> pass(id, ChainProjection.Passed.MAY_HAVE_RUN);
             case WAIT -> { }
             case SCREEN -> {
-                if (head.admitted(id) == HeadRules.Admitted.RUN) {
+                if (broken.admitted(head.admitted(id)) == HeadRules.Admitted.RUN) {
                     start(job);
                 } else {
                     fold(new Message.JobCancelled(ChainCheck.ME.baseboard(), id));
@@ -296,7 +301,7 @@ final class ChainSled {
     /** The commit landed: the job is launched, unless a stop kept for it says otherwise. */
     private void launch(JobId id) {
         committing.remove(id);
-        if (!head.launch(id)) {
+        if (!broken.launch(head.launch(id))) {
             // Its starter's stop was kept for the launch: never spawned, ended Cancelled on the record.
             committedCancelled = id.equals(committed);
             fold(new Message.JobCancelled(ChainCheck.ME.baseboard(), id));

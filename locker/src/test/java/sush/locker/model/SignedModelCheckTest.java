@@ -5,15 +5,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
-/** A slice of the signed ordering's model check (the command explores more), and each break caught. */
+/**
+ * A slice of the signed ordering's model check (the command explores more), and each break caught.
+ * The slice is sized to the breaks: about twice the states the search needs to report the last of
+ * them (measured: FLOOR at 136 states, RULE5 at 28,374, RULE6 at 97,180).
+ */
 class SignedModelCheckTest {
-    private static final SignedModelCheck.Config SLICE = SignedModelCheck.Config.standard(150_000);
+    private static final SignedModelCheck.Config SLICE = SignedModelCheck.Config.standard(200_000);
 
     @Test
     void noJobRunsTwiceUnderTheSignedRules() {
         SignedModelCheck.Report r = SignedModelCheck.run(SLICE, SignedModelCheck.Break.NONE);
         assertFalse(r.violated(), () -> r.violation() + "\n" + String.join("\n", r.counterexample()));
-        assertTrue(r.states() >= 100_000 || r.exhaustive(), "explored " + r.states());
+        // Sized to the breaks the slice must catch: RULE6, the last, at 97,180 states.
+        assertTrue(r.states() >= 200_000 || r.exhaustive(), "explored " + r.states());
         assertTrue(r.admits() > 0 && r.refusals() > 0, "both admissions and refusals were reached");
     }
 
