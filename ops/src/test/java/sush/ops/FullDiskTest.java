@@ -1,13 +1,11 @@
 package sush.ops;
 
-import sush.ops.wire.Json;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 import org.awaitility.Awaitility;
@@ -145,18 +143,5 @@ class FullDiskTest extends ProcessRack {
         } catch (Client.Failure f) {
             return false;
         }
-    }
-
-    private CliRun cli(int i, String... args) {
-        List<String> line = new ArrayList<>(List.of(args));
-        line.addAll(2, List.of("--url", "http://" + rack.sleds().get(i).api(), "--operator-key",
-                dir.resolve("operator.key").toString(), "--key", dir.resolve("signer.key").toString()));
-        return CliRun.of(line.toArray(String[]::new));
-    }
-
-    private String start(int via, String target, String command) throws Exception {
-        CliRun r = cli(via, "job", "start", "--json", "--target", target, "--", command);
-        assertEquals(0, r.exit(), r.out() + r.err());
-        return Json.MAPPER.readTree(r.lastLine()).get("job_id").asString();
     }
 }

@@ -1,5 +1,7 @@
 package sush.ops;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 import sush.ops.cli.Client;
 import sush.ops.cli.RackCommand;
 import sush.ops.daemon.RackFile;
+import sush.ops.wire.Json;
 
 /** Test fixture: a rack whose daemons run as separate JVMs (kill -9 is real), torn down after each test. */
 abstract class ProcessRack {
@@ -72,5 +75,20 @@ abstract class ProcessRack {
     static void await(String what, BooleanSupplier done) throws InterruptedException {
         Awaitility.await(what).atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO)
                 .pollInterval(Duration.ofMillis(50)).until(done::getAsBoolean);
+    }
+
+    /** The CLI in this JVM against sled {@code i}, as the rack's operator with its signer key (after the first two words). */
+    CliRun cli(int i, String... args) {
+        List<String> line = new ArrayList<>(List.of(args));
+        line.addAll(2, List.of("--url", "http://" + rack.sleds().get(i).api(), "--operator-key",
+                dir.resolve("operator.key").toString(), "--key", dir.resolve("signer.key").toString()));
+        return CliRun.of(line.toArray(String[]::new));
+    }
+
+    /** {@code sush job start --target target -- command} through sled {@code via}; the job's id. */
+    String start(int via, String target, String command) throws Exception {
+        CliRun r = cli(via, "job", "start", "--json", "--target", target, "--", command);
+        assertEquals(0, r.exit(), r.out() + r.err());
+        return Json.MAPPER.readTree(r.lastLine()).get("job_id").asString();
     }
 }

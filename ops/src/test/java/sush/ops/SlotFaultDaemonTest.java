@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -17,7 +16,6 @@ import org.junit.jupiter.api.Test;
 import sush.ops.cli.RackAccess;
 import sush.ops.cli.RackCommand;
 import sush.ops.daemon.SlotFaults;
-import sush.ops.wire.Json;
 import sush.projections.fold.Ordering;
 
 /**
@@ -74,18 +72,5 @@ class SlotFaultDaemonTest extends ProcessRack {
         Path tmp = faults.resolve(name + ".tmp");
         Files.writeString(tmp, value + "\n");
         Files.move(tmp, faults.resolve(name), StandardCopyOption.ATOMIC_MOVE);
-    }
-
-    private CliRun cli(int i, String... args) {
-        List<String> line = new ArrayList<>(List.of(args));
-        line.addAll(2, List.of("--url", "http://" + rack.sleds().get(i).api(), "--operator-key",
-                dir.resolve("operator.key").toString(), "--key", dir.resolve("signer.key").toString()));
-        return CliRun.of(line.toArray(String[]::new));
-    }
-
-    private String start(int via, String target, String command) throws Exception {
-        CliRun r = cli(via, "job", "start", "--json", "--target", target, "--", command);
-        assertEquals(0, r.exit(), r.out() + r.err());
-        return Json.MAPPER.readTree(r.lastLine()).get("job_id").asString();
     }
 }

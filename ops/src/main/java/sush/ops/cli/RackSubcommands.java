@@ -41,7 +41,6 @@ final class RackSubcommands {
                 + "(the signer's total order) or causal (default: ${DEFAULT-VALUE})")
         String ordering;
 
-
         /** Where this command runs: its streams, and the directory {@code --dir} is relative to. */
         private final Invocation invocation;
 
@@ -75,7 +74,6 @@ final class RackSubcommands {
         int days;
         @Parameters(paramLabel = "BASEBOARD", description = "the sled's baseboard")
         String board;
-
 
         /** Where this command runs: its streams, and the directory {@code --dir} is relative to. */
         private final Invocation invocation;
@@ -125,7 +123,6 @@ final class RackSubcommands {
         String serial;
         @Parameters(paramLabel = "BASEBOARD", arity = "0..1", description = "the sled's baseboard")
         String board;
-
 
         /** Where this command runs: its streams, and the directory {@code --dir} is relative to. */
         private final Invocation invocation;
@@ -181,7 +178,6 @@ final class RackSubcommands {
                 + "order, the default) or causal; an existing rack keeps the one in its rack.json")
         String orderingName;
 
-
         /** Where this command runs: its streams, and the directory {@code --dir} is relative to. */
         private final Invocation invocation;
 
@@ -225,7 +221,6 @@ final class RackSubcommands {
         @Option(names = "--dir", defaultValue = "rack", description = "the rack's directory (default: ${DEFAULT-VALUE})")
         Path dir;
 
-
         /** Where this command runs: its streams, and the directory {@code --dir} is relative to. */
         private final Invocation invocation;
 
@@ -248,7 +243,6 @@ final class RackSubcommands {
     static final class Status implements Callable<Integer> {
         @Option(names = "--dir", defaultValue = "rack", description = "the rack's directory (default: ${DEFAULT-VALUE})")
         Path dir;
-
 
         /** Where this command runs: its streams, and the directory {@code --dir} is relative to. */
         private final Invocation invocation;
@@ -278,7 +272,6 @@ final class RackSubcommands {
         @Parameters(paramLabel = "BASEBOARD", description = "the sled's baseboard")
         String board;
 
-
         /** Where this command runs: its streams, and the directory {@code --dir} is relative to. */
         private final Invocation invocation;
 
@@ -307,7 +300,6 @@ final class RackSubcommands {
         String board;
         @Parameters(index = "1", arity = "0..1", paramLabel = "B1,B2,...", description = "omit for every other sled")
         String list;
-
 
         /** Where this command runs: its streams, and the directory {@code --dir} is relative to. */
         private final Invocation invocation;
