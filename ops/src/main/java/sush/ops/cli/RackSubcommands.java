@@ -210,9 +210,22 @@ final class RackSubcommands {
                 invocation.out().println(s.baseboard() + "  http://" + s.api() + (why == null ? ""
                         : "  (" + why + ")"));
             }
-            invocation.out().println("signer key: " + dir.resolve("signer.key") + "   (export SUSH_SIGNER_KEY="
-                    + at.toAbsolutePath().resolve("signer.key") + " SUSH_URL=http://" + r.sleds().get(0).api() + ")");
+            invocation.out().println("signer key: " + dir.resolve("signer.key") + "   operator key: "
+                    + dir.resolve(RackCommand.OPERATOR_KEY) + "   for the commands that follow, in bash:");
+            invocation.out().println(exportLine(at, r));
             return bad == 0 ? 0 : 1;
+        }
+
+        /**
+         * The {@code export} command line, for bash, that every later command of this rack needs:
+         * the signer key, the operator key (whose login every client command makes) and the first
+         * sled's API, absolute and quoted for the shell, so a new user can paste it as it is.
+         */
+        static String exportLine(Path at, RackFile r) {
+            Path abs = at.toAbsolutePath().normalize();
+            return "export SUSH_SIGNER_KEY=" + JobRequests.shellQuote(abs.resolve("signer.key").toString())
+                    + " SUSH_OPERATOR_KEY=" + JobRequests.shellQuote(abs.resolve(RackCommand.OPERATOR_KEY).toString())
+                    + " SUSH_URL=" + JobRequests.shellQuote("http://" + r.sleds().get(0).api());
         }
     }
 

@@ -1,16 +1,21 @@
 package sush.ops.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -76,18 +81,56 @@ class RackToolingTest {
         }
         Path rack = dir.resolve("rack");
         try {
-            assertEquals(0, run("rack", "up", "--sleds", "1", "--dir", rack.toString()), "up on free ports");
+            ByteArrayOutputStream said = new ByteArrayOutputStream();
+            assertEquals(0, Main.run(new Invocation(System.getenv(), Path.of(""), InputStream.nullInputStream(),
+                    new PrintStream(said, true, StandardCharsets.UTF_8), System.err, false), "rack", "up", "--sleds",
+                    "1", "--dir", rack.toString()), "up on free ports");
             RackFile r = RackFile.read(rack.resolve("rack.json"));
             assertNotEquals("127.0.0.1:" + (RackCommand.USUAL_BASE + 100), r.sleds().get(0).api());
             assertTrue(RackCommand.running(r.sleds().get(0)).isPresent(), "its daemon runs and is recognised");
             assertEquals(null, RackCommand.awaitSled(rack, r.sleds().get(0), java.time.Duration.ofSeconds(5)),
                     "the sled answering is this one");
+            theExportLineItPrintsIsAllTheNextCommandNeeds(rack, r, said.toString(StandardCharsets.UTF_8));
         } finally {
             run("rack", "down", "--dir", rack.toString());
             if (held != null) {
                 held.close();
             }
         }
+    }
+
+    /**
+     * Issue 41: the {@code export} line {@code rack up} printed, pasted into bash, sets the signer
+     * key, the operator key and the sled's URL, absolute; with exactly those three variables, from
+     * another directory and with no SSH agent, {@code session start} logs in and starts a session,
+     * where without the operator key it fails with no-operator-key.
+     */
+    private void theExportLineItPrintsIsAllTheNextCommandNeeds(Path rack, RackFile r, String said) throws Exception {
+        String line = said.lines().filter(l -> l.startsWith("export ")).findFirst().orElseThrow(
+                () -> new AssertionError("no export line in: " + said));
+        Process bash = new ProcessBuilder("bash", "-c", line + "; printf '%s\\n' \"$SUSH_SIGNER_KEY\" "
+                + "\"$SUSH_OPERATOR_KEY\" \"$SUSH_URL\"").redirectErrorStream(true).start();
+        String[] set = new String(bash.getInputStream().readAllBytes(), StandardCharsets.UTF_8).split("\n");
+        assertEquals(0, bash.waitFor(), line);
+        Path abs = rack.toAbsolutePath().normalize();
+        assertEquals(List.of(abs.resolve("signer.key").toString(), abs.resolve(RackCommand.OPERATOR_KEY).toString(),
+                "http://" + r.sleds().get(0).api()), List.of(set), "what bash set from: " + line);
+        Path elsewhere = Files.createDirectories(dir.resolve("elsewhere"));
+        Map<String, String> env = Map.of("SUSH_SIGNER_KEY", set[0], "SUSH_OPERATOR_KEY", set[1], "SUSH_URL", set[2]);
+        Map<String, String> withoutOperatorKey = Map.of("SUSH_SIGNER_KEY", set[0], "SUSH_URL", set[2]);
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertEquals(2, cli(withoutOperatorKey, elsewhere, err, "session", "start"), "without the operator key");
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("(no-operator-key)"), err.toString());
+        err.reset();
+        assertEquals(0, cli(env, elsewhere, err, "session", "start", "--wait"), err.toString(StandardCharsets.UTF_8));
+        assertFalse(err.toString(StandardCharsets.UTF_8).contains("no-operator-key"), err.toString());
+    }
+
+    /** Runs the CLI in this JVM with exactly the environment {@code env}, in {@code cwd}; its exit code. */
+    private static int cli(Map<String, String> env, Path cwd, ByteArrayOutputStream err, String... args) {
+        return Main.run(new Invocation(env, cwd, InputStream.nullInputStream(), new PrintStream(
+                new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), new PrintStream(err, true,
+                        StandardCharsets.UTF_8), false), args);
     }
 
     /**
