@@ -2,19 +2,31 @@ package sush.ops;
 
 import sush.ops.wire.Version;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import sush.gossip.Entropy;
+import sush.gossip.clock.Id;
+import sush.gossip.set.NetworkId;
+import sush.ops.cli.Invocation;
+import sush.pipeline.journal.Journal;
+import sush.pipeline.journal.JournalRecord;
 import sush.projections.fixtures.Jobs;
 import sush.projections.fixtures.Signers;
 import sush.projections.id.Chain;
+import sush.projections.id.SessionId;
+import sush.projections.id.SessionIds;
 import sush.projections.job.SignedJob;
+import sush.projections.message.Message;
+import sush.projections.message.MessageCodec;
 
 /** Command lines and their exit codes: helpful one-line errors a script can test. */
 class CliTest {
@@ -33,22 +45,8 @@ class CliTest {
     @Test
     void replayPrintsTheTimelineWithTheRecordedVerdictsAndNoKeys() throws Exception {
         String board = "913-0000019:SLED00";
-        byte[] nonce = new byte[sush.projections.id.SessionIds.NONCE_BYTES];
-        sush.projections.id.SessionId session = sush.projections.id.SessionIds.compute(board, nonce, new byte[] {1});
-        SignedJob job = Jobs.at(Signers.KEY, session, Chain.first(session), "uptime", "*", false);
         Path journal = dir.resolve("journal");
-        sush.gossip.clock.Version v = sush.gossip.clock.Version.ZERO;
-        try (sush.pipeline.journal.Journal j = sush.pipeline.journal.Journal.open(journal, java.util.Optional.empty(),
-                sush.gossip.Entropy.seeded(1))) {
-            j.append(new sush.pipeline.journal.JournalRecord.Entered(1, sush.gossip.set.NetworkId.BOOTSTRAPPING, "START"));
-            v = v.tick(sush.gossip.clock.Id.ONE);
-            j.append(new sush.pipeline.journal.JournalRecord.Delivered(v, sush.projections.message.MessageCodec.encode(
-                    new sush.projections.message.Message.SessionStart(session, board, nonce, new byte[] {1}, "operator"))));
-            v = v.tick(sush.gossip.clock.Id.ONE);
-            j.append(new sush.pipeline.journal.JournalRecord.Delivered(v, sush.projections.message.MessageCodec.encode(
-                    new sush.projections.message.Message.JobStart(job)),
-                    sush.pipeline.journal.JournalRecord.Signature.GOOD));
-        }
+        SessionId session = writeJournal(journal, board, Optional.empty());
         CliRun r = run("replay", journal.toString(), "--baseboard", board);
         assertEquals(0, r.exit(), r.err());
         java.util.List<String> all = r.out().lines().toList();
@@ -61,9 +59,68 @@ class CliTest {
         assertTrue(lines.get(3).startsWith("state: ") && lines.get(3).contains("active=" + session.codephrase()), r.out());
         Path keyFile = dir.resolve("journal.key");
         Files.writeString(keyFile, "00".repeat(32));
-        CliRun keyed = run("replay", journal.toString(), "--key", keyFile.toString());
+        CliRun keyed = run("replay", journal.toString(), "--journal-key", keyFile.toString());
         assertEquals(2, keyed.exit());
         assertTrue(keyed.err().contains("not encrypted"), keyed.err());
+    }
+
+    /**
+     * Issue 41: replay's journal key is {@code --journal-key} (the daemon's flag for the same
+     * file), which reads a sealed journal; the old {@code --key}, which means the signer key
+     * everywhere else, still works for one release with a one-line warning, also given before
+     * the subcommand, and refuses to be given with {@code --journal-key}.
+     */
+    @Test
+    void replayReadsASealedJournalWithJournalKeyAndTheOldKeyWithAWarning() throws Exception {
+        String board = "913-0000019:SLED00";
+        Path journal = dir.resolve("sealed");
+        Path keyFile = dir.resolve("journal.key");
+        Files.writeString(keyFile, "07".repeat(32));
+        SessionId session = writeJournal(journal, board, Optional.of(Journal.readKey(keyFile)));
+        String state = "active=" + session.codephrase();
+        CliRun r = run("replay", journal.toString(), "--baseboard", board, "--journal-key", keyFile.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("0  Entered") && r.out().contains(state), r.out());
+        assertEquals("", r.err());
+        CliRun unkeyed = run("replay", journal.toString(), "--baseboard", board);
+        assertEquals(2, unkeyed.exit(), "a sealed journal without its key: " + unkeyed.out());
+        for (String[] old : new String[][] {{"replay", journal.toString(), "--baseboard", board, "--key",
+                keyFile.toString()}, {"--key", keyFile.toString(), "replay", journal.toString(), "--baseboard", board}}) {
+            CliRun o = run(old);
+            assertEquals(0, o.exit(), o.err());
+            assertEquals(r.out(), o.out(), "the old spelling reads the same");
+            assertEquals(1, o.err().lines().count(), o.err());
+            assertTrue(o.err().contains("--key for replay is now --journal-key"), o.err());
+        }
+        CliRun both = run("replay", journal.toString(), "--key", keyFile.toString(), "--journal-key",
+                keyFile.toString());
+        assertEquals(2, both.exit(), both.out());
+        assertTrue(both.err().contains("--journal-key"), both.err());
+        assertTrue(Main.commandLine(Invocation.system()).getSubcommands().get("replay").getUsageMessage()
+                .contains("--journal-key"), "help names --journal-key");
+        assertFalse(Main.commandLine(Invocation.system()).getSubcommands().get("replay").getUsageMessage()
+                .contains("--key="), "help no longer names --key");
+    }
+
+    /**
+     * Writes a journal of one sled's three records (entering the bootstrapping universe, a session
+     * start, a job of it whose signature was GOOD), sealed with {@code key} if given; the session.
+     */
+    private static SessionId writeJournal(Path journal, String board, Optional<byte[]> key) {
+        byte[] nonce = new byte[SessionIds.NONCE_BYTES];
+        SessionId session = SessionIds.compute(board, nonce, new byte[] {1});
+        SignedJob job = Jobs.at(Signers.KEY, session, Chain.first(session), "uptime", "*", false);
+        sush.gossip.clock.Version v = sush.gossip.clock.Version.ZERO;
+        try (Journal j = Journal.open(journal, key, Entropy.seeded(1))) {
+            j.append(new JournalRecord.Entered(1, NetworkId.BOOTSTRAPPING, "START"));
+            v = v.tick(Id.ONE);
+            j.append(new JournalRecord.Delivered(v, MessageCodec.encode(
+                    new Message.SessionStart(session, board, nonce, new byte[] {1}, "operator"))));
+            v = v.tick(Id.ONE);
+            j.append(new JournalRecord.Delivered(v, MessageCodec.encode(new Message.JobStart(job)),
+                    JournalRecord.Signature.GOOD));
+        }
+        return session;
     }
 
     @Test

@@ -23,8 +23,16 @@ import sush.projections.targets.Sled;
 public final class ReplayCommand implements Callable<Integer> {
     @Parameters(paramLabel = "JOURNAL", description = "the journal directory (the sled's OUTPUT/journal)")
     Path journal;
-    @Option(names = "--key", description = "the journal key, if it is encrypted")
+    @Option(names = "--journal-key", paramLabel = "FILE", description = "the journal key (the daemon's "
+            + "--journal-key: 32 bytes, raw or hex), if the journal is sealed")
     Path key;
+    /**
+     * The journal key under its old name (issue 41): {@code --key} is the signer key everywhere
+     * else, so replay's is {@code --journal-key}; the old spelling still works for one release,
+     * hidden from help, man pages and completion, with a warning. To be removed after it.
+     */
+    @Option(names = "--key", hidden = true, paramLabel = "FILE")
+    Path deprecatedKey;
     @Option(names = "--until", defaultValue = "-1", description = "stop after record N")
     long until;
     @Option(names = "--baseboard", defaultValue = "unknown:sled", description = "the sled the journal belongs to")
@@ -46,6 +54,15 @@ public final class ReplayCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (deprecatedKey != null) {
+            invocation.err().println("sush: --key for replay is now --journal-key (--key is the signer key "
+                    + "everywhere else; replay takes it this release only)");
+            if (key != null) {
+                invocation.err().println("sush: give the journal key once, with --journal-key");
+                return 2;
+            }
+            key = deprecatedKey;
+        }
         List<String> pems = new ArrayList<>();
         for (Path p : trust) {
             pems.add(Files.readString(invocation.path(p)));
