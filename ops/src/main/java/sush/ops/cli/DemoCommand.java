@@ -277,6 +277,7 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     private void awaitOneUniverse() throws Client.Failure {
+        awaitReady();
         for (int i = 0; i < 300; i++) {
             Set<String> networks = new HashSet<>();
             int announced = Integer.MAX_VALUE;
@@ -295,6 +296,33 @@ public final class DemoCommand implements Callable<Integer> {
             Client.sleep(100);
         }
         throw new Client.Failure(1, "no-universe", "the sleds did not converge on one universe");
+    }
+
+    /**
+     * Waits (bounded: 30 s, then {@link #awaitOneUniverse()} judges) until every sled answers the
+     * unsigned {@code /ready} with 200, all of them in one universe. A sled just started or
+     * restarted is bootstrapping until it joins one, and answers a login (a login gossips) with a
+     * 503 not-ready that it logs as a failed request: the demo logs in nowhere before then, so
+     * that expected state of a restart is no warning in the middle of its story.
+     */
+    private void awaitReady() {
+        for (int i = 0; i < 300; i++) {
+            Set<String> universes = new HashSet<>();
+            boolean ready = true;
+            for (int k = 0; k < daemons.size(); k++) {
+                try {
+                    Client.Probe p = client(k).probe("/ready");
+                    ready &= p.status() == 200 && p.readiness().universe() != null;
+                    universes.add(String.valueOf(p.readiness().universe()));
+                } catch (Client.Failure f) {
+                    ready = false;
+                }
+            }
+            if (ready && universes.size() == 1) {
+                return;
+            }
+            Client.sleep(100);
+        }
     }
 
     private void awaitActive(String session) throws Client.Failure {

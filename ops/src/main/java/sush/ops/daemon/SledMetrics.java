@@ -37,6 +37,14 @@ import sush.pipeline.sled.SledRuntime;
  * JVM's and Reactor Netty's own. Names follow Prometheus conventions (units in names).
  */
 public final class SledMetrics implements AutoCloseable {
+    /**
+     * What Reactor Netty records in Micrometer's global registry (its HTTP servers' meters): one
+     * registry for the JVM, added to the global one once, before any meter is there. A daemon's
+     * own registry added at each start would come after the meters an earlier daemon of the same
+     * JVM left there (the demo's restarted sled, a test's), which Micrometer warns about (issue
+     * 41); with one daemon per JVM it is that daemon's. Every daemon's scrape includes it.
+     */
+    private static final PrometheusMeterRegistry HTTP = inGlobalRegistry();
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final Timer commit;
     private final Timer fsync;
@@ -60,8 +68,13 @@ public final class SledMetrics implements AutoCloseable {
         new ProcessorMetrics().bindTo(registry);
         new UptimeMetrics().bindTo(registry);
         new FileDescriptorMetrics().bindTo(registry);
-        // Reactor Netty records its HTTP server's metrics in the global registry.
-        Metrics.addRegistry(registry);
+    }
+
+    /** {@link #HTTP}: a registry added to Micrometer's global one, where Reactor Netty records its HTTP server's metrics. */
+    private static PrometheusMeterRegistry inGlobalRegistry() {
+        PrometheusMeterRegistry r = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        Metrics.addRegistry(r);
+        return r;
     }
 
     /** Counts one fsync (a slot's listener). */
@@ -168,14 +181,13 @@ public final class SledMetrics implements AutoCloseable {
         return b.length() == 0 ? "/" : b.toString();
     }
 
-    /** The Prometheus text exposition. */
+    /** The Prometheus text exposition: this sled's meters, then Reactor Netty's ({@link #HTTP}). */
     public String scrape() {
-        return registry.scrape();
+        return registry.scrape() + HTTP.scrape();
     }
 
     @Override
     public void close() {
-        Metrics.removeRegistry(registry);
         gc.close();
         registry.close();
     }
