@@ -84,8 +84,9 @@ class CliTest {
         assertEquals("", r.err());
         CliRun unkeyed = run("replay", journal.toString(), "--baseboard", board);
         assertEquals(2, unkeyed.exit(), "a sealed journal without its key: " + unkeyed.out());
-        for (String[] old : new String[][] {{"replay", journal.toString(), "--baseboard", board, "--key",
-                keyFile.toString()}, {"--key", keyFile.toString(), "replay", journal.toString(), "--baseboard", board}}) {
+        String[] after = {"replay", journal.toString(), "--baseboard", board, "--key", keyFile.toString()};
+        String[] before = {"--key", keyFile.toString(), "replay", journal.toString(), "--baseboard", board};
+        for (String[] old : new String[][] {after, before}) {
             CliRun o = run(old);
             assertEquals(0, o.exit(), o.err());
             assertEquals(r.out(), o.out(), "the old spelling reads the same");

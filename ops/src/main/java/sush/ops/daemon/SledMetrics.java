@@ -70,7 +70,7 @@ public final class SledMetrics implements AutoCloseable {
         new FileDescriptorMetrics().bindTo(registry);
     }
 
-    /** {@link #HTTP}: a registry added to Micrometer's global one, where Reactor Netty records its HTTP server's metrics. */
+    /** {@link #HTTP}: a registry added to Micrometer's global one, where Reactor Netty records its meters. */
     private static PrometheusMeterRegistry inGlobalRegistry() {
         PrometheusMeterRegistry r = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         Metrics.addRegistry(r);
