@@ -112,6 +112,14 @@ final class Faults {
         say(now, "healed everything");
     }
 
+    /** Sled {@code s} restarted by its operator after its drives were fixed (its store loaded untrusted). */
+    void serviced(long now, int s) throws IOException, InterruptedException {
+        sleds.stop(s);
+        sleds.start(s);
+        operator.forget(s);
+        say(now, "sled " + s + " serviced: its boundary slots loaded untrusted (EIO at its start), restarted");
+    }
+
     private long duration() {
         return Math.max(1_000, (long) (random.nextDouble() * scale));
     }

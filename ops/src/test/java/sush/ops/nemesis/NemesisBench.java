@@ -215,10 +215,7 @@ public final class NemesisBench {
                 int ready = 0;
                 for (int i = 0; i < n; i++) {
                     try {
-                        String url = "https://" + sleds.entry(i).api();
-                        Client c = new Client(url, RackCommand.operatorClient(dir, url).credentials(),
-                                Client.trusting(dir.resolve(RackCa.CA_CERT)));
-                        Readiness r = c.probe("/ready").readiness();
+                        Readiness r = probe(i).probe("/ready").readiness();
                         if (Boolean.TRUE.equals(r.ready()) && r.peersConnected() != null
                                 && r.peersConnected() >= n - 1) {
                             ready++;
@@ -242,6 +239,7 @@ public final class NemesisBench {
             // Liveness: one universe, a new session, a final job on every sled, terminal statuses.
             boolean live = false;
             String note;
+            service();
             if (!converged(180_000)) {
                 note = "the sleds did not converge to one ready universe in 180 s after the heal";
             } else {
@@ -262,6 +260,30 @@ public final class NemesisBench {
                 }
             }
             return new Verdict(violations, live, note == null ? "reached" : note);
+        }
+
+        /**
+         * What an operator does after the drives are fixed: a sled whose boundary slots loaded
+         * untrusted (it started while a slot failed with EIO) runs nothing until serviced
+         * (at-most-once.md: fail closed, a human decides), and is restarted.
+         */
+        private void service() throws Exception {
+            for (int i = 0; i < n; i++) {
+                try {
+                    Readiness r = probe(i).probe("/ready").readiness();
+                    if (Boolean.FALSE.equals(r.storeTrusted())) {
+                        faults.serviced(now(), i);
+                    }
+                } catch (Client.Failure f) {
+                    // not answering: the convergence below says so
+                }
+            }
+        }
+
+        private Client probe(int i) throws Client.Failure {
+            String url = "https://" + sleds.entry(i).api();
+            return new Client(url, RackCommand.operatorClient(dir, url).credentials(),
+                    Client.trusting(dir.resolve(RackCa.CA_CERT)));
         }
 
         /** A new session, one job on every sled; null when every sled ended it, else what was missing. */
@@ -314,6 +336,8 @@ public final class NemesisBench {
             System.out.printf(Locale.ROOT, "jobs signed %d, accepted %d; executions in the ledger %d; status reads %d "
                     + "(%d failed)%n", operator.jobs().size(), accepted, ran.size(), observer.reads(),
                     observer.failedReads());
+            long serviced = faults.schedule().stream().filter(x -> x.contains(" serviced: ")).count();
+            System.out.println("sleds serviced after the heal (store untrusted after an EIO at start): " + serviced);
             System.out.println("checkers:");
             System.out.println("  at most once, status truth, targets, exits, logs: " + (v.violations().isEmpty()
                     ? "pass" : v.violations().size() + " violations"));
