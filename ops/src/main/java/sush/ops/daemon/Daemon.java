@@ -270,7 +270,9 @@ public final class Daemon implements AutoCloseable {
         if (stopJobs()) {
             sleep(LINGER.toMillis()); // lets the last endings reach the peers
         }
-        runtime.halt();
+        if (!runtime.close(Duration.ofSeconds(2))) {
+            LOG.warn("the sled's loop did not finish its stage within 2 s: closing anyway");
+        }
         resources.close();
     }
 

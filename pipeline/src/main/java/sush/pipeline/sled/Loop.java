@@ -29,6 +29,8 @@ final class Loop {
      * the restart safe).
      */
     private Optional<String> failed = Optional.empty();
+    /** Set by {@link #close()}, from the daemon's closing thread; read by every stage. */
+    private volatile boolean closing;
     /** A test hook at the start of every stage of the loop: tests throw from it (fail closed). */
     private Consumer<String> probe = stage -> { };
 
@@ -71,6 +73,11 @@ final class Loop {
      * and the daemon exits 70 for its supervisor.
      */
     void guarded(String stage, Runnable r) {
+        if (closing) {
+            // The daemon is closing its journal and links (issue 38: a stage run after them
+            // found the journal closed and failed the sled closed on its way out).
+            return;
+        }
         try {
             probe.accept(stage);
             r.run();
@@ -105,6 +112,11 @@ final class Loop {
         emit(new SledEvent.Halted(stage, String.valueOf(err)));
     }
 
+    /** From now on no stage runs: the daemon is closing what the stages use. */
+    void close() {
+        closing = true;
+    }
+
     /** Gossips {@code m}; false when the node refused it (the universe changed under the send, or it is still bootstrapping). */
     boolean send(Message m) {
         try {
@@ -123,12 +135,12 @@ final class Loop {
         events.tryEmitNext(e);
     }
 
-    /** Appends {@code r} to the journal, if the sled keeps one and has not failed. */
+    /** Appends {@code r} to the journal, if the sled keeps one, has not failed and is not closing. */
     void journal(JournalRecord r) {
         // Once failed, nothing more is journaled: the journal may be what failed (a full disk
         // under its mapping, where the next write can crash the JVM outright instead of
         // throwing), and the daemon is on its way out with status 70.
-        if (failed.isEmpty()) {
+        if (failed.isEmpty() && !closing) {
             journal.ifPresent(j -> j.append(r));
         }
     }

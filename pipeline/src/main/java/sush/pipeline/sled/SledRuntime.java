@@ -1,5 +1,6 @@
 package sush.pipeline.sled;
 
+import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -176,6 +177,22 @@ public final class SledRuntime {
             ingress.stop();
             writer.dispose();
         });
+    }
+
+    /**
+     * As {@link #halt()}, for a daemon about to close the journal and links its stages use: no
+     * stage runs from now on, and this returns once the loop has finished the one it was running
+     * (within {@code within}; false when it did not say so in time).
+     */
+    public boolean close(Duration within) {
+        loop.close();
+        halt();
+        try {
+            return Boolean.TRUE.equals(Mono.fromCallable(() -> Boolean.TRUE).subscribeOn(loop.scheduler())
+                    .block(within));
+        } catch (RuntimeException e) {
+            return false;
+        }
     }
 
     /** Everything the sled does, in order; a late subscriber first gets the recent history. */

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -366,6 +367,27 @@ class SledDecisionsTest {
         h.sync();
         h.migrate(2);
         assertEquals(events, h.events.size(), "no delivery and no entry reaches a halted sled");
+    }
+
+    /**
+     * Issue 38 (the nemesis): a daemon closing its journal while the loop still ran a delivery
+     * failed the sled closed on its way out. {@code close} returns once the loop finished its
+     * stage, and no stage runs after it.
+     */
+    @Test
+    void aClosedSledRunsNoStageAfterCloseReturns() throws Exception {
+        SledHarness h = new SledHarness().provision().boot(1);
+        h.operator(Rack.start(1));
+        h.sync();
+        assertTrue(h.sled.close(Duration.ofSeconds(5)), "the loop said it finished its stage");
+        int events = h.events.size();
+        h.operator(new Message.JobStart(Rack.jobs(Rack.session(1), 1, "z", "*", true).get(0)));
+        h.sync();
+        h.sled.slotsChanged("changed by a test");
+        h.settle();
+        assertEquals(0, h.ledger.size(), "nothing launched");
+        assertEquals(1, h.events.size() - events, "only the slots' finding is said: " + h.events.subList(events,
+                h.events.size()));
     }
 
     @Test
