@@ -39,8 +39,8 @@ final class Checks {
     }
 
     /**
-     * Status truth: a sled that said a job it ran was skipped or cancelled, or still queued after
-     * it ran, lied; so did one that said a job exited 0 there that never ran there. A
+     * Status truth: a sled that said a job it ran was cancelled lied; so did one that said a job
+     * exited 0 there that never ran there. A
      * {@code Skipped{Conflict}} speaks of one request at the position (the refused successor): it
      * lies only when the request it refused is the one that ran there, or the one it says it
      * holds is not.
@@ -65,7 +65,11 @@ final class Checks {
                 }
                 continue;
             }
-            boolean neverStarted = c.status().equals("skipped") || c.status().equals("cancelled");
+            // Cancelled says the job never started here in any life (D-042). A skip's reasons
+            // (already handled, superseded, below the floor, session ended) say it does not run
+            // now, not that it never ran in an earlier life: the product's own status truth (the
+            // simulator's checker) makes the same distinction.
+            boolean neverStarted = c.status().equals("cancelled");
             if (didRun && neverStarted) {
                 out.add("sled " + c.sled() + " said job " + c.job() + " " + c.said() + ", but it ran there");
             }

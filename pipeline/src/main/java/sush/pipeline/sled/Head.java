@@ -209,7 +209,7 @@ final class Head {
      */
     private void conflict(SledProjection.Outcome.Conflict c) {
         JobId id = c.refused().request().job();
-        if (!targetsMe(c.refused())
+        if (!targetsMe(c.refused()) || !vouchesFor(id, c.held())
                 || !entry.get().conflictsReported().add(id + "/" + c.refused().request().successor())) {
             return;
         }
@@ -218,6 +218,23 @@ final class Head {
                 + "successor " + c.refused().request().successor().codephrase() + " is another job and never runs "
                 + "here"));
         loop.send(new Message.JobConflict(me, id, c.held(), c.refused().request().successor()));
+    }
+
+    /**
+     * Whether this sled can say that the request with successor {@code held} is the one it holds
+     * at {@code id}: its record's own commit there, one it committed in this life, or a position
+     * not yet behind its head (what it holds there is what would run). A position behind the head
+     * that an earlier life executed may have run either request: the nemesis (issue 38) saw a sled,
+     * restarted into a universe that delivered the other request first, report a conflict holding
+     * that one and refusing the one it had run. Such a position is reported by the behind-head
+     * rules (already handled), never as a conflict.
+     */
+    private boolean vouchesFor(JobId id, JobId held) {
+        Optional<SignedJob> inFold = fold().chain().flatMap(ch -> ch.known(id));
+        if (inFold.isEmpty() || !inFold.get().request().successor().equals(held)) {
+            return true;
+        }
+        return head.committedThisLife(id) || fold().chain().map(ch -> !ch.precedesHead(id)).orElse(true);
     }
 
     /**

@@ -118,6 +118,38 @@ class OperatorWordSledTest {
         assertEquals(1, h.ledger.size(), "the other request never runs here");
     }
     /**
+     * Issue 38 (the nemesis, causal ordering): a sled that ran a request in an earlier life, then
+     * entered a universe that delivered another request at that position first, said it held the
+     * other one and refused the one it had run. Behind its head it cannot tell which ran there:
+     * no conflict naming either, and nothing runs again.
+     */
+    @Test
+    void aSledThatRanARequestInAnEarlierLifeNeverSaysItHoldsAnother() throws Exception {
+        SledHarness h = new SledHarness().provision().boot(1);
+        List<SignedJob> jobs = Rack.jobs(Rack.session(1), 2, "ran", "*");
+        h.operator(Rack.start(1));
+        for (SignedJob j : jobs) {
+            h.operator(new Message.JobStart(j));
+            h.sync();
+            h.settle();
+            h.launcher.end(j.request().job(), 0);
+            h.settle();
+        }
+        assertEquals(2, h.ledger.size());
+        h.crash();
+        SignedJob other = Jobs.at(Signers.KEY, Rack.session(1), jobs.get(0).request().job(), "another", "*", false);
+        h.operator0(3, Rack.start(1));
+        h.operator0(3, new Message.JobStart(other));
+        h.operator0(3, new Message.JobStart(jobs.get(0)));
+        h.operator0(3, new Message.JobStart(jobs.get(1)));
+        h.boot(3);
+        h.settle();
+        assertTrue(h.gossiped(Message.JobConflict.class).stream().noneMatch(c -> c.held().equals(
+                other.request().successor())), "never says it holds a request it may not have run: " + h.gossiped());
+        assertEquals(2, h.ledger.size(), "nothing ran again");
+    }
+
+    /**
      * Issue 35: a full output disk is a state, not a fault. A job reaching the head while the
      * disk is below its reserve is refused {@code no-space}, before anything is committed (never
      * started, the record untouched); the sled keeps folding; once space returns the next job runs,
