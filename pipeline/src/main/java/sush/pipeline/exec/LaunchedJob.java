@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -127,9 +128,15 @@ final class LaunchedJob implements Launcher.Running {
             signal(() -> containment.killAll(code, process.pid()));
             CompletableFuture<Void> drained = CompletableFuture.allOf(o, e);
             if (!drained.isDone()) {
-                ScheduledFuture<?> cut = timers.schedule(() -> drained.complete(null),
-                        ProcessLauncher.DRAIN.toMillis(), TimeUnit.MILLISECONDS);
-                drained.whenComplete((v, t) -> cut.cancel(false));
+                try {
+                    ScheduledFuture<?> cut = timers.schedule(() -> drained.complete(null),
+                            ProcessLauncher.DRAIN.toMillis(), TimeUnit.MILLISECONDS);
+                    drained.whenComplete((v, t) -> cut.cancel(false));
+                } catch (RejectedExecutionException closing) {
+                    // The launcher closed under a job that ended as its daemon stopped (issue 38:
+                    // this thread died with a stack trace): its output is not waited for.
+                    drained.complete(null);
+                }
             }
             drained.whenComplete((v, t) -> finish());
         });
