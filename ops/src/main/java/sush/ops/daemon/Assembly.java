@@ -304,7 +304,9 @@ final class Assembly {
         DisposableServer http = p.http;
         p.stack.push("API", () -> http.disposeNow(Duration.ofSeconds(2)));
         // The address announced to the rack, asked as another sled would ask it (in the background).
-        s.apiUrl().ifPresent(url -> p.api.probeAnnounced(url).subscribe());
+        // The probe says its own failures (one typed line each); anything else it throws is said too.
+        s.apiUrl().ifPresent(url -> p.api.probeAnnounced(url).subscribe(ok -> { }, e -> LOG.warn(
+                "the probe of the API address this sled announces, {}, failed: {}", url, e.toString())));
         if (!loopback && p.tls.isEmpty()) {
             LOG.warn("the API listens on " + s.api() + " over plain HTTP (no rack certificate): "
                     + "operator requests are signed, but their bodies and answers are readable on the network");

@@ -130,7 +130,8 @@ final class SimRack {
                 Gossip.of(s.node), s.locker, s.launcher, Optional.empty(), time, new SlowWriter(time, () -> s.writeMillis));
         s.runtime.events().subscribe(e -> observe(s, e));
         s.runtime.start();
-        s.node.start().subscribe();
+        // A gossip node that fails to start is said where the sled's own failures are.
+        s.node.start().subscribe(v -> { }, e -> observe(s, new SledEvent.Failed("gossip node start: " + e)));
         Map<String, String> peers = new LinkedHashMap<>();
         for (SimSled o : sleds) {
             peers.put(o.name(), o.name());
