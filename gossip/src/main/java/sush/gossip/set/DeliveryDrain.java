@@ -41,7 +41,7 @@ final class DeliveryDrain implements Runnable {
                 for (Delivery d : batch) {
                     sink.next(d);
                 }
-                next += batch.size();
+                next = batch.get(batch.size() - 1).checkpoint();
                 requested = sink.requestedFromDownstream();
             }
             missed = pending.addAndGet(-missed);

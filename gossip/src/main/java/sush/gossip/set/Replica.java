@@ -2,6 +2,7 @@ package sush.gossip.set;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,9 +17,14 @@ import sush.gossip.clock.Version;
  * version, the identity it ticks with, and its frontier (the join of every version it holds).
  *
  * <p>Invariant: the replica holds every message of its universe whose version is at or below
- * its frontier; every change (send, sync commit, bootstrap adoption) keeps it. The delivery
- * log lists the messages in the order they became held, which is a causal order: a commit
- * appends only messages above the old frontier, sorted by {@link Version#CAUSAL_ORDER}.
+ * its frontier, except those it {@linkplain #forget forgot} or that a replica it synced with
+ * had forgotten (bounded-gossip.md section 3: forgetting is local, and no tombstone crosses the
+ * wire; the sieve of {@link #missingFor} never sends a peer what is at or below its frontier,
+ * so nothing forgotten comes back). Every change (send, sync commit, bootstrap adoption,
+ * forgetting) keeps it. The delivery log lists the messages in the order they became held,
+ * which is a causal order: a commit appends only messages above the old frontier, sorted by
+ * {@link Version#CAUSAL_ORDER}. A message's place in the log (its delivery checkpoint) never
+ * changes: forgetting leaves a gap that readers pass over.
  */
 public final class Replica {
     /** Bound on the set: about 1 M messages. A full set refuses sends and syncs that add. */
@@ -29,26 +35,43 @@ public final class Replica {
     private NetworkId network;
     private Id identity;
     private Version frontier = Version.ZERO;
-    private final Map<Version, Message> byVersion = new HashMap<>();
-    private final List<Message> log = new ArrayList<>();
+    /** Each held message's place in the log (its delivery checkpoint). */
+    private final Map<Version, Long> byVersion = new HashMap<>();
+    private final Log log = new Log();
+    /**
+     * The join of every version this replica forgot or learned was forgotten (a peer's, joined
+     * at each commit): what it may claim to have seen without holding. Zero while nothing was.
+     */
+    private Version forgottenCeiling = Version.ZERO;
+    /** How many messages this replica forgot (its own forgetting only). */
+    private long forgotten;
     private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
 
-    private Replica(NetworkId network, Id identity) {
+    /** This replica's bound on messages held ({@link #MAX_MESSAGES} unless scaled down in a test). */
+    private final int maxMessages;
+
+    private Replica(NetworkId network, Id identity, int maxMessages) {
         this.network = network;
         this.identity = identity;
+        this.maxMessages = maxMessages;
     }
 
     /** The first replica of a new universe: owns the whole identity, holds nothing. */
     public static Replica seed(NetworkId network) {
+        return seed(network, MAX_MESSAGES);
+    }
+
+    /** {@link #seed(NetworkId)} with a bound scaled down (tests reach it in a few messages). */
+    static Replica seed(NetworkId network, int maxMessages) {
         if (network.isBootstrapping()) {
             throw new IllegalArgumentException("the all-zero network id is reserved for bootstrapping");
         }
-        return new Replica(network, Id.ONE);
+        return new Replica(network, Id.ONE, maxMessages);
     }
 
     /** A replica that will join a universe by bootstrapping from a provider. */
     public static Replica newcomer() {
-        return new Replica(NetworkId.BOOTSTRAPPING, Id.ZERO);
+        return new Replica(NetworkId.BOOTSTRAPPING, Id.ZERO, MAX_MESSAGES);
     }
 
     /**
@@ -78,9 +101,7 @@ public final class Replica {
             }
             requireRoom(1);
             v = frontier.tick(identity);
-            Message m = new Message(v, payload);
-            byVersion.put(v, m);
-            log.add(m);
+            hold(new Message(v, payload));
             frontier = v;
         }
         notifyListeners();
@@ -99,8 +120,46 @@ public final class Replica {
         return frontier;
     }
 
+    /** How many messages the replica holds now (forgotten ones are not counted). */
     public synchronized int size() {
-        return log.size();
+        return byVersion.size();
+    }
+
+    /** How many messages this replica forgot since it was made (see {@link #forget}). */
+    public synchronized long forgottenCount() {
+        return forgotten;
+    }
+
+    /** The join of every version known to be forgotten: zero while nothing was (see {@link #forget}). */
+    public synchronized Version forgottenCeiling() {
+        return forgottenCeiling;
+    }
+
+    /**
+     * Forgets the held messages among {@code versions} (bounded-gossip.md section 3). Local: no
+     * tombstone is sent and the frontier does not move, so a peer that syncs with this replica
+     * is never sent them again (they are at or below its frontier once it joins ours), and a
+     * peer that still holds them never sends them back here. The caller forgets only what every
+     * replica of the universe already holds or will never need: a replica that joins this
+     * frontier without holding a forgotten message never receives it. Versions not held are
+     * passed over.
+     *
+     * @return how many messages were forgotten
+     */
+    public int forget(Collection<Version> versions) {
+        synchronized (this) {
+            int n = 0;
+            for (Version v : versions) {
+                Long seq = byVersion.remove(v);
+                if (seq != null) {
+                    log.clear(seq);
+                    forgottenCeiling = forgottenCeiling.join(v);
+                    n++;
+                }
+            }
+            forgotten += n;
+            return n;
+        }
     }
 
     public synchronized boolean contains(Version version) {
@@ -109,11 +168,15 @@ public final class Replica {
 
     /** A consistent view for a sync session: what the replica held at one instant. */
     public synchronized View view() {
-        return new View(network, frontier, log.size());
+        return new View(network, frontier, log.lastSeq());
     }
 
-    /** Network, frontier, and how long the log was at that instant. */
-    public record View(NetworkId network, Version frontier, int logSize) {
+    /** Network, frontier, and the checkpoint of the newest message held at that instant. */
+    public record View(NetworkId network, Version frontier, long logSize) {
+    }
+
+    /** What a peer lacks, and the {@link #forgottenCeiling} read with it. */
+    public record Supply(List<Message> messages, Version forgotten) {
     }
 
     /**
@@ -122,21 +185,30 @@ public final class Replica {
      * frontier, and nothing else). In causal order.
      */
     public synchronized List<Message> missingFor(View view, Version otherFrontier) {
+        return supplyFor(view, otherFrontier).messages();
+    }
+
+    /**
+     * {@link #missingFor} with the forgotten ceiling read in the same instant: together with
+     * what the peer holds they make up this replica's frontier at {@code view} (what was
+     * forgotten since the view is in the ceiling, no longer in the list).
+     */
+    public synchronized Supply supplyFor(View view, Version otherFrontier) {
         requireUniverse(view.network());
-        int from = Math.min(coveredBy(otherFrontier), view.logSize());
+        long from = Math.min(coveredBy(otherFrontier), view.logSize());
         List<Message> missing = new ArrayList<>();
-        int covered = -1;
-        for (int i = from; i < view.logSize(); i++) {
-            Message m = log.get(i);
-            if (!m.version().leq(otherFrontier)) {
+        long covered = -1;
+        for (int i = log.indexAfter(from); i < log.count() && log.seq(i) <= view.logSize(); i++) {
+            Message m = log.message(i);
+            if (m != null && !m.version().leq(otherFrontier)) {
                 if (covered < 0) {
-                    covered = i;
+                    covered = log.seq(i) - 1;
                 }
                 missing.add(m);
             }
         }
         remember(otherFrontier, covered < 0 ? view.logSize() : covered);
-        return missing;
+        return new Supply(missing, forgottenCeiling);
     }
 
     /**
@@ -146,19 +218,20 @@ public final class Replica {
     static final int COVERED_MEMORY = 16;
 
     /**
-     * Prefixes of the log known to be at or below a frontier, newest last: {@code log[0, prefix)}
-     * is at or below {@code frontier}. The log only grows, so a prefix stays covered by that
+     * Prefixes of the log known to be at or below a frontier, newest last: every message held at a
+     * checkpoint up to {@code prefix} is at or below {@code frontier}. The log only grows at its
+     * end and forgetting only takes from it, so a prefix stays covered by that
      * frontier and by every frontier above it; {@link #missingFor} starts its scan there instead
      * of at the beginning of a log that holds every message of the universe (D-037).
      */
     private final ArrayDeque<Covered> covered = new ArrayDeque<>();
 
-    private record Covered(Version frontier, int prefix) {
+    private record Covered(Version frontier, long prefix) {
     }
 
     /** The longest remembered prefix of the log at or below {@code frontier} (0 when none is). */
-    private int coveredBy(Version frontier) {
-        int best = 0;
+    private long coveredBy(Version frontier) {
+        long best = 0;
         for (Covered c : covered) {
             if (c.prefix() > best && c.frontier().leq(frontier)) {
                 best = c.prefix();
@@ -167,7 +240,7 @@ public final class Replica {
         return best;
     }
 
-    private void remember(Version frontier, int prefix) {
+    private void remember(Version frontier, long prefix) {
         if (prefix == 0) {
             return;
         }
@@ -180,27 +253,34 @@ public final class Replica {
     /**
      * Atomically adds what a peer supplied and joins its frontier. The caller has checked that
      * every incoming version is at or below {@code remoteFrontier} and that together they
-     * cover it. Messages already held (from a concurrent session) are skipped.
+     * cover it. Messages already held (from a concurrent session) are skipped, and so are
+     * messages at or below the frontier that are not held: forgotten here, they never come back.
      *
      * @return how many messages were new
      */
     public int commit(NetworkId expected, Version remoteFrontier, List<Message> incoming) {
+        return commit(expected, remoteFrontier, Version.ZERO, incoming);
+    }
+
+    /** {@link #commit} that also learns the peer's {@link #forgottenCeiling}. */
+    public int commit(NetworkId expected, Version remoteFrontier, Version remoteForgotten, List<Message> incoming) {
         int added;
         synchronized (this) {
             requireUniverse(expected);
+            boolean anyForgotten = !forgottenCeiling.isZero();
             List<Message> fresh = new ArrayList<>(incoming.size());
             for (Message m : incoming) {
-                if (!byVersion.containsKey(m.version())) {
+                if (!byVersion.containsKey(m.version()) && !(anyForgotten && m.version().leq(frontier))) {
                     fresh.add(m);
                 }
             }
             requireRoom(fresh.size());
             fresh.sort((a, b) -> Version.CAUSAL_ORDER.compare(a.version(), b.version()));
             for (Message m : fresh) {
-                byVersion.put(m.version(), m);
-                log.add(m);
+                hold(m);
             }
             frontier = frontier.join(remoteFrontier);
+            forgottenCeiling = forgottenCeiling.join(remoteForgotten);
             added = fresh.size();
         }
         if (added > 0) {
@@ -220,17 +300,24 @@ public final class Replica {
         }
         Id[] halves = identity.fork();
         identity = halves[0];
-        return new Grant(network, halves[1], frontier, List.copyOf(log));
+        return new Grant(network, halves[1], frontier, log.held(), forgottenCeiling);
     }
 
-    /** What a provider hands a newcomer. */
-    public record Grant(NetworkId network, Id identity, Version frontier, List<Message> messages) {
+    /**
+     * What a provider hands a newcomer: the set it holds, and the ceiling of what it forgot
+     * (the frontier covers both).
+     */
+    public record Grant(NetworkId network, Id identity, Version frontier, List<Message> messages, Version forgotten) {
+        /** A grant from a provider that forgot nothing. */
+        public Grant(NetworkId network, Id identity, Version frontier, List<Message> messages) {
+            this(network, identity, frontier, messages, Version.ZERO);
+        }
     }
 
     /** The newcomer's half of a bootstrap: take the universe, the identity share and the set. */
     public void adopt(Grant grant) {
         synchronized (this) {
-            if (!network.isBootstrapping() || !frontier.isZero() || !log.isEmpty()) {
+            if (!network.isBootstrapping() || !frontier.isZero() || log.lastSeq() != 0) {
                 throw new ReplicaException(ReplicaException.Kind.NOT_A_NEWCOMER,
                         "a replica with a universe or history cannot adopt a bootstrap");
             }
@@ -238,12 +325,14 @@ public final class Replica {
             List<Message> sorted = new ArrayList<>(grant.messages());
             sorted.sort((a, b) -> Version.CAUSAL_ORDER.compare(a.version(), b.version()));
             for (Message m : sorted) {
-                byVersion.put(m.version(), m);
-                log.add(m);
+                if (!byVersion.containsKey(m.version())) {
+                    hold(m);
+                }
             }
             network = grant.network();
             identity = grant.identity();
             frontier = grant.frontier();
+            forgottenCeiling = grant.forgotten();
         }
         notifyListeners();
     }
@@ -256,12 +345,12 @@ public final class Replica {
         if (checkpoint < 0) {
             throw new IllegalArgumentException("negative checkpoint " + checkpoint);
         }
-        int from = (int) Math.min(checkpoint, log.size());
-        int to = (int) Math.min((long) from + max, log.size());
-        List<Delivery> out = new ArrayList<>(to - from);
-        for (int i = from; i < to; i++) {
-            Message m = log.get(i);
-            out.add(new Delivery(i + 1L, m.version(), m.payload()));
+        List<Delivery> out = new ArrayList<>(Math.min(max, 256));
+        for (int i = log.indexAfter(checkpoint); i < log.count() && out.size() < max; i++) {
+            Message m = log.message(i);
+            if (m != null) {
+                out.add(new Delivery(log.seq(i), m.version(), m.payload()));
+            }
         }
         return out;
     }
@@ -289,10 +378,14 @@ public final class Replica {
         }
     }
 
+    private void hold(Message m) {
+        byVersion.put(m.version(), log.append(m));
+    }
+
     private void requireRoom(int extra) {
-        if (log.size() + (long) extra > MAX_MESSAGES) {
+        if (byVersion.size() + (long) extra > maxMessages) {
             throw new ReplicaException(ReplicaException.Kind.SET_FULL,
-                    log.size() + " + " + extra + " messages over " + MAX_MESSAGES);
+                    byVersion.size() + " + " + extra + " messages over " + maxMessages);
         }
     }
 

@@ -22,7 +22,7 @@ import sush.gossip.wire.WireWriter;
  * PREAMBLE  magic "SUSHSYNC" | protocol u8 | network 16 | intent u8 | minTicks varint | sender bytes
  * FRONTIER  version bytes
  * MESSAGES  count varint | count x (version bytes, payload bytes)
- * END       total count varint
+ * END       total count varint [| forgotten version bytes]
  * GRANT     network 16 | identity bytes | frontier bytes
  * COMMIT    (nothing: the one-byte confirmation)
  * ABORT     reason text
@@ -30,7 +30,9 @@ import sush.gossip.wire.WireWriter;
  * PUSH      network 16 | sender bytes | targets (count varint, u32 each) | base bytes |
  *           frontier bytes | count varint | count x (version bytes, payload bytes)
  * </pre>
- * "bytes" is a varint length and the bytes.
+ * "bytes" is a varint length and the bytes. END names the ceiling of what the supplier forgot
+ * (bounded-gossip.md section 3) only when it forgot something, so a supplier that never forgets
+ * sends the bytes it always sent.
  */
 final class Frames {
     static final int MAX_FRAME_BYTES = 1 << 20;
@@ -93,6 +95,11 @@ final class Frames {
 
     /** MESSAGES frames of about {@link #BATCH_TARGET_BYTES} each, then END with the total. */
     static List<byte[]> supply(List<Message> messages) {
+        return supply(messages, Version.ZERO);
+    }
+
+    /** {@link #supply(List)} whose END also names the supplier's forgotten ceiling when it is not zero. */
+    static List<byte[]> supply(List<Message> messages, Version forgotten) {
         List<byte[]> frames = new ArrayList<>();
         int i = 0;
         while (i < messages.size()) {
@@ -110,8 +117,11 @@ final class Frames {
             }
             frames.add(finish(w));
         }
-        WireWriter end = begin(END, 10);
+        WireWriter end = begin(END, 10 + forgotten.encodedSize());
         end.writeVarint(messages.size());
+        if (!forgotten.isZero()) {
+            end.writeLengthPrefixed(forgotten.toBytes());
+        }
         frames.add(finish(end));
         return frames;
     }

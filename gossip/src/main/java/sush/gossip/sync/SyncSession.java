@@ -210,11 +210,11 @@ public final class SyncSession {
                     state = State.DONE;
                     return List.of();
                 }
-                List<Message> missing = replica.missingFor(view, frontier);
-                sent = missing.size();
+                Replica.Supply supply = replica.supplyFor(view, frontier);
+                sent = supply.messages().size();
                 supplyBound = frontier;
                 state = State.AWAIT_SUPPLY;
-                return Frames.supply(missing);
+                return Frames.supply(supply.messages(), supply.forgotten());
         }
     }
 
@@ -228,7 +228,7 @@ public final class SyncSession {
         sent = g.messages().size();
         List<byte[]> frames = new ArrayList<>();
         frames.add(Frames.grant(g));
-        frames.addAll(Frames.supply(g.messages()));
+        frames.addAll(Frames.supply(g.messages(), g.forgotten()));
         frames.add(Frames.commit());
         state = State.AWAIT_COMMIT;
         return frames;
@@ -268,27 +268,33 @@ public final class SyncSession {
 
     private List<byte[]> onEnd(WireReader r) throws MalformedException, SyncException {
         long total = r.readVarint();
+        Version forgotten = r.remaining() > 0 ? Frames.readVersion(r) : Version.ZERO;
         r.expectEnd("end");
         if (total != received.size()) {
             throw new SyncException(SyncException.Kind.INCONSISTENT_SUPPLY,
                     "peer announced " + total + " messages, sent " + received.size());
         }
-        // The frontier is the join of every version held, so what we hold joined with what we
-        // got must reach the peer's frontier; anything less means the peer left a gap.
+        // The frontier is the join of every version held or forgotten, so what we hold joined
+        // with what we got and what the peer says it forgot must reach the peer's frontier;
+        // anything less means the peer left a gap. A peer that forgot nothing is held to exactly
+        // its frontier.
         Version base = role == Role.NEWCOMER ? Version.ZERO : view.frontier();
         Version covered = base;
         for (Message m : received) {
             covered = covered.join(m.version());
         }
-        if (!covered.equals(base.join(supplyBound))) {
+        boolean coversIt = forgotten.isZero() ? covered.equals(base.join(supplyBound))
+                : supplyBound.leq(covered.join(forgotten));
+        if (!coversIt) {
             throw new SyncException(SyncException.Kind.INCONSISTENT_SUPPLY, "supply does not cover the peer's frontier");
         }
         try {
             if (role == Role.NEWCOMER) {
-                replica.adopt(new Replica.Grant(grant.network(), grant.identity(), grant.frontier(), received));
+                replica.adopt(new Replica.Grant(grant.network(), grant.identity(), grant.frontier(), received,
+                        forgotten));
                 added = received.size();
             } else {
-                added = replica.commit(view.network(), remoteFrontier, received);
+                added = replica.commit(view.network(), remoteFrontier, forgotten, received);
             }
         } catch (ReplicaException e) {
             throw new SyncException(SyncException.Kind.REPLICA_REFUSED, e.getMessage(), e);

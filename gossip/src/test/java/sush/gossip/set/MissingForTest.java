@@ -75,7 +75,7 @@ class MissingForTest {
 
     private static List<Version> fullScan(Replica r, Replica.View view, Version frontier) {
         List<Version> out = new ArrayList<>();
-        for (Delivery d : r.readFrom(0, view.logSize())) {
+        for (Delivery d : r.readFrom(0, (int) view.logSize())) {
             if (!d.version().leq(frontier)) {
                 out.add(d.version());
             }

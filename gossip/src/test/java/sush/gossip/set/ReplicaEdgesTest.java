@@ -80,9 +80,23 @@ class ReplicaEdgesTest {
         assertEquals(ReplicaException.Kind.SET_FULL, assertThrows(ReplicaException.class,
                 () -> n.adopt(new Replica.Grant(U, Id.ONE, m.version(), Collections.nCopies(Replica.MAX_MESSAGES + 1,
                         m)))).kind());
-        n.adopt(new Replica.Grant(U, Id.ONE, m.version(), Collections.nCopies(Replica.MAX_MESSAGES, m)));
-        assertEquals(Replica.MAX_MESSAGES, n.size());
+        // The bound counts messages held: a replica that sent exactly that many refuses one more
+        // (scaled down: the rule is the same at 2^20).
+        int bound = 1000;
+        Replica sender = Replica.seed(U, bound);
+        byte[] payload = {1};
+        for (int i = 0; i < bound; i++) {
+            sender.send(payload);
+        }
+        assertEquals(bound, sender.size());
         assertEquals(ReplicaException.Kind.SET_FULL, assertThrows(ReplicaException.class,
-                () -> n.send(new byte[] {1})).kind(), "a full set refuses sends");
+                () -> sender.send(payload)).kind(), "a full set refuses sends");
+        // Forgetting makes room: the bound is on what is held, not on what ever was.
+        Version first = sender.readFrom(0, 1).get(0).version();
+        assertEquals(1, sender.forget(List.of(first)));
+        sender.send(payload);
+        assertEquals(bound, sender.size());
+        assertEquals(ReplicaException.Kind.SET_FULL, assertThrows(ReplicaException.class,
+                () -> sender.send(payload)).kind(), "full again");
     }
 }

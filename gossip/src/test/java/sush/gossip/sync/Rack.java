@@ -43,14 +43,24 @@ final class Rack {
     }
 
     void add(Replica r) {
+        replicas.add(r);
+        delivered.add(subscribe(r));
+    }
+
+    /** Replica {@code k} is replaced (a restart): the new one's deliveries are collected from the start. */
+    void replace(int k, Replica r) {
+        replicas.set(k, r);
+        delivered.set(k, subscribe(r));
+    }
+
+    private static List<Delivery> subscribe(Replica r) {
         List<Delivery> sink = new ArrayList<>();
         r.deliveries(0).subscribe(d -> {
             synchronized (sink) {
                 sink.add(d);
             }
         });
-        replicas.add(r);
-        delivered.add(sink);
+        return sink;
     }
 
     Version send(int replica, String text) {
