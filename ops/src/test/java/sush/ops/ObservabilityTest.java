@@ -99,6 +99,10 @@ class ObservabilityTest extends TwoSledRack {
             assertTrue(sush.ops.cli.JobCommandAccess.line(st).contains("(sled clock: started " + started), st.toString());
         }
         assertEquals(0, metric(text, "sush_pending_launches"));
+        // Issue 39: the chain's fill and what the set forgot, beside the set's fill.
+        double chainFill = metric(text, "sush_chain_fill_ratio");
+        assertTrue(chainFill > 0 && chainFill < 0.01, "a session of a few jobs: " + chainFill);
+        assertEquals(0, metric(text, "sush_gossip_forgotten"), text);
         assertTrue(metric(text, "sush_stores_coalesced_total") >= 0, "stores taken together (D-036): " + text);
         assertTrue(text.contains("jvm_memory_used_bytes{"), "JVM metrics");
         assertTrue(text.contains("reactor_netty_http_server_"), "Reactor Netty's server metrics");

@@ -52,6 +52,11 @@ final class EventLog {
             SledEvent.SetFill x = (SledEvent.SetFill) e;
             LOG.warn("the gossip set holds {} of {} messages ({}%){}", x.messages(), x.capacity(), x.percent(),
                     x.percent() >= 100 ? ": sends are refused until a new universe (a whole-rack cold boot)" : "");
+        } else if (e instanceof SledEvent.ChainFill) {
+            SledEvent.ChainFill x = (SledEvent.ChainFill) e;
+            LOG.warn("session {}'s chain remembers {} of {} positions ({}%){}", x.session().codephrase(), x.positions(),
+                    x.capacity(), x.percent(), x.percent() >= 100 ? ": later jobs of the session wait behind a hole"
+                            + " until a new session (start one)" : ": start a new session before it is full");
         } else if (e instanceof SledEvent.Gossiped && ((SledEvent.Gossiped) e).message() instanceof Message.RackError) {
             Message.RackError r = (Message.RackError) ((SledEvent.Gossiped) e).message();
             LOG.warn("rack error {}: {}", r.kind(), r.detail());

@@ -93,6 +93,11 @@ public final class SledMetrics implements AutoCloseable {
                 .description("messages held in the current universe's gossip set").register(registry);
         Gauge.builder("sush.gossip.set.fill", node, n -> (double) n.replica().size() / Replica.MAX_MESSAGES)
                 .baseUnit("ratio").description("the gossip set's share of its capacity").register(registry);
+        Gauge.builder("sush.gossip.forgotten", node, n -> n.replica().forgottenCount())
+                .description("messages this sled forgot from the current universe's gossip set (settled)")
+                .register(registry);
+        Gauge.builder("sush.chain.fill", runtime, SledRuntime::chainFill).baseUnit("ratio")
+                .description("the active session's chain: its fullest memory's share of its bound").register(registry);
         Gauge.builder("sush.pending.launches", runtime, SledRuntime::pendingLaunches)
                 .description("commits reserved and not yet launched").register(registry);
         FunctionCounter.builder("sush.stores.coalesced", runtime,

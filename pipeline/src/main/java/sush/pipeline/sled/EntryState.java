@@ -63,6 +63,9 @@ final class EntryState {
     private final Set<JobId> skipReported = new HashSet<>();
     /** The gossip set fill threshold this entry reported (0, 80 or 100). */
     private int fillReported;
+    /** The session whose chain fill this entry reported last, and the threshold reported for it. */
+    private SessionId chainFillSession;
+    private int chainFillReported;
     /** Requests this entry judged while walking back from a later one behind the head. */
     private final Set<JobId> walkedBack = new HashSet<>();
     /** The chain overflow already reported in this entry (its bounds are explicit, never a silent gap). */
@@ -202,6 +205,22 @@ final class EntryState {
     boolean fillReached(int reached) {
         if (reached > fillReported) {
             fillReported = reached;
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Records {@code reached} as reported for {@code session}'s chain if it is past what was
+     * reported for that chain (a new session starts from 0); whether it was.
+     */
+    boolean chainFillReached(SessionId session, int reached) {
+        if (!session.equals(chainFillSession)) {
+            chainFillSession = session;
+            chainFillReported = 0;
+        }
+        if (reached > chainFillReported) {
+            chainFillReported = reached;
             return true;
         }
         return false;

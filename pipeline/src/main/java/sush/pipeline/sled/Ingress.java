@@ -15,6 +15,7 @@ import sush.pipeline.journal.JournalRecord;
 import sush.projections.fold.ChainProjection;
 import sush.projections.fold.StatusProjection;
 import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
 import sush.projections.job.InvalidJobReason;
 import sush.projections.job.SignedJob;
 import sush.projections.message.Message;
@@ -41,6 +42,8 @@ final class Ingress {
     private final Head head;
     private final Adjudication adjudication;
     private Disposable deliveries;
+    /** Written on the loop, read by gauges. */
+    private volatile double chainFill;
 
     /** A delivery as the ingress stage read it: decoded once, its job's signature checked. */
     private record Read(Delivery delivery, Optional<Message> message) {
@@ -133,6 +136,33 @@ final class Ingress {
         reportOverflow();
         reportEvictions();
         checkFill();
+        checkChainFill();
+    }
+
+    /**
+     * Reports the active session's chain crossing 80% and 100% of what it can remember, once
+     * each per entry and session, and publishes its fill for the gauge.
+     */
+    private void checkChainFill() {
+        EntryState at = entry.get();
+        Optional<ChainProjection> chain = at.fold().chain();
+        if (chain.isEmpty()) {
+            chainFill = 0;
+            return;
+        }
+        ChainProjection c = chain.get();
+        int positions = c.remembered();
+        chainFill = (double) positions / c.bound();
+        int reached = SledRuntime.fillThreshold(positions, c.bound());
+        Optional<SessionId> session = at.fold().activeSession().map(s -> s.id());
+        if (session.isPresent() && at.chainFillReached(session.get(), reached)) {
+            loop.emit(new SledEvent.ChainFill(session.get(), reached, positions, c.bound()));
+        }
+    }
+
+    /** The active session's chain fill (0 to 1), as of the last delivery folded: for a gauge, any thread. */
+    double chainFill() {
+        return chainFill;
     }
 
     /** Reports the current universe's gossip set crossing 80% and 100% of its capacity, once each per entry. */

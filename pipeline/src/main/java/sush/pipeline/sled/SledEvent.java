@@ -11,6 +11,7 @@ import sush.locker.record.Outcome;
 import sush.pipeline.exec.Ending;
 import sush.projections.fold.JobStatus;
 import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
 import sush.projections.message.Message;
 
 /** What a sled did, in order: for the event stream, the journal's readers and tests. */
@@ -74,6 +75,14 @@ public sealed interface SledEvent {
      * can hold: sends are refused at 100 until a new universe (a whole-rack cold boot).
      */
     record SetFill(int percent, int messages, int capacity) implements SledEvent {
+    }
+
+    /**
+     * The active session's chain crossed {@code percent} (80, then 100) of the positions it can
+     * remember ({@link sush.projections.fold.ChainProjection#remembered()}): at 100 later jobs
+     * of the session wait behind a hole until a new session.
+     */
+    record ChainFill(SessionId session, int percent, int positions, int capacity) implements SledEvent {
     }
 
     /** The boundary commit for the job is on both slots and its process was started. */

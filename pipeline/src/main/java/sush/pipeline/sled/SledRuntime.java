@@ -119,6 +119,14 @@ public final class SledRuntime {
     }
 
     /**
+     * How full the active session's chain is (0 to 1 of {@link sush.projections.fold.ChainProjection#bound()}),
+     * as of the last delivery folded; 0 without one. Any thread.
+     */
+    public double chainFill() {
+        return ingress.chainFill();
+    }
+
+    /**
      * Why the output disk counts as full now, if it does (below its reserve): jobs reaching the
      * head are refused {@code no-space} until space returns. Read from any thread.
      */

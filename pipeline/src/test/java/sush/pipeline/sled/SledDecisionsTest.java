@@ -403,6 +403,35 @@ class SledDecisionsTest {
         assertEquals(1, reports, "one error event for the overflow, not one per message");
     }
 
+    /**
+     * Issue 39: the chain's bound is a safety net a healthy rack never reaches, so the sled says
+     * when it nears it (80%), once per session, before the overflow above; a gauge reads the fill.
+     */
+    @Test
+    void theChainsFillIsReportedAtEightyAndAHundredPercentOncePerSession() throws Exception {
+        SledHarness h = new SledHarness();
+        h.bounds = new sush.projections.fold.FoldBounds(1024, 256, 256, 10, 16, 16, 16);
+        h.provision().boot(1);
+        h.operator(Rack.start(1));
+        for (int i = 0; i < 7; i++) {
+            h.operator(new Message.JobSkip(Rack.session(1), fake(i), "operator"));
+        }
+        h.sync();
+        assertEquals(List.of(), h.events(SledEvent.ChainFill.class), "70% is said by the gauge only");
+        assertEquals(0.7, h.sled.chainFill(), 1e-9);
+        for (int i = 7; i < 12; i++) {
+            h.operator(new Message.JobSkip(Rack.session(1), fake(i), "operator"));
+        }
+        h.sync();
+        List<SledEvent.ChainFill> fills = h.events(SledEvent.ChainFill.class);
+        assertEquals(List.of(80, 100), fills.stream().map(SledEvent.ChainFill::percent).toList(),
+                "80% said before the bound, then 100%, each once: " + fills);
+        assertEquals(Rack.session(1), fills.get(0).session());
+        assertEquals(8, fills.get(0).positions());
+        assertEquals(10, fills.get(1).capacity());
+        assertEquals(1.0, h.sled.chainFill(), 1e-9);
+    }
+
     private static JobId fake(int i) {
         byte[] b = new byte[11];
         b[0] = (byte) i;

@@ -366,6 +366,19 @@ public final class ChainProjection {
     }
 
     /**
+     * The fullest of this chain's memories (jobs, burns, burns behind the head, walked positions),
+     * in entries: at {@link #bound()} the next one of that kind is not remembered.
+     */
+    public int remembered() {
+        return Math.max(Math.max(jobs.size(), burns.size()), Math.max(behindBurns.size(), walked.size()));
+    }
+
+    /** This chain's bound on each of its memories ({@link #MAX_POSITIONS} unless scaled down). */
+    public int bound() {
+        return maxPositions;
+    }
+
+    /**
      * Whether {@code job} stands at the head or ahead of it: the head, following known jobs and
      * burns forward, reaches it. Such a position is after everything this sled started in the
      * session (the head only walks forward from where the record resumed it).
