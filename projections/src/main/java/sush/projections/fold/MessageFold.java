@@ -126,6 +126,8 @@ final class MessageFold {
         } else if (m instanceof Message.OperatorLogin || m instanceof Message.OperatorRevoked
                 || m instanceof Message.OperatorUnrevoked) {
             // Who may ask: the API's concern (ops), not the chain's.
+        } else if (m instanceof Message.Watermark) {
+            // What the rack may forget: the settlement's concern (Settlement), not the chain's.
         } else {
             onStatus(version, m);
         }

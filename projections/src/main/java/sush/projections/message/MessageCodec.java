@@ -2,13 +2,6 @@ package sush.projections.message;
 
 import java.util.Locale;
 
-import tools.jackson.core.JacksonException;
-import tools.jackson.core.JsonParser;
-import tools.jackson.core.JsonToken;
-import tools.jackson.databind.node.ArrayNode;
-import tools.jackson.databind.node.ObjectNode;
-import tools.jackson.dataformat.cbor.CBORMapper;
-
 import sush.projections.id.JobId;
 import sush.projections.id.KeyId;
 import sush.projections.id.SessionId;
@@ -20,7 +13,6 @@ import sush.projections.job.JobRequest;
 import sush.projections.job.SignatureAlgorithm;
 import sush.projections.job.SignedGrant;
 import sush.projections.job.SignedJob;
-import sush.projections.targets.Target;
 import sush.projections.message.Message.Announcement;
 import sush.projections.message.Message.JobCancelled;
 import sush.projections.message.Message.JobConflict;
@@ -40,6 +32,14 @@ import sush.projections.message.Message.SessionGrant;
 import sush.projections.message.Message.SessionStart;
 import sush.projections.message.Message.SessionStop;
 import sush.projections.message.Message.Unknown;
+import sush.projections.message.Message.Watermark;
+import sush.projections.targets.Target;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+import tools.jackson.dataformat.cbor.CBORMapper;
 
 /**
  * Messages as CBOR: {@code [formatVersion, kind, {field: value}]} (D-011). Format 1 is this
@@ -133,7 +133,7 @@ public final class MessageCodec {
             case "announcement": case "job-started": case "job-stopped": case "job-error": case "job-skipped":
             case "rack-error": case "job-cancelled": case "operator-login": case "operator-revoked":
             case "operator-unrevoked":
-            case "session-grant": case "session-access": case "job-conflict":
+            case "session-grant": case "session-access": case "job-conflict": case "watermark":
                 return true;
             default:
                 return false;
@@ -175,6 +175,8 @@ public final class MessageCodec {
             return "session-grant";
         } else if (m instanceof SessionAccess) {
             return "session-access";
+        } else if (m instanceof Watermark) {
+            return "watermark";
         }
         return "rack-error";
     }
@@ -216,6 +218,8 @@ public final class MessageCodec {
             sessionAccess(b, (SessionAccess) m);
         } else if (m instanceof SessionGrant) {
             sessionGrant(b, ((SessionGrant) m).grant());
+        } else if (m instanceof Watermark) {
+            watermark(b, (Watermark) m);
         } else {
             rackError(b, (RackError) m);
         }
@@ -284,6 +288,11 @@ public final class MessageCodec {
 
     private static void jobSkipped(ObjectNode b, JobSkipped s) {
         b.put("baseboard", s.baseboard()).put("job", s.job().toBytes()).put("reason", wireName(s.reason()));
+    }
+
+    private static void watermark(ObjectNode b, Watermark w) {
+        b.put("baseboard", w.baseboard()).put("session", w.session().toBytes()).put("ordinal", w.ordinal())
+                .put("head", w.head().toBytes()).put("resume", w.resume().toBytes());
     }
 
     private static void jobCancelled(ObjectNode b, JobCancelled c) {
@@ -427,6 +436,10 @@ public final class MessageCodec {
                         f.choice("reason", Message.SkipReason.class));
             case "job-cancelled":
                 return new JobCancelled(f.text("baseboard", name), RecentIds.JOBS.of(f.id("job")));
+            case "watermark":
+                return new Watermark(f.text("baseboard", name), RecentIds.SESSIONS.of(f.id("session")),
+                        f.number("ordinal", 0, Long.MAX_VALUE), RecentIds.JOBS.of(f.id("head")),
+                        RecentIds.JOBS.of(f.id("resume")));
             case "job-conflict":
                 return new JobConflict(f.text("baseboard", name), RecentIds.JOBS.of(f.id("job")),
                         RecentIds.JOBS.of(f.id("held")), RecentIds.JOBS.of(f.id("refused")));

@@ -60,6 +60,8 @@ final class Samples {
                 "able-acid-aged-also-area-army-away-baby"));
         m.put("operator-unrevoked", new Message.OperatorUnrevoked(new KeyId(filled(Id88.BYTES, 15)),
                 "able-acid-aged-also-area-army-away-baby", "00112233445566778899aabbccddeeff"));
+        m.put("watermark", new Message.Watermark(SLED, session(), 300, job(),
+                new sush.projections.id.JobId(filled(Id88.BYTES, 21))));
         return m;
     }
 }

@@ -1,0 +1,471 @@
+package sush.projections.fold;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+
+import sush.gossip.clock.Version;
+import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
+import sush.projections.job.SignedJob;
+import sush.projections.message.Message;
+import sush.projections.targets.Sled;
+import sush.projections.targets.Target;
+import sush.projections.targets.TargetException;
+
+/**
+ * Which messages of a universe no sled of the rack needs any more (bounded-gossip.md sections 2
+ * and 3, issue 39). Every sled runs it over the messages it holds, in delivery order, and
+ * forgets what it answers: by the same rule from the same messages, so the sleds agree without
+ * agreeing. Pure: no clock, thread or file.
+ *
+ * <p>A job (every request at its position, its statuses and stops) is settled when
+ * <ol>
+ * <li>every sled of the rack it targets reported a terminal status for it;</li>
+ * <li>every sled of the rack sent a watermark in the job's session whose head is past the
+ * job's position (so a sled that restarts resumes after it, or jumps over it: the positions
+ * from its resume point to its head it walked without starting a job); and</li>
+ * <li>every sled's newest watermarks are causally after every message of the job (each sled
+ * held all of them: nobody that joins this sled's frontier without them ever needed them).</li>
+ * </ol>
+ * A burn is settled on the last two. A sled's watermark is forgotten once a newer one of it in
+ * the same session is held and every sled's newest watermarks are after it; its newest one in
+ * a session, once the session holds nothing live here and a newer one of it is held. An
+ * announcement is forgotten once a newer one of the same sled is after it and every sled's
+ * newest watermarks are after it. A status of a job no longer known here (its request was
+ * forgotten: a status always follows its request) is forgotten once every sled's newest
+ * watermarks are after it. Sessions, grants, logins, revocations, stops of jobs not known yet
+ * and errors are never forgotten here.
+ *
+ * <p>A sled of the rack that never sent a watermark holds everything up: forgetting waits for
+ * every sled the rack file names, absent or not (the operator's peer list is the decision).
+ */
+public final class Settlement {
+    /**
+     * Bound on one sled's watermarks remembered as concurrent (a restarted sled's first one beside
+     * its earlier life's, until one after both arrives). Past it the sled holds everything up.
+     */
+    static final int MAX_CONCURRENT_MARKS = 4;
+
+    private final Map<String, Sled> peers = new HashMap<>();
+    private final Map<SessionId, Ordinals> chains = new HashMap<>();
+    private final Map<JobId, Job> jobs = new HashMap<>();
+    private final Map<JobId, Burn> burns = new HashMap<>();
+    /** Each sled's newest watermarks, over every session, and its newest per session. */
+    private final Map<String, Marks> newest = new HashMap<>();
+    private final Map<String, Map<SessionId, Marks>> bySession = new HashMap<>();
+    /** Watermarks replaced by a newer one of their sled in their session, waiting to be stable. */
+    private final List<Mark> replaced = new ArrayList<>();
+    /** Each sled's newest announcement, and older ones waiting to be stable. */
+    private final Map<String, Version> announced = new HashMap<>();
+    private final List<Version> olderAnnouncements = new ArrayList<>();
+    /** Statuses of jobs no longer known here, waiting to be stable. */
+    private final List<Version> orphans = new ArrayList<>();
+    private final Set<JobId> changedJobs = new HashSet<>();
+    private boolean marksChanged;
+    private long forgotten;
+
+    /** @param rack every sled of the rack (the rack file's list) */
+    public Settlement(Collection<Sled> rack) {
+        for (Sled s : rack) {
+            peers.put(s.baseboard(), s);
+        }
+        if (peers.isEmpty()) {
+            throw new IllegalArgumentException("a rack of no sleds");
+        }
+    }
+
+    /** A watermark and the version it was delivered at. */
+    private record Mark(Version version, Message.Watermark watermark) {
+    }
+
+    /** Folds one delivered message. */
+    public void apply(Version version, Message m) {
+        if (m instanceof Message.JobStart) {
+            onRequest(version, ((Message.JobStart) m).job());
+        } else if (m instanceof Message.JobSkip) {
+            Message.JobSkip s = (Message.JobSkip) m;
+            burns.computeIfAbsent(s.position(), p -> new Burn(s.session(), p)).add(version);
+            chain(s.session()).link(s.position(), sush.projections.id.Chain.afterBurn(s.position()));
+        } else if (m instanceof Message.Watermark) {
+            onWatermark(new Mark(version, (Message.Watermark) m));
+        } else if (m instanceof Message.Announcement) {
+            Version old = announced.put(((Message.Announcement) m).baseboard(), version);
+            if (old != null) {
+                olderAnnouncements.add(old.leq(version) ? old : version);
+                if (!old.leq(version)) {
+                    announced.put(((Message.Announcement) m).baseboard(), old);
+                }
+            }
+        } else if (m instanceof Message.JobStop) {
+            Job j = jobs.get(((Message.JobStop) m).job());
+            if (j != null) {
+                j.add(version);
+            }
+        } else {
+            onStatus(version, m);
+        }
+    }
+
+    private void onRequest(Version version, SignedJob job) {
+        JobId position = job.request().job();
+        SessionId session = job.request().session();
+        Job j = jobs.computeIfAbsent(position, p -> new Job(session, p));
+        j.add(version);
+        j.target(job.request().target());
+        chain(session).link(position, job.request().successor());
+        changedJobs.add(position);
+    }
+
+    private void onStatus(Version version, Message m) {
+        String reporter;
+        JobId job;
+        boolean terminal = true;
+        if (m instanceof Message.JobStarted) {
+            reporter = ((Message.JobStarted) m).baseboard();
+            job = ((Message.JobStarted) m).job();
+            terminal = false;
+        } else if (m instanceof Message.JobStopped) {
+            reporter = ((Message.JobStopped) m).baseboard();
+            job = ((Message.JobStopped) m).job();
+        } else if (m instanceof Message.JobErrored) {
+            reporter = ((Message.JobErrored) m).baseboard();
+            job = ((Message.JobErrored) m).job();
+        } else if (m instanceof Message.JobSkipped) {
+            reporter = ((Message.JobSkipped) m).baseboard();
+            job = ((Message.JobSkipped) m).job();
+        } else if (m instanceof Message.JobCancelled) {
+            reporter = ((Message.JobCancelled) m).baseboard();
+            job = ((Message.JobCancelled) m).job();
+        } else if (m instanceof Message.JobConflict) {
+            reporter = ((Message.JobConflict) m).baseboard();
+            job = ((Message.JobConflict) m).job();
+        } else {
+            return; // sessions, grants, logins, revocations, errors: never forgotten here
+        }
+        Job j = jobs.get(job);
+        if (j == null) {
+            orphans.add(version);
+            marksChanged = true; // looked at with the stable ones
+            return;
+        }
+        j.add(version);
+        if (terminal) {
+            j.ended.add(reporter);
+        }
+        changedJobs.add(job);
+    }
+
+    private void onWatermark(Mark mark) {
+        Message.Watermark w = mark.watermark();
+        if (!peers.containsKey(w.baseboard())) {
+            return; // not of this rack: it holds nothing up and is kept
+        }
+        chain(w.session()).seed(w.head(), w.ordinal());
+        newest.computeIfAbsent(w.baseboard(), b -> new Marks()).offer(mark, null);
+        Marks session = bySession.computeIfAbsent(w.baseboard(), b -> new HashMap<>())
+                .computeIfAbsent(w.session(), s -> new Marks());
+        session.offer(mark, replaced);
+        marksChanged = true;
+    }
+
+    /**
+     * The versions to forget since the last call, each once. The caller forgets them from its
+     * replica; nothing here is told again.
+     */
+    public List<Version> drain() {
+        List<Version> out = new ArrayList<>();
+        Collection<JobId> candidates = marksChanged ? new ArrayList<>(jobs.keySet()) : new ArrayList<>(changedJobs);
+        changedJobs.clear();
+        for (JobId id : candidates) {
+            Job j = jobs.get(id);
+            if (j != null && settled(j)) {
+                out.addAll(j.versions);
+                jobs.remove(id);
+                chain(j.session).forget(id);
+            }
+        }
+        if (marksChanged) {
+            marksChanged = false;
+            for (Burn b : new ArrayList<>(burns.values())) {
+                if (past(b.session, b.position) && stable(b.ceiling)) {
+                    out.addAll(b.versions);
+                    burns.remove(b.position);
+                    chain(b.session).forget(b.position);
+                }
+            }
+            drainStable(orphans, out);
+            drainStable(olderAnnouncements, out);
+            for (int i = replaced.size() - 1; i >= 0; i--) {
+                if (stable(replaced.get(i).version())) {
+                    out.add(replaced.remove(i).version());
+                }
+            }
+            retireSessions(out);
+        }
+        forgotten += out.size();
+        return out;
+    }
+
+    private void drainStable(List<Version> waiting, List<Version> out) {
+        for (int i = waiting.size() - 1; i >= 0; i--) {
+            if (stable(waiting.get(i))) {
+                out.add(waiting.remove(i));
+            }
+        }
+    }
+
+    /**
+     * A sled's newest watermarks of a session that holds nothing live here any more, once the
+     * sled sent a newer one (in another session) after them and every sled's are after them.
+     */
+    private void retireSessions(List<Version> out) {
+        Set<SessionId> live = new HashSet<>();
+        jobs.values().forEach(j -> live.add(j.session));
+        burns.values().forEach(b -> live.add(b.session));
+        for (Map.Entry<String, Map<SessionId, Marks>> e : bySession.entrySet()) {
+            Marks latest = newest.get(e.getKey());
+            e.getValue().entrySet().removeIf(s -> {
+                if (live.contains(s.getKey()) || latest.held.stream().anyMatch(m -> s.getValue().held.contains(m))) {
+                    return false;
+                }
+                if (!s.getValue().held.stream().allMatch(m -> stable(m.version()))) {
+                    return false;
+                }
+                s.getValue().held.forEach(m -> out.add(m.version()));
+                chains.remove(s.getKey());
+                return true;
+            });
+        }
+    }
+
+    private boolean settled(Job j) {
+        if (!past(j.session, j.position) || !stable(j.ceiling)) {
+            return false;
+        }
+        for (Sled p : peers.values()) {
+            if (!j.ended.contains(p.baseboard()) && j.targets(p)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Every sled's newest watermarks in {@code session} are past {@code position}. */
+    private boolean past(SessionId session, JobId position) {
+        OptionalLong ordinal = chain(session).ordinal(position);
+        if (ordinal.isEmpty()) {
+            return false;
+        }
+        for (String p : peers.keySet()) {
+            Marks m = bySession.getOrDefault(p, Map.of()).get(session);
+            if (m == null || m.overflowed || m.held.isEmpty()) {
+                return false;
+            }
+            for (Mark mark : m.held) {
+                if (mark.watermark().ordinal() <= ordinal.getAsLong()) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** Every sled's newest watermarks are after {@code version}: each held it when it sent them. */
+    private boolean stable(Version version) {
+        for (String p : peers.keySet()) {
+            Marks m = newest.get(p);
+            if (m == null || m.overflowed || m.held.isEmpty()) {
+                return false;
+            }
+            for (Mark mark : m.held) {
+                if (!version.leq(mark.version())) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** The ordinal of {@code position} in {@code session}'s chain, when this sled knows it. */
+    public OptionalLong ordinal(SessionId session, JobId position) {
+        Ordinals o = chains.get(session);
+        return o == null ? OptionalLong.empty() : o.ordinal(position);
+    }
+
+    /**
+     * {@code baseboard}'s newest watermark in {@code session}: one only (its concurrent ones
+     * make no single answer), for a sled that resumes at a forgotten position.
+     */
+    public Optional<Message.Watermark> newestIn(String baseboard, SessionId session) {
+        Marks m = bySession.getOrDefault(baseboard, Map.of()).get(session);
+        return m == null || m.held.size() != 1 ? Optional.empty() : Optional.of(m.held.get(0).watermark());
+    }
+
+    /** Jobs and burns tracked now (live work): what the set holds of them follows this. */
+    public int live() {
+        return jobs.size() + burns.size();
+    }
+
+    /** Messages this settlement answered to forget so far. */
+    public long forgotten() {
+        return forgotten;
+    }
+
+    private Ordinals chain(SessionId session) {
+        return chains.computeIfAbsent(session, Ordinals::new);
+    }
+
+    /** A job's position: every request there, its statuses and stops. */
+    private static final class Job {
+        final SessionId session;
+        final JobId position;
+        final List<Version> versions = new ArrayList<>(4);
+        /** Each request's target, parsed once (an unparsable one targets no one and is not kept). */
+        final List<Target> targets = new ArrayList<>(1);
+        final Set<String> targetTexts = new HashSet<>(2);
+        final Set<String> ended = new HashSet<>();
+        Version ceiling = Version.ZERO;
+
+        Job(SessionId session, JobId position) {
+            this.session = session;
+            this.position = position;
+        }
+
+        void add(Version v) {
+            versions.add(v);
+            ceiling = ceiling.join(v);
+        }
+
+        void target(String text) {
+            if (targetTexts.add(text)) {
+                try {
+                    targets.add(Target.parse(text));
+                } catch (TargetException e) {
+                    // targets no one
+                }
+            }
+        }
+
+        /** Whether any request at the position targets {@code sled}. */
+        boolean targets(Sled sled) {
+            for (Target t : targets) {
+                if (t.runsOn(sled)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    /** A burnt position: every skip sent for it. */
+    private static final class Burn {
+        final SessionId session;
+        final JobId position;
+        final List<Version> versions = new ArrayList<>(1);
+        Version ceiling = Version.ZERO;
+
+        Burn(SessionId session, JobId position) {
+            this.session = session;
+            this.position = position;
+        }
+
+        void add(Version v) {
+            versions.add(v);
+            ceiling = ceiling.join(v);
+        }
+    }
+
+    /** One sled's newest watermarks: those no other of its watermarks is causally after. */
+    private static final class Marks {
+        final List<Mark> held = new ArrayList<>(1);
+        boolean overflowed;
+
+        /** Takes a watermark; those it replaces go to {@code replaced} (when given). */
+        void offer(Mark mark, List<Mark> replaced) {
+            for (Mark m : held) {
+                if (mark.version().leq(m.version())) {
+                    if (replaced != null) {
+                        replaced.add(mark); // an older one delivered late
+                    }
+                    return;
+                }
+            }
+            for (int i = held.size() - 1; i >= 0; i--) {
+                if (held.get(i).version().leq(mark.version())) {
+                    Mark old = held.remove(i);
+                    if (replaced != null) {
+                        replaced.add(old);
+                    }
+                }
+            }
+            if (held.size() >= MAX_CONCURRENT_MARKS) {
+                overflowed = true;
+            }
+            held.add(mark);
+        }
+    }
+
+    /**
+     * Positions' ordinals in one session's chain: the first is 0, a job's successor and a burnt
+     * position's next one more than it; a watermark's head has the ordinal it names (after a
+     * restart the chain's beginning may be forgotten).
+     */
+    private static final class Ordinals {
+        private final Map<JobId, Long> ordinals = new HashMap<>();
+        private final Map<JobId, List<JobId>> waiting = new HashMap<>();
+
+        Ordinals(SessionId session) {
+            ordinals.put(sush.projections.id.Chain.first(session), 0L);
+        }
+
+        void link(JobId from, JobId to) {
+            Long o = ordinals.get(from);
+            if (o != null) {
+                assign(to, o + 1);
+            } else {
+                waiting.computeIfAbsent(from, f -> new ArrayList<>(1)).add(to);
+            }
+        }
+
+        void seed(JobId position, long ordinal) {
+            assign(position, ordinal);
+        }
+
+        private void assign(JobId position, long ordinal) {
+            ArrayDeque<Object[]> todo = new ArrayDeque<>();
+            todo.add(new Object[] {position, ordinal});
+            while (!todo.isEmpty()) {
+                Object[] next = todo.poll();
+                JobId p = (JobId) next[0];
+                long o = (Long) next[1];
+                if (ordinals.putIfAbsent(p, o) != null) {
+                    continue;
+                }
+                List<JobId> after = waiting.remove(p);
+                if (after != null) {
+                    for (JobId a : after) {
+                        todo.add(new Object[] {a, o + 1});
+                    }
+                }
+            }
+        }
+
+        OptionalLong ordinal(JobId position) {
+            Long o = ordinals.get(position);
+            return o == null ? OptionalLong.empty() : OptionalLong.of(o);
+        }
+
+        /** A settled position: its ordinal is not needed any more (its successors have theirs). */
+        void forget(JobId position) {
+            ordinals.remove(position);
+        }
+    }
+}

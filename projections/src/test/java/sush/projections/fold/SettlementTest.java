@@ -1,0 +1,250 @@
+package sush.projections.fold;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+import sush.gossip.clock.Id;
+import sush.gossip.clock.Version;
+import sush.projections.fixtures.Jobs;
+import sush.projections.id.Chain;
+import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
+import sush.projections.id.SessionIds;
+import sush.projections.job.SignedJob;
+import sush.projections.message.Message;
+import sush.projections.targets.Sled;
+
+/**
+ * What a sled may forget (issue 39): a job once every sled it targets ended it, every sled's
+ * watermark in its session is past its position, and every sled's newest watermarks are after
+ * its messages; never before, and each message once.
+ */
+class SettlementTest {
+    private static final Sled A = new Sled("p:a", 0);
+    private static final Sled B = new Sled("p:b", 1);
+    private static final SessionId S = SessionIds.compute("p:a", new byte[32], new byte[] {1});
+    private static final SessionId T = SessionIds.compute("p:a", new byte[32], new byte[] {2});
+
+    /** Versions of one sled ticking in turn: each after every one before (a causal delivery order). */
+    private static final class Clock {
+        private final Id party;
+        private Version at = Version.ZERO;
+
+        Clock(Id party) {
+            this.party = party;
+        }
+
+        Version next() {
+            at = at.tick(party);
+            return at;
+        }
+
+        /** Learns what {@code other} holds (a sync). */
+        void join(Version other) {
+            at = at.join(other);
+        }
+    }
+
+    private final Clock clock = new Clock(Id.ONE);
+    private final Settlement s = new Settlement(List.of(A, B));
+    private final List<Version> delivered = new ArrayList<>();
+
+    private Version deliver(Message m) {
+        Version v = clock.next();
+        s.apply(v, m);
+        delivered.add(v);
+        return v;
+    }
+
+    private static SignedJob[] chain(String... targets) {
+        return Jobs.onTargets(Jobs::unsigned, S, targets);
+    }
+
+    private static Message.Watermark mark(Sled sled, SessionId session, long ordinal, JobId head) {
+        return new Message.Watermark(sled.baseboard(), session, ordinal, head, Chain.first(session));
+    }
+
+    private static JobId position(SignedJob j) {
+        return j.request().job();
+    }
+
+    private static Message ended(Sled sled, SignedJob j) {
+        return new Message.JobStopped(sled.baseboard(), position(j), 0, null, 0, new byte[32], 0, new byte[32]);
+    }
+
+    /** What the settlement answers now, of {@code of} only (replaced watermarks go too, and are not looked at). */
+    private List<Version> drainOf(List<Version> of) {
+        return s.drain().stream().filter(of::contains).toList();
+    }
+
+    @Test
+    void aJobIsForgottenOnlyWhenEndedWherePassedEverywhereAndSeenByAll() {
+        SignedJob[] jobs = chain("*", "*");
+        List<Version> job = new ArrayList<>();
+        job.add(deliver(new Message.JobStart(jobs[0])));
+        job.add(deliver(new Message.JobStarted(A.baseboard(), position(jobs[0]))));
+        job.add(deliver(ended(A, jobs[0])));
+        deliver(mark(A, S, 1, jobs[0].request().successor()));
+        deliver(mark(B, S, 1, jobs[0].request().successor()));
+        assertEquals(List.of(), drainOf(job), "B has not ended it");
+        job.add(deliver(ended(B, jobs[0])));
+        assertEquals(List.of(), drainOf(job), "the watermarks are not after B's ending");
+        deliver(mark(A, S, 1, jobs[0].request().successor()));
+        assertEquals(List.of(), drainOf(job), "B's is not");
+        job.add(deliver(new Message.JobStop(position(jobs[0]), "operator")));
+        deliver(mark(B, S, 1, jobs[0].request().successor()));
+        assertEquals(List.of(), drainOf(job), "A's newest watermark is not after the stop");
+        Version lastA = deliver(mark(A, S, 1, jobs[0].request().successor()));
+        List<Version> forgot = s.drain();
+        assertTrue(forgot.containsAll(job), forgot.toString());
+        assertTrue(!forgot.contains(lastA), "a sled's newest watermark is never forgotten");
+        assertEquals(0, s.live());
+        assertEquals(List.of(), s.drain(), "each once");
+        assertEquals(job.size() + 3L, s.forgotten(), "the job and A's and B's replaced watermarks");
+    }
+
+    @Test
+    void aSledThatNeverSentAWatermarkHoldsEverythingUp() {
+        SignedJob[] jobs = chain("0");
+        deliver(new Message.JobStart(jobs[0]));
+        deliver(ended(A, jobs[0]));
+        deliver(mark(A, S, 5, Chain.first(T)));
+        assertEquals(List.of(), s.drain());
+        assertEquals(1, s.live());
+        assertThrows(IllegalArgumentException.class, () -> new Settlement(List.of()));
+    }
+
+    @Test
+    void aWatermarkNotYetPastThePositionHoldsItUpEvenIfEveryTargetEndedIt() {
+        SignedJob[] jobs = chain("0", "1");
+        deliver(new Message.JobStart(jobs[0]));
+        deliver(new Message.JobStart(jobs[1]));
+        deliver(ended(A, jobs[0]));
+        // B's head is at jobs[0] (ordinal 0): it has not walked past it.
+        deliver(mark(B, S, 0, position(jobs[0])));
+        deliver(mark(A, S, 2, jobs[1].request().successor()));
+        assertEquals(List.of(), s.drain());
+        deliver(mark(B, S, 1, position(jobs[1])));
+        deliver(mark(A, S, 2, jobs[1].request().successor()));
+        assertEquals(List.of(delivered.get(0), delivered.get(2)), drainOf(delivered.subList(0, 3)),
+                "jobs[0]: its request and A's ending (jobs[1] waits for B)");
+        assertEquals(1, s.live());
+        assertEquals(1L, s.ordinal(S, position(jobs[1])).getAsLong());
+    }
+
+    @Test
+    void aJobForACubbyNobodySitsInIsSettledOnTheWatermarksAlone() {
+        SignedJob[] jobs = chain("7");
+        Version start = deliver(new Message.JobStart(jobs[0]));
+        deliver(mark(A, S, 1, jobs[0].request().successor()));
+        deliver(mark(B, S, 1, jobs[0].request().successor()));
+        assertEquals(List.of(start), s.drain().stream().filter(v -> v.equals(start)).toList());
+        assertEquals(0, s.live());
+    }
+
+    @Test
+    void aBurnIsForgottenOncePassedAndSeenByAll() {
+        Version burn = deliver(new Message.JobSkip(S, Chain.first(S), "operator"));
+        deliver(mark(A, S, 1, Chain.afterBurn(Chain.first(S))));
+        assertEquals(List.of(), s.drain());
+        deliver(mark(B, S, 1, Chain.afterBurn(Chain.first(S))));
+        deliver(mark(A, S, 1, Chain.afterBurn(Chain.first(S))));
+        List<Version> forgot = s.drain();
+        assertTrue(forgot.contains(burn), forgot.toString());
+        assertEquals(0, s.live());
+    }
+
+    @Test
+    void replacedWatermarksAndAnnouncementsAreForgottenOnceSeenByAllNewestNever() {
+        Version a1 = deliver(new Message.Announcement(A.baseboard(), "1", 0));
+        Version a2 = deliver(new Message.Announcement(A.baseboard(), "1", 0));
+        assertEquals(List.of(), s.drain(), "no watermark yet: nothing is after anything");
+        Version wA1 = deliver(mark(A, S, 0, Chain.first(S)));
+        Version wB1 = deliver(mark(B, S, 0, Chain.first(S)));
+        Set<Version> forgot = new HashSet<>(s.drain());
+        assertEquals(Set.of(a1), forgot, "the older announcement once both watermarks are after it");
+        Version wA2 = deliver(mark(A, S, 0, Chain.first(S)));
+        assertEquals(Set.of(wA1), new HashSet<>(s.drain()), "A's replaced watermark: B's newest is after it");
+        Version wB2 = deliver(mark(B, S, 0, Chain.first(S)));
+        assertEquals(Set.of(wB1), new HashSet<>(s.drain()));
+        deliver(mark(A, S, 0, Chain.first(S)));
+        forgot = new HashSet<>(s.drain());
+        assertEquals(Set.of(wA2), forgot);
+        assertTrue(!forgot.contains(a2) && !forgot.contains(wB2), "the newest of each sled stays");
+    }
+
+    @Test
+    void aStatusOfAForgottenJobIsForgottenOnceSeenByAll() {
+        SignedJob[] jobs = chain("7");
+        deliver(new Message.JobStart(jobs[0]));
+        deliver(mark(A, S, 1, jobs[0].request().successor()));
+        deliver(mark(B, S, 1, jobs[0].request().successor()));
+        assertEquals(1, s.drain().size());
+        Version late = deliver(new Message.JobSkipped(B.baseboard(), position(jobs[0]), Message.SkipReason.ALREADY_HANDLED));
+        assertEquals(List.of(), s.drain());
+        deliver(mark(A, S, 1, jobs[0].request().successor()));
+        deliver(mark(B, S, 1, jobs[0].request().successor()));
+        assertTrue(s.drain().contains(late));
+    }
+
+    @Test
+    void aWatermarkConcurrentWithAMessageIsNotAfterIt() {
+        Id[] parties = Id.ONE.fork();
+        Clock other = new Clock(parties[1]);
+        Clock mine = new Clock(parties[0]);
+        SignedJob[] jobs = chain("7");
+        Version start = mine.next();
+        s.apply(start, new Message.JobStart(jobs[0]));
+        // B's watermark was sent without having seen the request.
+        Version wB = other.next();
+        s.apply(wB, mark(B, S, 1, jobs[0].request().successor()));
+        mine.join(wB);
+        s.apply(mine.next(), mark(A, S, 1, jobs[0].request().successor()));
+        assertEquals(List.of(), s.drain(), "B had not seen the request");
+        other.join(mine.at);
+        s.apply(other.next(), mark(B, S, 1, jobs[0].request().successor()));
+        mine.join(other.at);
+        s.apply(mine.next(), mark(A, S, 1, jobs[0].request().successor()));
+        assertTrue(s.drain().contains(start));
+    }
+
+    @Test
+    void ordinalsCountFromTheFirstPositionOrFromAWatermarksHead() {
+        SignedJob[] jobs = chain("*", "*", "*", "*");
+        deliver(new Message.JobStart(jobs[2]));
+        assertTrue(s.ordinal(S, position(jobs[2])).isEmpty(), "a position after a hole has no ordinal yet");
+        deliver(new Message.JobStart(jobs[0]));
+        assertEquals(1L, s.ordinal(S, jobs[0].request().successor()).getAsLong());
+        // The chain's beginning was forgotten elsewhere: a watermark's head names its ordinal.
+        deliver(mark(A, S, 2, position(jobs[2])));
+        assertEquals(3L, s.ordinal(S, jobs[2].request().successor()).getAsLong());
+        deliver(new Message.JobStart(jobs[3]));
+        assertEquals(4L, s.ordinal(S, jobs[3].request().successor()).getAsLong());
+        assertEquals(jobs[2].request().job(), s.newestIn(A.baseboard(), S).orElseThrow().head());
+        assertTrue(s.newestIn(B.baseboard(), S).isEmpty());
+        assertTrue(s.ordinal(T, Chain.first(T)).isEmpty(), "a session never seen");
+    }
+
+    @Test
+    void aSessionLeftEverywhereLetsItsLastWatermarksGo() {
+        SignedJob[] jobs = chain("7");
+        deliver(new Message.JobStart(jobs[0]));
+        Version wA = deliver(mark(A, S, 1, jobs[0].request().successor()));
+        Version wB = deliver(mark(B, S, 1, jobs[0].request().successor()));
+        assertEquals(1, s.drain().size());
+        deliver(mark(A, T, 0, Chain.first(T)));
+        Version tB = deliver(mark(B, T, 0, Chain.first(T)));
+        deliver(mark(A, T, 0, Chain.first(T)));
+        List<Version> forgot = s.drain();
+        assertTrue(forgot.containsAll(List.of(wA, wB)), forgot.toString());
+        assertTrue(!forgot.contains(tB));
+    }
+}
