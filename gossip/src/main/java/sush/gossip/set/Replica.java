@@ -6,6 +6,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import reactor.core.publisher.Flux;
@@ -164,6 +165,12 @@ public final class Replica {
 
     public synchronized boolean contains(Version version) {
         return byVersion.containsKey(version);
+    }
+
+    /** The message held at {@code version}, if it is held. */
+    public synchronized Optional<Message> get(Version version) {
+        Long seq = byVersion.get(version);
+        return seq == null ? Optional.empty() : Optional.of(log.message(log.indexAfter(seq - 1)));
     }
 
     /** A consistent view for a sync session: what the replica held at one instant. */

@@ -46,6 +46,8 @@ class ForgetTest {
         assertEquals(3, r.size());
         assertEquals(2, r.forgottenCount());
         assertFalse(r.contains(v.get(1)));
+        assertTrue(r.get(v.get(1)).isEmpty());
+        assertEquals(4, r.get(v.get(4)).orElseThrow().payload()[0], "a held message by its version");
         assertEquals(v.get(3), r.forgottenCeiling(), "the ceiling is the join of what was forgotten");
         assertEquals(List.of(1L, 3L, 5L), checkpoints(r), "the others keep their checkpoints");
         assertEquals(List.of(3L, 5L), r.readFrom(1, 10).stream().map(Delivery::checkpoint).toList());

@@ -60,6 +60,8 @@ final class EventLog {
         } else if (e instanceof SledEvent.Gossiped && ((SledEvent.Gossiped) e).message() instanceof Message.RackError) {
             Message.RackError r = (Message.RackError) ((SledEvent.Gossiped) e).message();
             LOG.warn("rack error {}: {}", r.kind(), r.detail());
+        } else if (e instanceof SledEvent.Forgot) {
+            LOG.debug("forgot {} settled messages from the gossip set", ((SledEvent.Forgot) e).versions().size());
         } else if (e instanceof SledEvent.Drained) {
             LOG.debug("replayed this universe's log ({})", e);
         }

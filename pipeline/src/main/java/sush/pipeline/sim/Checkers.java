@@ -11,6 +11,7 @@ import java.util.TreeSet;
 
 import sush.gossip.set.Delivery;
 import sush.pipeline.exec.LedgerLauncher;
+import sush.pipeline.sled.SledEvent;
 import sush.pipeline.sled.SledRuntime;
 import sush.projections.fold.Ordering;
 import sush.projections.fold.StatusProjection;
@@ -76,8 +77,18 @@ final class Checkers {
                 continue;
             }
             Set<JobId> known = requestsHeld(s);
+            Set<JobId> folded = s.requested.getOrDefault(v.network(), Set.of());
+            Set<JobId> ended = s.ended.getOrDefault(v.network(), Set.of());
             for (SignedJob j : operator.allJobs) {
                 JobId id = j.request().job();
+                if (rack.settling != null && targets(j, s.sled) && !known.contains(id) && folded.contains(id)
+                        && !ended.contains(id)) {
+                    // Issue 39: a request this sled folded in this universe, no longer held by it:
+                    // forgotten (nothing else takes a message from a replica), so it ended here first.
+                    violations.add("liveness: " + s.name() + " forgot job " + operator.positions.get(id)[1]
+                            + " of session " + operator.positions.get(id)[0] + " before it ended there");
+                    continue;
+                }
                 if (!targets(j, s.sled) || !known.contains(id)
                         || v.fold().session(j.request().session()).isEmpty()) {
                     continue;
@@ -96,6 +107,68 @@ final class Checkers {
                             .map(g -> g.grant().session().equals(j.request().session()) ? "its own" : "another")
                             .orElse("none") : "") + ")");
                 }
+            }
+        }
+    }
+
+    /**
+     * Issue 39: a sled's head jumps only over positions it is done with: every job of the
+     * operator's chain from where it jumped to where it landed that targets the sled ended there
+     * (in this life or an earlier one) before the jump. A jump from or to a position the operator
+     * never used (a burn's) is judged by the other checkers.
+     */
+    void checkJumps(List<String> violations) {
+        for (SimRack.Jump j : rack.jumps) {
+            int[] from = operator.positions.get(j.jump().from());
+            int[] to = operator.positions.get(j.jump().to());
+            if (to == null) {
+                // Landed after the last job then: the successor of one of the operator's jobs.
+                for (SignedJob job : operator.allJobs) {
+                    if (job.request().successor().equals(j.jump().to())) {
+                        int[] p = operator.positions.get(job.request().job());
+                        to = new int[] {p[0], p[1] + 1};
+                    }
+                }
+            }
+            if (from == null || to == null) {
+                continue;
+            }
+            for (SignedJob job : operator.allJobs) {
+                int[] p = operator.positions.get(job.request().job());
+                boolean between = p[0] == from[0] && p[1] >= from[1] && p[1] < to[1];
+                if (between && targets(job, j.sled().sled) && !j.endedBefore().contains(job.request().job())) {
+                    violations.add("jumped over: " + j.sled().name() + " jumped from job " + from[1] + " of session "
+                            + from[0] + " over job " + p[1] + ", which targets it and had not ended there");
+                    break;
+                }
+            }
+        }
+    }
+
+    /**
+     * Issue 39, before the operator's client re-sends anything: no live sled waits at a position
+     * whose request it folded in this universe (in this life or an earlier one) and which no live
+     * sled holds any more. The rack forgot what that sled still needed; only the operator's resume
+     * (re-sending every kept request) would move it on.
+     */
+    void checkNotStuckOnForgotten(List<String> violations) {
+        Set<JobId> held = new HashSet<>();
+        for (SimSled s : rack.sleds) {
+            if (rack.liveView(s) != null) {
+                held.addAll(requestsHeld(s));
+            }
+        }
+        for (SimSled s : rack.sleds) {
+            SledRuntime.View v = rack.liveView(s);
+            if (v == null || v.fold().chain().isEmpty()) {
+                continue;
+            }
+            JobId head = v.fold().chain().get().head();
+            boolean folded = s.requested.getOrDefault(v.network(), Set.of()).contains(head);
+            if (folded && !held.contains(head) && v.fold().chain().get().known(head).isEmpty()) {
+                int[] pos = operator.positions.get(head);
+                violations.add("stuck on forgotten: " + s.name() + " waits at " + (pos == null ? head.codephrase()
+                        : "job " + pos[1] + " of session " + pos[0]) + ", which it folded before and no live sled holds");
             }
         }
     }
@@ -147,6 +220,17 @@ final class Checkers {
                                 : pos[1] + " of session " + pos[0]) + " " + lie);
                     }
                 });
+            }
+        }
+        // Issue 39: statuses of forgotten jobs are no longer in any fold; every one a fold took is judged.
+        for (SledEvent.StatusChanged c : rack.statusesSeen) {
+            String key = c.baseboard() + "/" + c.job().codephrase();
+            String lie = lie(new StatusProjection.Entry(c.status(), c.message()), launched.contains(key),
+                    rack.reserved.contains(key));
+            if (lie != null) {
+                int[] pos = operator.positions.get(c.job());
+                found.add("status truth: " + c.baseboard() + " reports job " + (pos == null ? c.job().codephrase()
+                        : pos[1] + " of session " + pos[0]) + " " + lie);
             }
         }
         violations.addAll(found);

@@ -10,6 +10,7 @@ import java.util.TreeMap;
 import java.util.function.Supplier;
 
 import sush.projections.fold.Ordering;
+import sush.projections.fold.Settlement;
 import sush.projections.job.KeyException;
 import sush.projections.job.SignatureAlgorithm;
 import sush.projections.job.SignerKey;
@@ -35,6 +36,8 @@ public final class SimMain {
      * the CLI's placement and resume of before issue 34 ({@code --client sled-next-job}).
      */
     private static Simulation.Client client = Simulation.Client.KEPT_CHAIN;
+    /** Issue 39: {@code --forgetting} runs the sleds' settlement; {@code --forgetting-break R} a wrong rule. */
+    private static Settlement.Break forgetting;
 
     private SimMain() {
     }
@@ -55,9 +58,12 @@ public final class SimMain {
                 case "--compare" -> compare = true;
                 case "--ordering" -> ordering = Ordering.parse(args[++i]);
                 case "--client" -> client = Simulation.Client.valueOf(args[++i].toUpperCase(Locale.ROOT).replace('-', '_'));
+                case "--forgetting" -> forgetting = Settlement.Break.NONE;
+                case "--forgetting-break" -> forgetting = Settlement.Break.valueOf(args[++i].toUpperCase(Locale.ROOT)
+                        .replace('-', '_'));
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
                         + " (use --seeds N, --sleds K, --seed S, --quick, --ordering signed|causal, --compare, "
-                        + "--client kept-chain|sled-next-job)");
+                        + "--client kept-chain|sled-next-job, --forgetting, --forgetting-break unseen|unended|lost-resume)");
             }
         }
         SignerKey key = signerKey();
@@ -130,7 +136,7 @@ public final class SimMain {
         Map<String, Long> totals = new TreeMap<>();
         long t0 = System.nanoTime();
         for (long seed = 1; seed <= seeds; seed++) {
-            Simulation sim = new Simulation(seed, sleds, key, trust, ordering).client(client);
+            Simulation sim = new Simulation(seed, sleds, key, trust, ordering).client(client).forgetting(forgetting);
             Simulation.Result r = (replays ? sim.signerClockGoesBack() : sim).run(schedule(seed, sleds, replays));
             targeted += r.targeted();
             refused += r.refused();
@@ -166,8 +172,8 @@ public final class SimMain {
         List<Step> steps = schedule(seed, sleds, ordering == Ordering.SIGNED);
         boolean signed = ordering == Ordering.SIGNED;
         Supplier<Simulation> sim = () -> signed
-                ? new Simulation(seed, sleds, key, trust, ordering).client(client).signerClockGoesBack()
-                : new Simulation(seed, sleds, key, trust, ordering).client(client);
+                ? new Simulation(seed, sleds, key, trust, ordering).client(client).forgetting(forgetting).signerClockGoesBack()
+                : new Simulation(seed, sleds, key, trust, ordering).client(client).forgetting(forgetting);
         Simulation.Result r = sim.get().run(steps);
         r.trace().forEach(System.out::println);
         System.out.println(r.summary());

@@ -14,6 +14,7 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 import sush.gossip.Entropy;
+import sush.gossip.clock.Version;
 import sush.gossip.net.MemoryNetwork;
 import sush.gossip.node.GossipConfig;
 import sush.gossip.node.GossipNode;
@@ -31,6 +32,7 @@ import sush.pipeline.sled.SledEvent;
 import sush.pipeline.sled.SledRuntime;
 import sush.projections.fold.FoldBounds;
 import sush.projections.fold.Ordering;
+import sush.projections.fold.Settlement;
 import sush.projections.id.JobId;
 import sush.projections.job.TrustStore;
 import sush.projections.message.Message;
@@ -80,6 +82,26 @@ final class SimRack {
     boolean chainFull;
     /** (sled, job) pairs a sled reserved a boundary record for, in any life: what may end Interrupted. */
     final Set<String> reserved = new HashSet<>();
+    /**
+     * Forgetting (issue 39): the sleds send watermarks and forget what their settlement answers,
+     * with the rule given ({@link Settlement.Break#NONE}, or a deliberately wrong one to show the
+     * checkers catch it); null: they do not.
+     */
+    Settlement.Break settling;
+    /** Each sled's watermark period, in virtual time. */
+    static final Duration WATERMARK_EVERY = Duration.ofMillis(500);
+    /** Every status any sled's fold took, when forgetting: the status-truth checker reads forgotten ones too. */
+    final List<SledEvent.StatusChanged> statusesSeen = new ArrayList<>();
+    /** A sled's head jumped over forgotten positions, and the jobs it had seen itself end by then. */
+    record Jump(SimSled sled, SledEvent.Jumped jump, Set<JobId> endedBefore) {
+    }
+
+    /** Every skeleton jump, judged by the checkers at the end (they know the operator's chains). */
+    final List<Jump> jumps = new ArrayList<>();
+    /** What the forgetting checker found, as it happened. */
+    final List<String> forgetViolations = new ArrayList<>();
+    /** Messages forgotten, over every sled. */
+    long forgotten;
 
     SimRack(long seed, int sleds, TrustStore trust, Ordering ordering) {
         this.seed = seed;
@@ -126,7 +148,12 @@ final class SimRack {
         } catch (LockerException e) {
             throw new IllegalStateException("the simulator's slots are never locked twice", e);
         }
-        s.runtime = new SledRuntime(new SledConfig(s.sled, trust, "sim", Limits.DEFAULT).withBounds(BOUNDS),
+        SledConfig cfg = new SledConfig(s.sled, trust, "sim", Limits.DEFAULT).withBounds(BOUNDS);
+        if (settling != null) {
+            cfg = cfg.withSettling(new SledConfig.Settling(sleds.stream().map(x -> x.sled).toList(), WATERMARK_EVERY,
+                    settling));
+        }
+        s.runtime = new SledRuntime(cfg,
                 Gossip.of(s.node), s.locker, s.launcher, Optional.empty(), time, new SlowWriter(time, () -> s.writeMillis));
         s.runtime.events().subscribe(e -> observe(s, e));
         s.runtime.start();
@@ -147,6 +174,7 @@ final class SimRack {
         if (!s.up) {
             return;
         }
+        s.noteSeen();
         crashes++;
         s.up = false;
         s.crashAfterLaunch = false;
@@ -176,6 +204,30 @@ final class SimRack {
         if (TRACED.equals(s.name())) {
             System.out.println("TRACE " + s.name() + " life " + s.life + " t=" + time.now(
                     TimeUnit.MILLISECONDS) + " " + e);
+        }
+        if (settling != null) {
+            s.noteSeen(); // what it saw, before a migration replaces its replica
+        }
+        if (e instanceof SledEvent.Entered) {
+            s.universe = ((SledEvent.Entered) e).network();
+        } else if (e instanceof SledEvent.Requested && s.universe != null) {
+            s.requested.computeIfAbsent(s.universe, u -> new HashSet<>()).add(((SledEvent.Requested) e).job());
+        } else if (e instanceof SledEvent.StatusChanged && s.universe != null) {
+            SledEvent.StatusChanged c = (SledEvent.StatusChanged) e;
+            if (c.baseboard().equals(s.sled.baseboard()) && c.status().isTerminal()) {
+                s.ended.computeIfAbsent(s.universe, u -> new HashSet<>()).add(c.job());
+            }
+            if (settling != null) {
+                statusesSeen.add(c);
+            }
+        } else if (e instanceof SledEvent.Gossiped && s.universe != null
+                && ownEnding(s, ((SledEvent.Gossiped) e).message()) != null) {
+            s.ended.computeIfAbsent(s.universe, u -> new HashSet<>()).add(ownEnding(s, ((SledEvent.Gossiped) e).message()));
+        } else if (e instanceof SledEvent.Forgot) {
+            checkForgot(s, ((SledEvent.Forgot) e).versions());
+        } else if (e instanceof SledEvent.Jumped && s.universe != null) {
+            faults.add("skeleton-jump");
+            jumps.add(new Jump(s, (SledEvent.Jumped) e, Set.copyOf(s.ended.getOrDefault(s.universe, Set.of()))));
         }
         if (e instanceof SledEvent.Reserved) {
             reserved.add(s.sled.baseboard() + "/" + ((SledEvent.Reserved) e).job().codephrase());
@@ -209,6 +261,75 @@ final class SimRack {
                     .toLowerCase(Locale.ROOT));
         } else if (e instanceof SledEvent.Entered && ((SledEvent.Entered) e).cause().equals("MIGRATION")) {
             faults.add("migration");
+        }
+    }
+
+    private static Optional<Message> decode(sush.gossip.set.Message m) {
+        try {
+            return Optional.of(sush.projections.message.MessageCodec.decode(m.payload()));
+        } catch (sush.projections.message.MessageException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** The job {@code m} ends on sled {@code s}, if it is a terminal status {@code s} sent of its own. */
+    private static JobId ownEnding(SimSled s, Message m) {
+        String me = s.sled.baseboard();
+        if (m instanceof Message.JobStopped && ((Message.JobStopped) m).baseboard().equals(me)) {
+            return ((Message.JobStopped) m).job();
+        } else if (m instanceof Message.JobErrored && ((Message.JobErrored) m).baseboard().equals(me)) {
+            return ((Message.JobErrored) m).job();
+        } else if (m instanceof Message.JobSkipped && ((Message.JobSkipped) m).baseboard().equals(me)) {
+            return ((Message.JobSkipped) m).job();
+        } else if (m instanceof Message.JobCancelled && ((Message.JobCancelled) m).baseboard().equals(me)) {
+            return ((Message.JobCancelled) m).job();
+        } else if (m instanceof Message.JobConflict && ((Message.JobConflict) m).baseboard().equals(me)) {
+            return ((Message.JobConflict) m).job();
+        }
+        return null;
+    }
+
+    /**
+     * Nothing live is forgotten (issue 39), checked when it happens against every sled's replicas
+     * (what no sled can see): a sled forgets a message only once every sled of the rack has seen
+     * it in that universe, in this life or an earlier one (a replica's frontier at or past it). What
+     * a restarted sled then needs of what was forgotten is the liveness checker's: it must still
+     * run what targets it.
+     */
+    private void checkForgot(SimSled s, List<Version> versions) {
+        forgotten += versions.size();
+        faults.add("forgot");
+        sleds.forEach(o -> {
+            if (o.up) {
+                o.noteSeen();
+            }
+        });
+        sush.gossip.set.NetworkId universe = s.node.replica().network();
+        // A request is forgotten only once every sled it targets ended it (the sled says so
+        // before it forgets: the request is still in its replica).
+        for (Version v : versions) {
+            Optional<Message> m = s.node.replica().get(v).flatMap(SimRack::decode);
+            if (m.isPresent() && m.get() instanceof Message.JobStart) {
+                sush.projections.job.SignedJob job = ((Message.JobStart) m.get()).job();
+                for (SimSled t : sleds) {
+                    if (Checkers.targets(job, t.sled)
+                            && !t.ended.getOrDefault(universe, Set.of()).contains(job.request().job())) {
+                        forgetViolations.add("forgotten unended: " + s.name() + " forgot a request that " + t.name()
+                                + " had not ended");
+                        return;
+                    }
+                }
+            }
+        }
+        for (SimSled o : sleds) {
+            Version seen = o.seen.getOrDefault(universe, Version.ZERO);
+            for (Version v : versions) {
+                if (!v.leq(seen)) {
+                    forgetViolations.add("forgotten unseen: " + s.name() + " (life " + s.life + ") forgot a message "
+                            + o.name() + " never saw");
+                    return;
+                }
+            }
         }
     }
 

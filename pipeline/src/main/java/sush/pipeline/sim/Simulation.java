@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.Set;
 
 import sush.projections.fold.Ordering;
+import sush.projections.fold.Settlement;
 import sush.projections.id.SessionId;
 import sush.projections.job.SignedJob;
 import sush.projections.job.SignerKey;
@@ -91,6 +92,16 @@ public final class Simulation {
         return this;
     }
 
+    /**
+     * Issue 39: the sleds send watermarks and forget what their settlement answers, by {@code rule}
+     * ({@link Settlement.Break#NONE}: the sled's own; another: a wrong rule the checkers must catch).
+     * Adds the checker "nothing live is forgotten" and reads forgotten jobs in the others.
+     */
+    public Simulation forgetting(Settlement.Break rule) {
+        rack.settling = rule;
+        return this;
+    }
+
     /** The operator's client places jobs and resumes sessions as {@code c} says (the CLI's own is the default). */
     public Simulation client(Client c) {
         actions.client = c;
@@ -119,6 +130,8 @@ public final class Simulation {
         checkers.checkStopsHonoured(violations);
         checkers.checkStatusTruth(violations);
         violations.addAll(operator.clientViolations);
+        checkers.checkJumps(rack.forgetViolations);
+        violations.addAll(rack.forgetViolations.stream().distinct().toList());
         checkers.countLost();
         for (SimSled s : rack.sleds) {
             if (s.up) {
@@ -163,6 +176,9 @@ public final class Simulation {
         rack.trace.add("calm: heal, resume every kept session, end jobs, one more job through each of a few sleds");
         rack.network.healAll();
         rack.advance(10_000);
+        if (rack.settling != null) {
+            checkers.checkNotStuckOnForgotten(rack.forgetViolations);
+        }
         Optional<SimSled> via = rack.sleds.stream().filter(s -> s.up).findFirst();
         if (via.isPresent() && operator.session != null) {
             // Every session's: one the operator moved on from may still be active where the newer

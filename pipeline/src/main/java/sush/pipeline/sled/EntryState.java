@@ -13,6 +13,7 @@ import sush.gossip.set.NetworkId;
 import sush.gossip.set.Replica;
 import sush.locker.record.BoundaryRecord;
 import sush.locker.record.SignedRecord;
+import sush.projections.fold.Settlement;
 import sush.projections.fold.SledProjection;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
@@ -70,6 +71,17 @@ final class EntryState {
     private final Set<JobId> walkedBack = new HashSet<>();
     /** The chain overflow already reported in this entry (its bounds are explicit, never a silent gap). */
     private long overflowReported;
+    /** What this entry's sled may forget (issue 39); null when the sled does not settle. */
+    private Settlement settlement;
+    private final Marks marks = new Marks();
+
+    /** What this entry's last watermark said, and whether news arrived since (issue 39). */
+    static final class Marks {
+        SessionId session;
+        JobId head;
+        boolean news;
+    }
+
     /** What this entry's fold forgot, by memory, as last reported. */
     private final Map<String, Long> evictionsReported = new HashMap<>();
     private long evictionsTotalReported;
@@ -233,6 +245,19 @@ final class EntryState {
             return true;
         }
         return false;
+    }
+
+    void settle(Settlement s) {
+        settlement = s;
+    }
+
+    /** The entry's settlement, or null when the sled does not settle. */
+    Settlement settlement() {
+        return settlement;
+    }
+
+    Marks marks() {
+        return marks;
     }
 
     Map<String, Long> evictionsReported() {

@@ -41,6 +41,7 @@ final class Ingress {
     private final Supplier<EntryState> entry;
     private final Head head;
     private final Adjudication adjudication;
+    private final Settler settler;
     private Disposable deliveries;
     /** Written on the loop, read by gauges. */
     private volatile double chainFill;
@@ -58,7 +59,8 @@ final class Ingress {
      * @param entry   the entry folding now
      */
     Ingress(SledConfig cfg, Loop loop, Scheduler ingress, HeadRules headRules, Supplier<EntryState> entry, Head head,
-            Adjudication adjudication) {
+            Adjudication adjudication, Settler settler) {
+        this.settler = settler;
         this.cfg = cfg;
         this.loop = loop;
         this.ingress = ingress;
@@ -128,6 +130,7 @@ final class Ingress {
         m.filter(x -> x instanceof Message.JobStop).ifPresent(x -> head.onStop((Message.JobStop) x));
         m.filter(x -> x instanceof Message.JobSkip).map(x -> (Message.JobSkip) x)
                 .ifPresent(b -> head.walkBack(b.session(), b.position()));
+        settler.onDelivery(at, d.version(), m);
         if (!at.drained() && d.checkpoint() >= at.replayUntil()) {
             at.drain();
             adjudication.onDrained();

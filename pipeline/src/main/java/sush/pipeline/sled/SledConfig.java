@@ -1,11 +1,14 @@
 package sush.pipeline.sled;
 
+import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
 import sush.pipeline.disk.DiskReserve;
 import sush.pipeline.exec.Limits;
 import sush.projections.fold.FoldBounds;
+import sush.projections.fold.Settlement;
 import sush.projections.job.TrustStore;
 import sush.projections.targets.Sled;
 
@@ -16,8 +19,29 @@ import sush.projections.targets.Sled;
  */
 public record SledConfig(Sled me, TrustStore trust, String software, Limits limits,
         Optional<SledClock> clock, Optional<String> api,
-        FoldBounds bounds, DiskReserve disk) {
+        FoldBounds bounds, DiskReserve disk, Optional<Settling> settling) {
+    /**
+     * Bounded gossip (issue 39): the rack's sleds (every one holds forgetting up until its
+     * watermarks say otherwise), and how often the sled tells where it stands when something
+     * changed. Without it the sled sends no watermark and forgets nothing.
+     */
+    public record Settling(List<Sled> rack, Duration every, Settlement.Break rule) {
+        /** What a sled runs: the settlement's own rules. */
+        public Settling(List<Sled> rack, Duration every) {
+            this(rack, every, Settlement.Break.NONE);
+        }
+
+        public Settling {
+            rack = List.copyOf(rack);
+            Objects.requireNonNull(rule, "rule");
+            if (rack.isEmpty() || every.isNegative() || every.isZero()) {
+                throw new IllegalArgumentException("settling needs the rack's sleds and a period: " + rack + ", " + every);
+            }
+        }
+    }
+
     public SledConfig {
+        Objects.requireNonNull(settling, "settling");
         Objects.requireNonNull(disk, "disk");
         Objects.requireNonNull(bounds, "bounds");
         Objects.requireNonNull(me, "me");
@@ -32,17 +56,22 @@ public record SledConfig(Sled me, TrustStore trust, String software, Limits limi
     public SledConfig(Sled me, TrustStore trust, String software, Limits limits,
             Optional<SledClock> clock, Optional<String> api) {
         this(me, trust, software, limits, clock, api, FoldBounds.DEFAULTS,
-                DiskReserve.NONE);
+                DiskReserve.NONE, Optional.empty());
     }
 
     /** The same sled with its memories bounded by {@code b} (the simulator scales them down). */
     public SledConfig withBounds(FoldBounds b) {
-        return new SledConfig(me, trust, software, limits, clock, api, b, disk);
+        return new SledConfig(me, trust, software, limits, clock, api, b, disk, settling);
     }
 
     /** The same sled on an output disk with {@code d}'s reserve: short of space, it refuses jobs (issue 35). */
     public SledConfig withDisk(DiskReserve d) {
-        return new SledConfig(me, trust, software, limits, clock, api, bounds, d);
+        return new SledConfig(me, trust, software, limits, clock, api, bounds, d, settling);
+    }
+
+    /** The same sled sending watermarks and forgetting what the rack settled (issue 39). */
+    public SledConfig withSettling(Settling s) {
+        return new SledConfig(me, trust, software, limits, clock, api, bounds, disk, Optional.of(s));
     }
 
     /** A sled that announces no API. */

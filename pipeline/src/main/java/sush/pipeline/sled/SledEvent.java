@@ -1,5 +1,6 @@
 package sush.pipeline.sled;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -83,6 +84,23 @@ public sealed interface SledEvent {
      * of the session wait behind a hole until a new session.
      */
     record ChainFill(SessionId session, int percent, int positions, int capacity) implements SledEvent {
+    }
+
+    /**
+     * The sled forgot {@code versions} from its gossip set (issue 39): what its settlement found
+     * no sled of the rack needs any more.
+     */
+    record Forgot(List<Version> versions) implements SledEvent {
+        public Forgot {
+            versions = List.copyOf(versions);
+        }
+    }
+
+    /**
+     * The chain's skeleton (issue 39): the head stood at {@code from}, a position the rack forgot,
+     * and jumped to {@code to}, the first live one after it.
+     */
+    record Jumped(SessionId session, JobId from, JobId to) implements SledEvent {
     }
 
     /** The boundary commit for the job is on both slots and its process was started. */

@@ -3,6 +3,7 @@ package sush.pipeline.sled;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -65,6 +66,9 @@ public final class SledRuntime {
     private final Adjudication adjudication;
     private final Head chainHead;
     private final Ingress ingress;
+    private final Settler settler;
+    /** The settler's period (issue 39): disposed at the end of a life. */
+    private Disposable marks;
     /** The newest entry the gossip node announced (it is entered once the writer drained). */
     private long latestEntry;
     /** The entry entered last: null before the first; left (no fold fed) while the next one waits for the writer. */
@@ -96,13 +100,17 @@ public final class SledRuntime {
         this.launches = new Launches(cfg, this.loop, head, order, () -> entry, locker, launcher, this.writer);
         this.adjudication = new Adjudication(cfg, this.loop, head, order, () -> entry, launches);
         this.chainHead = new Head(cfg, this.loop, head, order, () -> entry, launches, adjudication);
-        this.ingress = new Ingress(cfg, this.loop, ingress, head, () -> entry, chainHead, adjudication);
+        this.settler = new Settler(cfg, this.loop, () -> entry, chainHead);
+        this.ingress = new Ingress(cfg, this.loop, ingress, head, () -> entry, chainHead, adjudication, settler);
     }
 
     /** Follows the gossip node's entries from now on. */
     public void start() {
         entries = gossip.entries().publishOn(loop.scheduler()).subscribe(e -> loop.guarded("entry", () -> onEntry(e)),
                 err -> loop.guarded("entry", () -> loop.failClosed("entry", err)));
+        cfg.settling().ifPresent(s -> marks = loop.scheduler().schedulePeriodically(
+                () -> loop.guarded("watermark", settler::tick), s.every().toMillis(), s.every().toMillis(),
+                TimeUnit.MILLISECONDS));
     }
 
     /**
@@ -181,6 +189,9 @@ public final class SledRuntime {
         loop.scheduler().schedule(() -> {
             if (entries != null) {
                 entries.dispose();
+            }
+            if (marks != null) {
+                marks.dispose();
             }
             ingress.stop();
             writer.dispose();
@@ -265,6 +276,7 @@ public final class SledRuntime {
         Version birth = replica.frontier();
         SledProjection fold = new SledProjection(cfg.me(), cfg.trust(), order.ordering(), cfg.bounds());
         at.startFolding(fold, birth);
+        settler.enter(at);
         head.enter(fold);
         launches.pinned().forEach((job, p) -> fold.pin(job, p.pin()));
         resume(at);

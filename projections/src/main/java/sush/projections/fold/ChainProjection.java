@@ -279,6 +279,11 @@ public final class ChainProjection {
         return out;
     }
 
+    /** Whether this chain holds anything at {@code position}: a request, or a burn ahead of the head or behind it. */
+    public boolean holds(JobId position) {
+        return jobs.containsKey(position) || burns.contains(position) || behindBurns.contains(position);
+    }
+
     /** Every burnt position this chain holds, ahead of the head or behind it. */
     public Set<JobId> heldBurns() {
         Set<JobId> out = new HashSet<>(burns);
@@ -353,6 +358,34 @@ public final class ChainProjection {
         }
         head = k.successor;
         walk();
+    }
+
+    /**
+     * Where this sled would resume this session after a restart: the successor of the last job
+     * it started (or may have started) in it, as its boundary record names it, else the session's
+     * first position. Every position from there to the head it walked without starting a job.
+     */
+    public JobId resumePoint() {
+        return lastStartedSuccessor != null ? lastStartedSuccessor : first;
+    }
+
+    /**
+     * The chain's skeleton (bounded-gossip.md section 3): the rack forgot the positions from the
+     * head {@code from} up to {@code to}, each settled (every sled it targets ended it, this one
+     * included, and every sled's head passed it), so the head jumps to {@code to} as if it had
+     * walked them. Only when the head is {@code from} and nothing is known there; nothing is
+     * started on the way, and what precedes the head stays as it was (a burn behind it never
+     * moves it back over the forgotten positions: they are not walked).
+     *
+     * @return whether the head jumped
+     */
+    public boolean jump(JobId from, JobId to) {
+        if (!head.equals(from) || from.equals(to) || jobs.containsKey(head) || burns.contains(head)) {
+            return false;
+        }
+        head = to;
+        walk();
+        return true;
     }
 
     /** Whether {@code job} is the position at the head (a job waiting there is screened only while it is). */

@@ -110,6 +110,16 @@ final class ChainWalk {
         return out;
     }
 
+    /** See {@link SledProjection#jumpHead}. */
+    List<SledProjection.Outcome> jumpHead(JobId from, JobId to) {
+        if (chain == null || !chain.jump(from, to)) {
+            return List.of();
+        }
+        List<SledProjection.Outcome> out = new ArrayList<>(1);
+        offerHead(out);
+        return out;
+    }
+
     /** See {@link SledProjection#mayStart}: {@code statuses} holds this sled's ({@code baseboard}) ends. */
     boolean mayStart(SignedJob job, StatusProjection statuses, String baseboard) {
         if (job.request().concurrent() || lastRan == null) {

@@ -127,7 +127,7 @@ final class MessageFold {
                 || m instanceof Message.OperatorUnrevoked) {
             // Who may ask: the API's concern (ops), not the chain's.
         } else if (m instanceof Message.Watermark) {
-            // What the rack may forget: the settlement's concern (Settlement), not the chain's.
+            // What the rack may forget, and the chain's skeleton: the settlement's (Settlement).
         } else {
             onStatus(version, m);
         }

@@ -54,6 +54,22 @@ public final class Settlement {
      */
     static final int MAX_CONCURRENT_MARKS = 4;
 
+    /**
+     * Deliberately wrong rules, so that the simulator's checkers are seen to catch a wrong
+     * forgetting (issue 39: a checker is trusted only once it failed on a wrong rule). A sled
+     * runs {@link #NONE}.
+     */
+    public enum Break {
+        NONE,
+        /** Forgets without waiting for every sled's watermarks to be after the messages (drops rule 3). */
+        UNSEEN,
+        /** Forgets a job before every sled it targets ended it (drops rule 1). */
+        UNENDED,
+        /** A settled resume point's ordinal is forgotten with it (found in development). */
+        LOST_RESUME
+    }
+
+    private final Break rule;
     private final Map<String, Sled> peers = new HashMap<>();
     private final Map<SessionId, Ordinals> chains = new HashMap<>();
     private final Map<JobId, Job> jobs = new HashMap<>();
@@ -69,11 +85,19 @@ public final class Settlement {
     /** Statuses of jobs no longer known here, waiting to be stable. */
     private final List<Version> orphans = new ArrayList<>();
     private final Set<JobId> changedJobs = new HashSet<>();
+    /** Settled positions whose ordinals are kept because they are some sled's resume point. */
+    private final Map<JobId, SessionId> keptResumes = new HashMap<>();
     private boolean marksChanged;
     private long forgotten;
 
     /** @param rack every sled of the rack (the rack file's list) */
     public Settlement(Collection<Sled> rack) {
+        this(rack, Break.NONE);
+    }
+
+    /** A settlement that breaks its rules as {@code rule} says (the simulator's checkers' own test). */
+    public Settlement(Collection<Sled> rack, Break rule) {
+        this.rule = rule;
         for (Sled s : rack) {
             peers.put(s.baseboard(), s);
         }
@@ -169,6 +193,9 @@ public final class Settlement {
             return; // not of this rack: it holds nothing up and is kept
         }
         chain(w.session()).seed(w.head(), w.ordinal());
+        if (w.resumeOrdinal() != null) {
+            chain(w.session()).seed(w.resume(), w.resumeOrdinal());
+        }
         newest.computeIfAbsent(w.baseboard(), b -> new Marks()).offer(mark, null);
         Marks session = bySession.computeIfAbsent(w.baseboard(), b -> new HashMap<>())
                 .computeIfAbsent(w.session(), s -> new Marks());
@@ -189,7 +216,7 @@ public final class Settlement {
             if (j != null && settled(j)) {
                 out.addAll(j.versions);
                 jobs.remove(id);
-                chain(j.session).forget(id);
+                forgetOrdinal(j.session, id);
             }
         }
         if (marksChanged) {
@@ -198,7 +225,7 @@ public final class Settlement {
                 if (past(b.session, b.position) && stable(b.ceiling)) {
                     out.addAll(b.versions);
                     burns.remove(b.position);
-                    chain(b.session).forget(b.position);
+                    forgetOrdinal(b.session, b.position);
                 }
             }
             drainStable(orphans, out);
@@ -209,9 +236,44 @@ public final class Settlement {
                 }
             }
             retireSessions(out);
+            keptResumes.entrySet().removeIf(e -> {
+                if (resumePoint(e.getValue(), e.getKey())) {
+                    return false;
+                }
+                chain(e.getValue()).forget(e.getKey());
+                return true;
+            });
         }
         forgotten += out.size();
         return out;
+    }
+
+    /**
+     * A settled position's ordinal is not needed any more (its successors have theirs), unless it
+     * is a sled's resume point: a sled that restarts there must know where it stands to jump over
+     * what was forgotten. Kept while it is one.
+     */
+    private void forgetOrdinal(SessionId session, JobId position) {
+        if (resumePoint(session, position) && rule != Break.LOST_RESUME) {
+            keptResumes.put(position, session);
+            chain(session).dropLinks(position);
+        } else {
+            chain(session).forget(position);
+        }
+    }
+
+    private boolean resumePoint(SessionId session, JobId position) {
+        for (Map<SessionId, Marks> byPeer : bySession.values()) {
+            Marks m = byPeer.get(session);
+            if (m != null) {
+                for (Mark mark : m.held) {
+                    if (mark.watermark().resume().equals(position)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 
     private void drainStable(List<Version> waiting, List<Version> out) {
@@ -251,11 +313,73 @@ public final class Settlement {
             return false;
         }
         for (Sled p : peers.values()) {
-            if (!j.ended.contains(p.baseboard()) && j.targets(p)) {
+            if (!j.ended.contains(p.baseboard()) && j.targets(p) && rule != Break.UNENDED) {
                 return false;
             }
         }
         return true;
+    }
+
+    /**
+     * Whether every sled of the rack's newest watermarks in {@code session} are past
+     * {@code position}: then no sled will run a job there any more, and a position this sled holds
+     * nothing of was forgotten (a sled's watermark comes after every position it walked).
+     */
+    public boolean pastEverywhere(SessionId session, JobId position) {
+        return past(session, position);
+    }
+
+    /**
+     * The chain's skeleton (bounded-gossip.md section 3): the live position right after the
+     * forgotten ones that follow {@code position}, that is, among the jobs and burns of
+     * {@code session} still held and the heads of every sled's newest watermarks there (nothing
+     * at or after a head is forgotten), the one with the smallest ordinal past
+     * {@code position}'s; empty when {@code position}'s ordinal or any live position's is not
+     * known, when there is none, or when two positions are at that ordinal (branches after a
+     * burn): no guess.
+     */
+    public Optional<JobId> nextLive(SessionId session, JobId position) {
+        OptionalLong from = ordinal(session, position);
+        if (from.isEmpty()) {
+            return Optional.empty();
+        }
+        long best = Long.MAX_VALUE;
+        JobId found = null;
+        boolean tie = false;
+        List<JobId> candidates = new ArrayList<>();
+        jobs.values().forEach(j -> {
+            if (j.session.equals(session)) {
+                candidates.add(j.position);
+            }
+        });
+        burns.values().forEach(b -> {
+            if (b.session.equals(session)) {
+                candidates.add(b.position);
+            }
+        });
+        bySession.values().forEach(marks -> {
+            Marks m = marks.get(session);
+            if (m != null) {
+                m.held.forEach(mark -> candidates.add(mark.watermark().head()));
+            }
+        });
+        Set<JobId> distinct = new HashSet<>();
+        for (JobId p : candidates) {
+            if (!distinct.add(p)) {
+                continue;
+            }
+            OptionalLong o = ordinal(session, p);
+            if (o.isEmpty()) {
+                return Optional.empty(); // a live position of unknown place might come first: no guess
+            }
+            if (o.getAsLong() <= from.getAsLong() || o.getAsLong() > best) {
+                continue;
+            }
+            tie = o.getAsLong() == best;
+            best = o.getAsLong();
+            found = p;
+        }
+        return found == null || tie ? Optional.empty() : Optional.of(found);
     }
 
     /** Every sled's newest watermarks in {@code session} are past {@code position}. */
@@ -280,6 +404,9 @@ public final class Settlement {
 
     /** Every sled's newest watermarks are after {@code version}: each held it when it sent them. */
     private boolean stable(Version version) {
+        if (rule == Break.UNSEEN) {
+            return true;
+        }
         for (String p : peers.keySet()) {
             Marks m = newest.get(p);
             if (m == null || m.overflowed || m.held.isEmpty()) {
@@ -415,23 +542,31 @@ public final class Settlement {
 
     /**
      * Positions' ordinals in one session's chain: the first is 0, a job's successor and a burnt
-     * position's next one more than it; a watermark's head has the ordinal it names (after a
-     * restart the chain's beginning may be forgotten).
+     * position's next one more than it; a watermark's head and resume point have the ordinals it
+     * names (after a restart the chain's beginning may be forgotten), and a position before one
+     * with an ordinal has one less (so the live positions after forgotten ones are numbered too).
      */
     private static final class Ordinals {
         private final Map<JobId, Long> ordinals = new HashMap<>();
-        private final Map<JobId, List<JobId>> waiting = new HashMap<>();
+        /** Links of live positions: each position's next ones, and each position's previous ones. */
+        private final Map<JobId, List<JobId>> next = new HashMap<>();
+        private final Map<JobId, List<JobId>> previous = new HashMap<>();
 
         Ordinals(SessionId session) {
             ordinals.put(sush.projections.id.Chain.first(session), 0L);
         }
 
         void link(JobId from, JobId to) {
+            next.computeIfAbsent(from, f -> new ArrayList<>(1)).add(to);
+            previous.computeIfAbsent(to, t -> new ArrayList<>(1)).add(from);
             Long o = ordinals.get(from);
             if (o != null) {
                 assign(to, o + 1);
             } else {
-                waiting.computeIfAbsent(from, f -> new ArrayList<>(1)).add(to);
+                Long after = ordinals.get(to);
+                if (after != null && after > 0) {
+                    assign(from, after - 1);
+                }
             }
         }
 
@@ -443,17 +578,17 @@ public final class Settlement {
             ArrayDeque<Object[]> todo = new ArrayDeque<>();
             todo.add(new Object[] {position, ordinal});
             while (!todo.isEmpty()) {
-                Object[] next = todo.poll();
-                JobId p = (JobId) next[0];
-                long o = (Long) next[1];
-                if (ordinals.putIfAbsent(p, o) != null) {
+                Object[] at = todo.poll();
+                JobId p = (JobId) at[0];
+                long o = (Long) at[1];
+                if (o < 0 || ordinals.putIfAbsent(p, o) != null) {
                     continue;
                 }
-                List<JobId> after = waiting.remove(p);
-                if (after != null) {
-                    for (JobId a : after) {
-                        todo.add(new Object[] {a, o + 1});
-                    }
+                for (JobId n : next.getOrDefault(p, List.of())) {
+                    todo.add(new Object[] {n, o + 1});
+                }
+                for (JobId b : previous.getOrDefault(p, List.of())) {
+                    todo.add(new Object[] {b, o - 1});
                 }
             }
         }
@@ -463,9 +598,26 @@ public final class Settlement {
             return o == null ? OptionalLong.empty() : OptionalLong.of(o);
         }
 
-        /** A settled position: its ordinal is not needed any more (its successors have theirs). */
+        /** A settled position: its ordinal and links are not needed any more (its successors have theirs). */
         void forget(JobId position) {
             ordinals.remove(position);
+            dropLinks(position);
+        }
+
+        /** A settled position whose ordinal is kept (a resume point): its links go. */
+        void dropLinks(JobId position) {
+            List<JobId> after = next.remove(position);
+            if (after != null) {
+                for (JobId a : after) {
+                    List<JobId> before = previous.get(a);
+                    if (before != null) {
+                        before.remove(position);
+                        if (before.isEmpty()) {
+                            previous.remove(a);
+                        }
+                    }
+                }
+            }
         }
     }
 }

@@ -278,6 +278,16 @@ public final class SledProjection {
     }
 
     /**
+     * The rack forgot the active session's positions from the head {@code from} up to {@code to}
+     * (the settlement says so: {@link Settlement#pastEverywhere}, {@link Settlement#nextLive}):
+     * the head jumps there, as if it had walked them ({@link ChainProjection#jump}). Nothing if
+     * the head moved or something is known at it.
+     */
+    public List<Outcome> jumpHead(JobId from, JobId to) {
+        return fold.walk.jumpHead(from, to);
+    }
+
+    /**
      * The sequential/concurrent rule: a job flagged concurrent starts as soon as it is at the
      * head; any other waits until the previous job this sled ran has ended on this sled.
      */

@@ -28,7 +28,7 @@ final class DirectReader {
         "software", "cubby", "exitCode", "processError", "stdoutBytes", "stdoutSha3", "stderrBytes", "stderrSha3",
         "error", "detail", "signal", "reason", "nonce", "ephemeral", "expires", "signer", "epoch", "startedAtMs",
         "endedAtMs", "durationMs", "api", "wallTimeMs", "outputBytes", "cpuSeconds", "addressSpaceBytes",
-        "fileSizeBytes", "mode", "access", "held", "refused", "id", "lifts", "ordinal", "head", "resume"};
+        "fileSizeBytes", "mode", "access", "held", "refused", "id", "lifts", "ordinal", "head", "resume", "resumeOrdinal"};
     private static final Table KIND_TABLE = new Table(KINDS);
     private static final Table NAME_TABLE = new Table(NAMES);
 

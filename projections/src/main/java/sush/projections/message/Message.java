@@ -163,12 +163,14 @@ public sealed interface Message {
      * Where a sled stands in a session's chain (bounded-gossip.md section 2, issue 39): its head
      * {@code head}, the {@code ordinal}-th position from the session's first (local knowledge,
      * never an input to admission), and {@code resume}, where it would resume after a restart (its
-     * boundary record's successor in this session, else the session's first position): every
-     * position from {@code resume} up to the head it walked without starting a job. Sent when
-     * the head moves and now and then while idle; a settled message is forgotten only once every
-     * sled's watermark is past it and its version is below them.
+     * boundary record's successor in this session, else the session's first position), the
+     * {@code resumeOrdinal}-th (null when the sled does not know it): every position from
+     * {@code resume} up to the head it walked without starting a job. Sent when the head moved or
+     * news arrived, at most once a period; a settled message is forgotten only once every sled's
+     * watermark is past it and after it.
      */
-    record Watermark(String baseboard, SessionId session, long ordinal, JobId head, JobId resume) implements Message {
+    record Watermark(String baseboard, SessionId session, long ordinal, JobId head, JobId resume, Long resumeOrdinal)
+            implements Message {
     }
 
     /** A rack-level error a sled reports once. */

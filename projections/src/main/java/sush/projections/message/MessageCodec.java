@@ -293,6 +293,9 @@ public final class MessageCodec {
     private static void watermark(ObjectNode b, Watermark w) {
         b.put("baseboard", w.baseboard()).put("session", w.session().toBytes()).put("ordinal", w.ordinal())
                 .put("head", w.head().toBytes()).put("resume", w.resume().toBytes());
+        if (w.resumeOrdinal() != null) {
+            b.put("resumeOrdinal", w.resumeOrdinal().longValue());
+        }
     }
 
     private static void jobCancelled(ObjectNode b, JobCancelled c) {
@@ -439,7 +442,7 @@ public final class MessageCodec {
             case "watermark":
                 return new Watermark(f.text("baseboard", name), RecentIds.SESSIONS.of(f.id("session")),
                         f.number("ordinal", 0, Long.MAX_VALUE), RecentIds.JOBS.of(f.id("head")),
-                        RecentIds.JOBS.of(f.id("resume")));
+                        RecentIds.JOBS.of(f.id("resume")), f.optionalNumber("resumeOrdinal", 0, Long.MAX_VALUE));
             case "job-conflict":
                 return new JobConflict(f.text("baseboard", name), RecentIds.JOBS.of(f.id("job")),
                         RecentIds.JOBS.of(f.id("held")), RecentIds.JOBS.of(f.id("refused")));

@@ -399,4 +399,26 @@ class ChainProjectionTest {
         assertFalse(t.test(OTHER), "from memory");
         assertEquals(2, t.remembered());
     }
+
+    /** Issue 39: the skeleton's jump moves the head only from an empty head, forward, and starts nothing on the way. */
+    @Test
+    void theHeadJumpsOnlyFromAPositionItHoldsNothingOf() {
+        SignedJob[] jobs = chain("*", "*", "*");
+        ChainProjection c = new ChainProjection(ME, S, Optional.empty());
+        c.onJob(jobs[0]);
+        assertEquals(false, c.jump(jobs[0].request().job(), jobs[2].request().job()), "a job is known at the head");
+        c.passHead(jobs[0].request().job(), ChainProjection.Passed.RAN);
+        assertEquals(jobs[0].request().successor(), c.resumePoint(), "the successor of the last job started");
+        assertEquals(false, c.jump(jobs[2].request().job(), jobs[2].request().successor()), "not from the head");
+        assertEquals(false, c.jump(c.head(), c.head()), "nowhere to go");
+        assertTrue(c.jump(c.head(), jobs[2].request().job()));
+        assertEquals(jobs[2].request().job(), c.head());
+        assertEquals(Optional.empty(), c.atHead(), "job 2 is not known yet");
+        c.onJob(jobs[2]);
+        assertEquals(Optional.of(jobs[2]), c.atHead());
+        assertEquals(jobs[0].request().successor(), c.resumePoint(), "a jump starts nothing");
+        assertTrue(c.holds(jobs[0].request().job()) && !c.holds(jobs[1].request().job()));
+        ChainProjection fresh = new ChainProjection(ME, S, Optional.empty());
+        assertEquals(Chain.first(S), fresh.resumePoint(), "nothing started: the session's first position");
+    }
 }

@@ -69,7 +69,7 @@ class SettlementTest {
     }
 
     private static Message.Watermark mark(Sled sled, SessionId session, long ordinal, JobId head) {
-        return new Message.Watermark(sled.baseboard(), session, ordinal, head, Chain.first(session));
+        return new Message.Watermark(sled.baseboard(), session, ordinal, head, Chain.first(session), 0L);
     }
 
     private static JobId position(SignedJob j) {
@@ -246,5 +246,66 @@ class SettlementTest {
         List<Version> forgot = s.drain();
         assertTrue(forgot.containsAll(List.of(wA, wB)), forgot.toString());
         assertTrue(!forgot.contains(tB));
+    }
+
+    @Test
+    void theSkeletonLeadsFromAForgottenPositionToTheFirstLiveOneAfterIt() {
+        SignedJob[] jobs = chain("7", "0", "1", "*");
+        // What a restarted sled holds: the chain's beginning was forgotten; jobs 2 and 3 are live.
+        deliver(new Message.JobStart(jobs[2]));
+        deliver(new Message.JobStart(jobs[3]));
+        JobId first = position(jobs[0]);
+        assertTrue(s.ordinal(S, position(jobs[2])).isEmpty(), "no ordinal before a watermark names one");
+        assertTrue(s.nextLive(S, first).isEmpty(), "a live position of unknown place might come first");
+        // B's watermark: its head is job 3's position, the 3rd; job 2's position is one less.
+        deliver(new Message.Watermark(B.baseboard(), S, 3, position(jobs[3]), position(jobs[1]), 1L));
+        assertEquals(2L, s.ordinal(S, position(jobs[2])).getAsLong(), "numbered backwards from a head");
+        assertEquals(1L, s.ordinal(S, position(jobs[1])).getAsLong(), "a resume point named with its ordinal");
+        assertTrue(!s.pastEverywhere(S, first), "A has said nothing");
+        deliver(mark(A, S, 3, position(jobs[3])));
+        assertTrue(s.pastEverywhere(S, first));
+        assertTrue(s.pastEverywhere(S, position(jobs[2])));
+        assertTrue(!s.pastEverywhere(S, position(jobs[3])), "nobody passed job 3");
+        assertEquals(position(jobs[2]), s.nextLive(S, first).orElseThrow(), "job 2, not a head after it");
+        assertEquals(position(jobs[2]), s.nextLive(S, position(jobs[1])).orElseThrow());
+        assertEquals(position(jobs[3]), s.nextLive(S, position(jobs[2])).orElseThrow());
+        assertTrue(s.nextLive(S, jobs[3].request().successor()).isEmpty(), "nothing live after the end");
+    }
+
+    @Test
+    void theSkeletonLandsOnAHeadWhenEverythingBeforeItWasForgottenAndNeverGuessesBetweenBranches() {
+        SignedJob[] jobs = chain("*", "*");
+        JobId end = jobs[1].request().successor();
+        deliver(mark(A, S, 2, end));
+        deliver(mark(B, S, 2, end));
+        assertEquals(end, s.nextLive(S, Chain.first(S)).orElseThrow(), "the chain's end, where both heads are");
+        // Two positions at one ordinal (a burn's branch beside a job's successor): no guess.
+        JobId burnt = position(jobs[0]);
+        deliver(new Message.JobSkip(S, burnt, "operator"));
+        deliver(new Message.Watermark(A.baseboard(), S, 1, Chain.afterBurn(burnt), Chain.first(S), 0L));
+        deliver(new Message.Watermark(B.baseboard(), S, 1, jobs[0].request().successor(), Chain.first(S), 0L));
+        assertTrue(s.nextLive(S, Chain.first(S)).isEmpty(), "two heads at the 1st position: no guess");
+    }
+
+    @Test
+    void aResumePointKeepsItsOrdinalAfterItsPositionIsForgotten() {
+        SignedJob[] jobs = chain("7", "*");
+        deliver(new Message.JobStart(jobs[0]));
+        deliver(new Message.JobStart(jobs[1]));
+        // A resumes at job 0's successor (it committed job 0... in this test, its watermark says so).
+        JobId resume = jobs[0].request().successor();
+        deliver(new Message.Watermark(A.baseboard(), S, 1, resume, resume, 1L));
+        deliver(mark(B, S, 1, resume));
+        s.drain();
+        deliver(new Message.Watermark(A.baseboard(), S, 2, jobs[1].request().successor(), resume, 1L));
+        deliver(new Message.Watermark(B.baseboard(), S, 2, jobs[1].request().successor(), Chain.first(S), 0L));
+        deliver(ended(A, jobs[1]));
+        deliver(ended(B, jobs[1]));
+        deliver(new Message.Watermark(A.baseboard(), S, 2, jobs[1].request().successor(), resume, 1L));
+        deliver(new Message.Watermark(B.baseboard(), S, 2, jobs[1].request().successor(), Chain.first(S), 0L));
+        s.drain();
+        assertEquals(0, s.live(), "both jobs settled");
+        assertEquals(1L, s.ordinal(S, resume).getAsLong(), "A's resume point: a restart there must place itself");
+        assertTrue(s.ordinal(S, position(jobs[0])).isPresent(), "the first position is B's resume point");
     }
 }

@@ -61,7 +61,7 @@ final class Samples {
         m.put("operator-unrevoked", new Message.OperatorUnrevoked(new KeyId(filled(Id88.BYTES, 15)),
                 "able-acid-aged-also-area-army-away-baby", "00112233445566778899aabbccddeeff"));
         m.put("watermark", new Message.Watermark(SLED, session(), 300, job(),
-                new sush.projections.id.JobId(filled(Id88.BYTES, 21))));
+                new sush.projections.id.JobId(filled(Id88.BYTES, 21)), 290L));
         return m;
     }
 }

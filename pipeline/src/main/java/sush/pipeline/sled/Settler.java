@@ -1,0 +1,108 @@
+package sush.pipeline.sled;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Supplier;
+
+import sush.gossip.clock.Version;
+import sush.projections.fold.ChainProjection;
+import sush.projections.fold.Settlement;
+import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
+import sush.projections.message.Message;
+
+/**
+ * Bounded gossip at the sled (bounded-gossip.md, issue 39): each entry's {@link Settlement} is fed
+ * every delivery, and what it answers is forgotten from the entry's replica at once; each period
+ * ({@link SledConfig.Settling#every()}), once the entry's replay is done, the sled sends a
+ * watermark if its head moved or messages other than watermarks arrived since its last one (so
+ * an idle rack sends none).
+ */
+final class Settler {
+    private final SledConfig cfg;
+    private final Loop loop;
+    private final Supplier<EntryState> entry;
+    private final Head head;
+
+    Settler(SledConfig cfg, Loop loop, Supplier<EntryState> entry, Head head) {
+        this.cfg = cfg;
+        this.loop = loop;
+        this.entry = entry;
+        this.head = head;
+    }
+
+    /** A new entry settles from its first delivery (a new universe's set, a restarted sled's adopted one). */
+    void enter(EntryState at) {
+        cfg.settling().ifPresent(s -> at.settle(new Settlement(s.rack(), s.rule())));
+    }
+
+    /** A delivery of the entry was folded: the settlement takes it, and what it settles is forgotten. */
+    void onDelivery(EntryState at, Version version, Optional<Message> m) {
+        Settlement s = at.settlement();
+        if (s == null || m.isEmpty()) {
+            return;
+        }
+        s.apply(version, m.get());
+        if (!(m.get() instanceof Message.Watermark)) {
+            at.marks().news = true;
+        }
+        skeleton(at, s);
+        List<Version> settled = s.drain();
+        if (!settled.isEmpty()) {
+            loop.emit(new SledEvent.Forgot(settled)); // said first: a watcher may still read what goes
+            at.replica().forget(settled);
+        }
+    }
+
+    /**
+     * The chain's skeleton: a head at a position this sled holds nothing of, which every sled of
+     * the rack passed, stands on forgotten positions (a watermark comes after every position its
+     * sled walked): it jumps to the first live position after them.
+     */
+    private void skeleton(EntryState at, Settlement s) {
+        Optional<SessionId> session = at.fold().activeSession().map(x -> x.id());
+        Optional<ChainProjection> chain = at.fold().chain();
+        if (session.isEmpty() || chain.isEmpty()) {
+            return;
+        }
+        JobId from = chain.get().head();
+        if (chain.get().holds(from) || !s.pastEverywhere(session.get(), from)) {
+            return;
+        }
+        s.nextLive(session.get(), from).ifPresent(to -> {
+            loop.emit(new SledEvent.Jumped(session.get(), from, to));
+            head.handle(at.fold().jumpHead(from, to));
+        });
+    }
+
+    /** Each period: a watermark, if the head moved or news arrived since the last one. */
+    void tick() {
+        EntryState at = entry.get();
+        if (at == null || !at.folding() || !at.drained() || at.settlement() == null) {
+            return;
+        }
+        Optional<SessionId> session = at.fold().activeSession().map(x -> x.id());
+        Optional<ChainProjection> chain = at.fold().chain();
+        if (session.isEmpty() || chain.isEmpty()) {
+            return;
+        }
+        JobId position = chain.get().head();
+        EntryState.Marks marks = at.marks();
+        boolean moved = !session.get().equals(marks.session) || !position.equals(marks.head);
+        if (!moved && !marks.news) {
+            return;
+        }
+        OptionalLong ordinal = at.settlement().ordinal(session.get(), position);
+        if (ordinal.isEmpty()) {
+            return; // the head's place is not known yet: said once it is
+        }
+        JobId resume = chain.get().resumePoint();
+        OptionalLong resumeOrdinal = at.settlement().ordinal(session.get(), resume);
+        loop.send(new Message.Watermark(cfg.me().baseboard(), session.get(), ordinal.getAsLong(), position, resume,
+                resumeOrdinal.isPresent() ? resumeOrdinal.getAsLong() : null));
+        marks.session = session.get();
+        marks.head = position;
+        marks.news = false;
+    }
+}
