@@ -223,18 +223,21 @@ final class Head {
     /**
      * Whether this sled can say that the request with successor {@code held} is the one it holds
      * at {@code id}: its record's own commit there, one it committed in this life, or a position
-     * not yet behind its head (what it holds there is what would run). A position behind the head
-     * that an earlier life executed may have run either request: the nemesis (issue 38) saw a sled,
-     * restarted into a universe that delivered the other request first, report a conflict holding
-     * that one and refusing the one it had run. Such a position is reported by the behind-head
-     * rules (already handled), never as a conflict.
+     * known to be at or ahead of its head (what it holds there is what would run). A position
+     * behind the head that an earlier life executed may have run either request: the nemesis
+     * (issue 38) saw a sled, restarted into a universe that delivered the other request first,
+     * report a conflict holding that one and refusing the one it had run; and again (signed, 30
+     * minutes) where the position was not known to be behind the head either: the request held
+     * there has another successor, so the chain cannot walk from the position to the resumed
+     * head. Such a position is reported by the behind-head rules (already handled), never as a
+     * conflict.
      */
     private boolean vouchesFor(JobId id, JobId held) {
         Optional<SignedJob> inFold = fold().chain().flatMap(ch -> ch.known(id));
         if (inFold.isEmpty() || !inFold.get().request().successor().equals(held)) {
             return true;
         }
-        return head.committedThisLife(id) || fold().chain().map(ch -> !ch.precedesHead(id)).orElse(true);
+        return head.committedThisLife(id) || fold().chain().map(ch -> ch.aheadOfHead(id)).orElse(false);
     }
 
     /**

@@ -13,6 +13,7 @@ import sush.projections.fixtures.Jobs;
 import sush.projections.fixtures.Signers;
 import sush.projections.fold.FoldBounds;
 import sush.projections.fold.JobStatus;
+import sush.projections.id.JobId;
 import sush.projections.job.SignedJob;
 import sush.projections.message.Message;
 import sush.pipeline.Rack;
@@ -147,6 +148,48 @@ class OperatorWordSledTest {
         assertTrue(h.gossiped(Message.JobConflict.class).stream().noneMatch(c -> c.held().equals(
                 other.request().successor())), "never says it holds a request it may not have run: " + h.gossiped());
         assertEquals(2, h.ledger.size(), "nothing ran again");
+    }
+
+    /**
+     * Issue 38 again (the nemesis, signed ordering, 30 minutes): the same after a restart, at a
+     * position that is not the session's first. The other request held there has another
+     * successor, so the chain cannot walk back from the resumed head to the position: it is not
+     * known to be behind the head, and the sled vouched for the request it held there. Only a
+     * position known to be at or ahead of the head is vouched for.
+     */
+    @Test
+    void aSledThatRanARequestInAnEarlierLifeNeverSaysItHoldsAnotherAnywhereInTheChain() throws Exception {
+        SledHarness h = new SledHarness().provision().boot(1);
+        List<SignedJob> jobs = Rack.jobs(Rack.session(1), 3, "ran", "*");
+        h.operator(Rack.start(1));
+        for (SignedJob j : jobs) {
+            h.operator(new Message.JobStart(j));
+            h.sync();
+            h.settle();
+            h.launcher.end(j.request().job(), 0);
+            h.settle();
+        }
+        assertEquals(3, h.ledger.size());
+        h.crash();
+        // The other request wins the position on digest (the smaller one is kept ahead of the head).
+        SignedJob other = null;
+        for (int i = 0; other == null; i++) {
+            SignedJob o = Jobs.at(Signers.KEY, Rack.session(1), jobs.get(1).request().job(), "another " + i, "*", false);
+            if (java.util.Arrays.compareUnsigned(o.request().digest(), jobs.get(1).request().digest()) < 0) {
+                other = o;
+            }
+        }
+        h.operator0(3, Rack.start(1));
+        h.operator0(3, new Message.JobStart(jobs.get(0)));
+        h.operator0(3, new Message.JobStart(other));
+        h.operator0(3, new Message.JobStart(jobs.get(1)));
+        h.operator0(3, new Message.JobStart(jobs.get(2)));
+        h.boot(3);
+        h.settle();
+        JobId otherSuccessor = other.request().successor();
+        assertTrue(h.gossiped(Message.JobConflict.class).stream().noneMatch(c -> c.held().equals(otherSuccessor)),
+                "never says it holds a request it may not have run: " + h.gossiped());
+        assertEquals(3, h.ledger.size(), "nothing ran again");
     }
 
     /**
