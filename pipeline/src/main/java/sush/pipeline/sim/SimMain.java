@@ -38,6 +38,10 @@ public final class SimMain {
     private static Simulation.Client client = Simulation.Client.KEPT_CHAIN;
     /** Issue 39: {@code --forgetting} runs the sleds' settlement; {@code --forgetting-break R} a wrong rule. */
     private static Settlement.Break forgetting;
+    /** Issue 39: {@code --jobs N} runs a steady rack of N jobs instead of random schedules. */
+    private static Integer steadyJobs;
+    /** Issue 39: jobs per session of a steady run ({@code --session-jobs S}; one session by default). */
+    private static int sessionJobs = Integer.MAX_VALUE;
 
     private SimMain() {
     }
@@ -59,6 +63,8 @@ public final class SimMain {
                 case "--ordering" -> ordering = Ordering.parse(args[++i]);
                 case "--client" -> client = Simulation.Client.valueOf(args[++i].toUpperCase(Locale.ROOT).replace('-', '_'));
                 case "--forgetting" -> forgetting = Settlement.Break.NONE;
+                case "--jobs" -> steadyJobs = Integer.parseInt(args[++i]);
+                case "--session-jobs" -> sessionJobs = Integer.parseInt(args[++i]);
                 case "--forgetting-break" -> forgetting = Settlement.Break.valueOf(args[++i].toUpperCase(Locale.ROOT)
                         .replace('-', '_'));
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
@@ -70,6 +76,9 @@ public final class SimMain {
         TrustStore trust = TrustStore.of(List.of(key.publicPem()));
         if (one != null) {
             System.exit(replay(one, sleds == null ? 8 : sleds, key, trust, ordering) ? 0 : 1);
+        }
+        if (steadyJobs != null) {
+            System.exit(steady(steadyJobs, sleds == null ? 8 : sleds, key, trust, ordering) ? 0 : 1);
         }
         if (quick) {
             seeds = Math.min(seeds, 200);
@@ -165,6 +174,31 @@ public final class SimMain {
         kinds.forEach((k, n) -> System.out.printf(Locale.ROOT, "  | %s | %d | %.1f%% |%n", k, n, 100.0 * n / seeds));
         System.out.println("  totals: " + totals);
         return new Figures(failures, seeds / minutes, kinds.size(), per1000, totals.getOrDefault("launches", 0L));
+    }
+
+    /** A steady rack (issue 39): its figures as a table and one JSON line; true when no checker found anything. */
+    private static boolean steady(int jobs, int sleds, SignerKey key, TrustStore trust, Ordering ordering) {
+        long t0 = System.nanoTime();
+        Simulation.Steady r = new Simulation(1, sleds, key, trust, ordering).forgetting(forgetting)
+                .steady(jobs, sessionJobs, Math.max(1, jobs / 100));
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        System.out.printf(Locale.ROOT, "%s, %d sleds, %d jobs (sessions of %s), forgetting %s: %d launches in %.0f s%n",
+                ordering, sleds, jobs, sessionJobs == Integer.MAX_VALUE ? "all" : String.valueOf(sessionJobs),
+                forgetting == null ? "off" : forgetting.name().toLowerCase(Locale.ROOT), r.launches(), seconds);
+        System.out.println("  | largest set of any sled | messages |");
+        System.out.println("  |---|---|");
+        System.out.printf(Locale.ROOT, "  | after warm-up (10%% of the jobs) | %d |%n  | largest after warm-up | %d |%n"
+                + "  | largest | %d |%n  | at the end | %d |%n", r.setAtWarmup(), r.setMaxAfterWarmup(), r.setMax(),
+                r.setLast());
+        System.out.println("  forgotten (every sled): " + r.forgotten() + "; chain remembered at the end (largest): "
+                + r.chainLast());
+        r.violations().forEach(v -> System.out.println("  VIOLATION " + v));
+        System.out.printf(Locale.ROOT, "{\"bench\":\"sim-steady\",\"ordering\":\"%s\",\"sleds\":%d,\"jobs\":%d,"
+                + "\"forgetting\":%b,\"launches\":%d,\"set_at_warmup\":%d,\"set_max_after_warmup\":%d,\"set_max\":%d,"
+                + "\"set_last\":%d,\"chain_last\":%d,\"forgotten\":%d,\"violations\":%d,\"seconds\":%.0f}%n", ordering,
+                sleds, jobs, forgetting != null, r.launches(), r.setAtWarmup(), r.setMaxAfterWarmup(), r.setMax(),
+                r.setLast(), r.chainLast(), r.forgotten(), r.violations().size(), seconds);
+        return r.violations().isEmpty();
     }
 
     /** Replays one seed: its trace, its summary, and on failure a shrunk schedule. */

@@ -88,6 +88,8 @@ final class SimRack {
      * checkers catch it); null: they do not.
      */
     Settlement.Break settling;
+    /** The sleds' memories' bounds: {@link #BOUNDS}, or the daemon's for a steady run. */
+    FoldBounds bounds = BOUNDS;
     /** Each sled's watermark period, in virtual time. */
     static final Duration WATERMARK_EVERY = Duration.ofMillis(500);
     /** Every status any sled's fold took, when forgetting: the status-truth checker reads forgotten ones too. */
@@ -148,7 +150,7 @@ final class SimRack {
         } catch (LockerException e) {
             throw new IllegalStateException("the simulator's slots are never locked twice", e);
         }
-        SledConfig cfg = new SledConfig(s.sled, trust, "sim", Limits.DEFAULT).withBounds(BOUNDS);
+        SledConfig cfg = new SledConfig(s.sled, trust, "sim", Limits.DEFAULT).withBounds(bounds);
         if (settling != null) {
             cfg = cfg.withSettling(new SledConfig.Settling(sleds.stream().map(x -> x.sled).toList(), WATERMARK_EVERY,
                     settling));

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
+import sush.pipeline.sled.SledRuntime;
 import sush.projections.fold.Ordering;
 import sush.projections.fold.Settlement;
 import sush.projections.id.SessionId;
@@ -162,6 +163,110 @@ public final class Simulation {
             actions.operate(step);
         }
         rack.time.advanceTime();
+    }
+
+    // ---- A steady rack ----------------------------------------------------------------------
+
+    /** What a steady run measured: the largest gossip set of any sled, sampled as the jobs went. */
+    public record Steady(int jobs, long launches, int setAtWarmup, int setMax, int setMaxAfterWarmup, int setLast,
+            int chainLast, long forgotten, List<String> violations) {
+    }
+
+    /**
+     * A rack with no faults and the daemon's bounds, taking {@code jobs} jobs through sessions
+     * of {@code sessionJobs} jobs each (through every sled in turn, each on one cubby or, one in
+     * ten, on every sled), each ending soon after it starts; the largest set of any sled is
+     * sampled every {@code every} jobs, and the checkers run at the end. Issue 39's boundedness
+     * in the simulator: {@code ./bench.sh sim --jobs N [--session-jobs S] [--sleds K] [--forgetting]}.
+     */
+    public Steady steady(int jobs, int sessionJobs, int every) {
+        rack.bounds = sush.projections.fold.FoldBounds.DEFAULTS;
+        for (SimSled s : rack.sleds) {
+            rack.provision(s);
+        }
+        for (SimSled s : rack.sleds) {
+            rack.boot(s);
+        }
+        rack.advance(3_000);
+        actions.operate(new Step.StartSession(0));
+        rack.advance(1_000);
+        int warmup = jobs / 10;
+        int setAtWarmup = 0;
+        int setMax = 0;
+        int setMaxAfter = 0;
+        int ended = 0;
+        for (int i = 0; i < jobs; i++) {
+            SimSled via = rack.sleds.get(i % rack.sleds.size());
+            if (i > 0 && i % sessionJobs == 0) {
+                actions.operate(new Step.StartSession(i % rack.sleds.size()));
+                rack.advance(200);
+            }
+            String target = i % 10 == 0 ? "*" : String.valueOf(i % rack.sleds.size());
+            actions.submit(via, target, true);
+            rack.advance(20);
+            if (i % 5 == 4) {
+                ended = endNew(ended);
+            }
+            if (i % every == every - 1 || i == jobs - 1) {
+                int now = largestSet();
+                setMax = Math.max(setMax, now);
+                if (i >= warmup) {
+                    setMaxAfter = Math.max(setMaxAfter, now);
+                }
+                if (i < warmup + every && i >= warmup) {
+                    setAtWarmup = now;
+                }
+            }
+        }
+        for (int round = 0; round < 6; round++) {
+            rack.advance(1_000);
+            ended = endNew(ended);
+        }
+        List<String> violations = new ArrayList<>();
+        checkers.checkSafety(violations);
+        checkers.checkLiveness(violations);
+        checkers.checkStatusTruth(violations);
+        checkers.checkJumps(rack.forgetViolations);
+        violations.addAll(operator.clientViolations);
+        violations.addAll(rack.forgetViolations.stream().distinct().toList());
+        int chain = 0;
+        for (SimSled s : rack.sleds) {
+            SledRuntime.View v = rack.liveView(s);
+            chain = Math.max(chain, v == null ? 0 : v.fold().chain().map(c -> c.remembered()).orElse(0));
+        }
+        int setLast = largestSet();
+        for (SimSled s : rack.sleds) {
+            s.runtime.halt();
+            s.node.stop();
+        }
+        rack.time.advanceTime();
+        return new Steady(jobs, rack.ledger.size(), setAtWarmup, setMax, setMaxAfter, setLast, chain, rack.forgotten,
+                violations);
+    }
+
+    /** Ends the launches since {@code from} (the ledger's index), each with exit 0; the new index. */
+    private int endNew(int from) {
+        List<sush.pipeline.exec.LedgerLauncher.Launch> ledger = List.copyOf(rack.ledger);
+        for (int k = from; k < ledger.size(); k++) {
+            sush.pipeline.exec.LedgerLauncher.Launch l = ledger.get(k);
+            for (SimSled s : rack.sleds) {
+                if (l.sled().equals(s.sled.baseboard())) {
+                    s.launcher.end(l.job(), 0);
+                }
+            }
+        }
+        rack.time.advanceTime();
+        return ledger.size();
+    }
+
+    private int largestSet() {
+        int max = 0;
+        for (SimSled s : rack.sleds) {
+            if (s.up) {
+                max = Math.max(max, s.node.replica().size());
+            }
+        }
+        return max;
     }
 
     // ---- The calm tail --------------------------------------------------------------------

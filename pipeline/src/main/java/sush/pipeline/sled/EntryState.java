@@ -80,6 +80,8 @@ final class EntryState {
         SessionId session;
         JobId head;
         boolean news;
+        /** Sessions this entry said it is done with: those the fold remembers as ended (bounded with it). */
+        final Set<SessionId> closed = new HashSet<>();
     }
 
     /** What this entry's fold forgot, by memory, as last reported. */

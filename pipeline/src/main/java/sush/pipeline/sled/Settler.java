@@ -82,6 +82,15 @@ final class Settler {
         if (at == null || !at.folding() || !at.drained() || at.settlement() == null) {
             return;
         }
+        // A session that ended here: this sled is done with every position of it, once said.
+        List<SessionId> endedHere = at.fold().endedSessions();
+        at.marks().closed.retainAll(endedHere);
+        for (SessionId ended : endedHere) {
+            if (at.marks().closed.add(ended)) {
+                loop.send(new Message.Watermark(cfg.me().baseboard(), ended, Message.Watermark.DONE,
+                        sush.projections.id.Chain.first(ended), sush.projections.id.Chain.first(ended), null));
+            }
+        }
         Optional<SessionId> session = at.fold().activeSession().map(x -> x.id());
         Optional<ChainProjection> chain = at.fold().chain();
         if (session.isEmpty() || chain.isEmpty()) {

@@ -1,6 +1,7 @@
 package sush.projections.fold;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 
 import sush.projections.id.SessionId;
 
@@ -45,6 +46,11 @@ final class EndedSessions {
 
     int size() {
         return ended.size();
+    }
+
+    /** The sessions remembered as ended, oldest first. */
+    List<SessionId> ids() {
+        return List.copyOf(ended.keySet());
     }
 
     /** Endings the bound made this fold forget. */

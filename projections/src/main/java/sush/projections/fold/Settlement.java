@@ -192,7 +192,9 @@ public final class Settlement {
         if (!peers.containsKey(w.baseboard())) {
             return; // not of this rack: it holds nothing up and is kept
         }
-        chain(w.session()).seed(w.head(), w.ordinal());
+        if (!w.done()) {
+            chain(w.session()).seed(w.head(), w.ordinal());
+        }
         if (w.resumeOrdinal() != null) {
             chain(w.session()).seed(w.resume(), w.resumeOrdinal());
         }
@@ -360,7 +362,8 @@ public final class Settlement {
         bySession.values().forEach(marks -> {
             Marks m = marks.get(session);
             if (m != null) {
-                m.held.forEach(mark -> candidates.add(mark.watermark().head()));
+                m.held.stream().filter(mark -> !mark.watermark().done())
+                        .forEach(mark -> candidates.add(mark.watermark().head()));
             }
         });
         Set<JobId> distinct = new HashSet<>();

@@ -214,6 +214,11 @@ public final class SledProjection {
     }
 
     /** The active session of either ordering. */
+    /** The sessions remembered as ended here (superseded, stopped or annihilated), oldest first. */
+    public List<SessionId> endedSessions() {
+        return fold.ended.ids();
+    }
+
     public Optional<SessionProjection.Session> activeSession() {
         return fold.sessions.active();
     }

@@ -167,10 +167,18 @@ public sealed interface Message {
      * {@code resumeOrdinal}-th (null when the sled does not know it): every position from
      * {@code resume} up to the head it walked without starting a job. Sent when the head moved or
      * news arrived, at most once a period; a settled message is forgotten only once every sled's
-     * watermark is past it and after it.
+     * watermark is past it and after it. An {@code ordinal} of {@link #DONE} says the session
+     * ended on this sled (superseded, stopped or annihilated): it is past every position of it.
      */
     record Watermark(String baseboard, SessionId session, long ordinal, JobId head, JobId resume, Long resumeOrdinal)
             implements Message {
+        /** The ordinal of a sled done with the session. */
+        public static final long DONE = Long.MAX_VALUE;
+
+        /** Whether the sled is done with the session (it ended there). */
+        public boolean done() {
+            return ordinal == DONE;
+        }
     }
 
     /** A rack-level error a sled reports once. */
