@@ -85,6 +85,8 @@ public final class Settlement {
     /** Statuses of jobs no longer known here, waiting to be stable. */
     private final List<Version> orphans = new ArrayList<>();
     private final Set<JobId> changedJobs = new HashSet<>();
+    /** Each session's own messages (start or grant, stops, access): kept until every sled is done with it. */
+    private final Map<SessionId, List<Version>> sessions = new HashMap<>();
     /** Settled positions whose ordinals are kept because they are some sled's resume point. */
     private final Map<JobId, SessionId> keptResumes = new HashMap<>();
     private boolean marksChanged;
@@ -128,6 +130,14 @@ public final class Settlement {
                     announced.put(((Message.Announcement) m).baseboard(), old);
                 }
             }
+        } else if (m instanceof Message.SessionStart) {
+            sessionMessage(((Message.SessionStart) m).session(), version);
+        } else if (m instanceof Message.SessionGrant) {
+            sessionMessage(((Message.SessionGrant) m).grant().grant().session(), version);
+        } else if (m instanceof Message.SessionStop) {
+            sessionMessage(((Message.SessionStop) m).session(), version);
+        } else if (m instanceof Message.SessionAccess) {
+            sessionMessage(((Message.SessionAccess) m).session(), version);
         } else if (m instanceof Message.JobStop) {
             Job j = jobs.get(((Message.JobStop) m).job());
             if (j != null) {
@@ -136,6 +146,10 @@ public final class Settlement {
         } else {
             onStatus(version, m);
         }
+    }
+
+    private void sessionMessage(SessionId session, Version version) {
+        sessions.computeIfAbsent(session, s -> new ArrayList<>(2)).add(version);
     }
 
     private void onRequest(Version version, SignedJob job) {
@@ -294,10 +308,19 @@ public final class Settlement {
         Set<SessionId> live = new HashSet<>();
         jobs.values().forEach(j -> live.add(j.session));
         burns.values().forEach(b -> live.add(b.session));
+        sessions.entrySet().removeIf(e -> {
+            if (live.contains(e.getKey()) || !doneEverywhere(e.getKey())
+                    || !e.getValue().stream().allMatch(this::stable)) {
+                return false;
+            }
+            out.addAll(e.getValue());
+            return true;
+        });
         for (Map.Entry<String, Map<SessionId, Marks>> e : bySession.entrySet()) {
             Marks latest = newest.get(e.getKey());
             e.getValue().entrySet().removeIf(s -> {
-                if (live.contains(s.getKey()) || latest.held.stream().anyMatch(m -> s.getValue().held.contains(m))) {
+                if (live.contains(s.getKey()) || sessions.containsKey(s.getKey())
+                        || latest.held.stream().anyMatch(m -> s.getValue().held.contains(m))) {
                     return false;
                 }
                 if (!s.getValue().held.stream().allMatch(m -> stable(m.version()))) {
@@ -308,6 +331,23 @@ public final class Settlement {
                 return true;
             });
         }
+    }
+
+    /**
+     * Every sled of the rack is done with {@code session} (its watermark says the session ended
+     * there) and is in another one now (its newest watermarks name another session): the
+     * session's own messages are needed by no one, and another session's say what is active.
+     */
+    private boolean doneEverywhere(SessionId session) {
+        for (String p : peers.keySet()) {
+            Marks m = bySession.getOrDefault(p, Map.of()).get(session);
+            Marks latest = newest.get(p);
+            if (m == null || m.held.stream().noneMatch(x -> x.watermark().done()) || latest == null
+                    || latest.held.stream().anyMatch(x -> x.watermark().session().equals(session))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private boolean settled(Job j) {

@@ -308,4 +308,42 @@ class SettlementTest {
         assertEquals(1L, s.ordinal(S, resume).getAsLong(), "A's resume point: a restart there must place itself");
         assertTrue(s.ordinal(S, position(jobs[0])).isPresent(), "the first position is B's resume point");
     }
+
+    @Test
+    void aSessionEveryoneIsDoneWithGoesWithItsJobsAndItsOwnMessages() {
+        Version start = deliver(new Message.SessionStart(S, A.baseboard(), new byte[32], new byte[16], "operator"));
+        SignedJob[] jobs = chain("0");
+        Version request = deliver(new Message.JobStart(jobs[0]));
+        // The session ends before anyone walked past its job (a newer one came): done marks.
+        Version newer = deliver(new Message.SessionStart(T, A.baseboard(), new byte[32], new byte[16], "operator"));
+        deliver(ended(A, jobs[0]));
+        deliver(done(A, S));
+        assertTrue(!s.drain().contains(request), "B is not done with it");
+        deliver(done(B, S));
+        deliver(mark(A, T, 0, Chain.first(T)));
+        deliver(mark(B, T, 0, Chain.first(T)));
+        List<Version> forgot = s.drain();
+        assertTrue(forgot.containsAll(List.of(request, start)), "the job, then the session's start: " + forgot);
+        assertTrue(!forgot.contains(newer), "the session everyone is in stays");
+        assertEquals(0, s.live());
+    }
+
+    @Test
+    void aSessionIsKeptWhileASledIsStillInIt() {
+        Version start = deliver(new Message.SessionStart(S, A.baseboard(), new byte[32], new byte[16], "operator"));
+        deliver(done(A, S));
+        deliver(done(B, S));
+        assertTrue(!s.drain().contains(start), "their newest watermarks still name it (nothing newer is active)");
+        deliver(mark(A, T, 0, Chain.first(T)));
+        assertTrue(!s.drain().contains(start), "B's still does");
+        deliver(mark(B, T, 0, Chain.first(T)));
+        deliver(mark(A, T, 0, Chain.first(T)));
+        assertTrue(s.drain().contains(start));
+        assertTrue(s.nextLive(S, Chain.first(S)).isEmpty(), "a done mark is no place to land");
+    }
+
+    private static Message.Watermark done(Sled sled, SessionId session) {
+        return new Message.Watermark(sled.baseboard(), session, Message.Watermark.DONE, Chain.first(session),
+                Chain.first(session), null);
+    }
 }
