@@ -17,7 +17,6 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import sush.ops.daemon.Daemon;
@@ -27,6 +26,7 @@ import sush.ops.daemon.SledConfigFile;
 import sush.ops.daemon.SlotFaults;
 import sush.ops.daemon.StageTrace;
 import sush.pipeline.exec.Limits;
+import sush.pipeline.sled.SledConfig;
 import sush.pipeline.sled.SledEvent;
 import sush.projections.fold.Ordering;
 
@@ -119,6 +119,11 @@ public final class DaemonCommand implements Callable<Integer> {
             + "./bench.sh nemesis); off by default, and never for a rack in service")
     Path faultInjection;
 
+    @Option(names = "--forgetting", description = "send watermarks and forget from the gossip set what every sled "
+            + "of the rack settled (issue 39; with --rack, on every sled of it; a restarted sled does not yet answer "
+            + "for jobs it forgot)")
+    boolean forgetting;
+
     private static final Logger LOG = LoggerFactory.getLogger("sush.daemon");
 
     /** The daemon's exit status after its sled failed closed (EX_SOFTWARE): restart it. */
@@ -148,6 +153,10 @@ public final class DaemonCommand implements Callable<Integer> {
         try {
             configureLogs();
             s = bounded(configured());
+            if (forgetting && rack == null) {
+                throw new Refused("--forgetting needs --rack: every sled of the rack holds forgetting up until it says "
+                        + "where it stands");
+            }
             if (faultInjection != null && !Files.isDirectory(faultInjection)) {
                 throw new Refused("--fault-injection names a directory of control files; " + faultInjection
                         + " is none");
@@ -170,7 +179,7 @@ public final class DaemonCommand implements Callable<Integer> {
                 if (observer != null) {
                     observer.on(e);
                 }
-            }, Optional.ofNullable(faultInjection).map(SlotFaults::new));
+            }, Optional.ofNullable(faultInjection).map(SlotFaults::new), settling());
         } catch (Daemon.DaemonException e) {
             System.err.println("sush daemon: " + e.getMessage());
             if (stages != null) {
@@ -181,6 +190,18 @@ public final class DaemonCommand implements Callable<Integer> {
         LOG.info("sled {} (cubby {}): API http://{}, gossip {}, {} peers, ordering {}", s.baseboard(), s.cubby(),
                 s.api(), s.gossip(), s.peers().size(), s.ordering());
         return runUntilStopped(d, reload);
+    }
+
+    /** Watermarks and forgetting over the rack file's sleds, when {@code --forgetting} is given. */
+    private Optional<SledConfig.Settling> settling() throws Daemon.DaemonException {
+        if (!forgetting) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(RackFile.settling(RackFile.read(rack)));
+        } catch (RackFile.RackFileException e) {
+            throw new Daemon.DaemonException(e.getMessage());
+        }
     }
 
     /** A refusal of the daemon's flags or settings, said as {@code sush daemon: MESSAGE} (exit 2). */

@@ -22,7 +22,6 @@ import java.util.function.Consumer;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import reactor.netty.DisposableServer;
@@ -83,6 +82,8 @@ final class Assembly {
     DisposableServer http;
     /** Faults injected into the slots ({@code --fault-injection}, tests only); none by default. */
     Optional<SlotFaults> faults = Optional.empty();
+    /** Watermarks and forgetting ({@code --forgetting}, issue 39); off by default. */
+    Optional<SledConfig.Settling> settling = Optional.empty();
 
 
     Assembly(Settings s) {
@@ -185,6 +186,9 @@ final class Assembly {
         // The sled's clocks stamp its jobs' start and end on their statuses (shown, never ordering).
         p.cfg = new SledConfig(new Sled(s.baseboard(), s.cubby()), trust, SOFTWARE, s.jobLimits(),
                 Optional.of(SledClock.system()), s.apiUrl()).withDisk(disk);
+        if (p.settling.isPresent()) {
+            p.cfg = p.cfg.withSettling(p.settling.get());
+        }
         // Deliveries are decoded and their signatures checked on workers of their own, ahead of
         // the sled's single-threaded state machine (D-019), so a burst of checks never delays
         // the gossip node's timers on the shared parallel scheduler.

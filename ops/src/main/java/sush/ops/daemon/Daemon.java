@@ -167,11 +167,22 @@ public final class Daemon implements AutoCloseable {
      */
     public static Daemon start(Settings s, Consumer<SledEvent> observer, Optional<SlotFaults> faults)
             throws DaemonException {
+        return start(s, observer, faults, Optional.empty());
+    }
+
+    /**
+     * As {@link #start(Settings, Consumer, Optional)}, the sled sending watermarks and forgetting
+     * what the rack settled when {@code settling} is given ({@code sush daemon --forgetting},
+     * issue 39: every sled of the rack runs with it, or none forgets anything).
+     */
+    public static Daemon start(Settings s, Consumer<SledEvent> observer, Optional<SlotFaults> faults,
+            Optional<SledConfig.Settling> settling) throws DaemonException {
         if (s.m2().size() != 2) {
             throw new DaemonException("--m2 needs exactly two slot directories, got " + s.m2().size());
         }
         Assembly p = new Assembly(s);
         p.faults = faults;
+        p.settling = settling;
         try {
             TrustStore trust = Assembly.trust(s.trust());
             Optional<byte[]> key = Assembly.journalKey(s.journalKey());

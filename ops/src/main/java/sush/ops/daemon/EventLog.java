@@ -60,6 +60,10 @@ final class EventLog {
         } else if (e instanceof SledEvent.Gossiped && ((SledEvent.Gossiped) e).message() instanceof Message.RackError) {
             Message.RackError r = (Message.RackError) ((SledEvent.Gossiped) e).message();
             LOG.warn("rack error {}: {}", r.kind(), r.detail());
+        } else if (e instanceof SledEvent.Jumped) {
+            SledEvent.Jumped x = (SledEvent.Jumped) e;
+            LOG.info("session {}: the head jumped from {} to {} over positions the rack forgot", x.session()
+                    .codephrase(), x.from().codephrase(), x.to().codephrase());
         } else if (e instanceof SledEvent.Forgot) {
             LOG.debug("forgot {} settled messages from the gossip set", ((SledEvent.Forgot) e).versions().size());
         } else if (e instanceof SledEvent.Drained) {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,7 +13,9 @@ import java.util.Optional;
 
 import sush.gossip.net.RackCa;
 import sush.ops.wire.Json;
+import sush.pipeline.sled.SledConfig;
 import sush.projections.fold.Ordering;
+import sush.projections.targets.Sled;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 
@@ -29,6 +32,16 @@ public record RackFile(List<SledEntry> sleds, List<Path> trust, Optional<RackTls
      * and each sled's TLS directory ({@link RackCa#SLED_CERT}, {@link RackCa#SLED_KEY}).
      */
     public record RackTls(Path ca, Path revoked, Map<String, Path> sledDirs) {
+    }
+
+    /**
+     * Watermarks and forgetting over every sled of {@code rack} (issue 39): each holds forgetting
+     * up until its watermarks say where it stands; one a second at most, when something changed.
+     */
+    public static SledConfig.Settling settling(RackFile rack) {
+        return new SledConfig.Settling(rack.sleds().stream()
+                .map(s -> new Sled(s.baseboard(), s.cubby())).toList(),
+                Duration.ofSeconds(1));
     }
 
     /** The same rack with another sled list (a changed peer list, say). */

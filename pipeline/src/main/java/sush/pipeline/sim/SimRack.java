@@ -18,6 +18,7 @@ import sush.gossip.clock.Version;
 import sush.gossip.net.MemoryNetwork;
 import sush.gossip.node.GossipConfig;
 import sush.gossip.node.GossipNode;
+import sush.gossip.set.NetworkId;
 import sush.locker.admission.FloorCause;
 import sush.locker.record.BoundaryRecord;
 import sush.locker.record.RecordFormat;
@@ -34,8 +35,11 @@ import sush.projections.fold.FoldBounds;
 import sush.projections.fold.Ordering;
 import sush.projections.fold.Settlement;
 import sush.projections.id.JobId;
+import sush.projections.job.SignedJob;
 import sush.projections.job.TrustStore;
 import sush.projections.message.Message;
+import sush.projections.message.MessageCodec;
+import sush.projections.message.MessageException;
 
 /**
  * The simulated rack: its sleds on one virtual-time scheduler and one in-memory network, the
@@ -268,8 +272,8 @@ final class SimRack {
 
     private static Optional<Message> decode(sush.gossip.set.Message m) {
         try {
-            return Optional.of(sush.projections.message.MessageCodec.decode(m.payload()));
-        } catch (sush.projections.message.MessageException e) {
+            return Optional.of(MessageCodec.decode(m.payload()));
+        } catch (MessageException e) {
             return Optional.empty();
         }
     }
@@ -306,13 +310,13 @@ final class SimRack {
                 o.noteSeen();
             }
         });
-        sush.gossip.set.NetworkId universe = s.node.replica().network();
+        NetworkId universe = s.node.replica().network();
         // A request is forgotten only once every sled it targets ended it (the sled says so
         // before it forgets: the request is still in its replica).
         for (Version v : versions) {
             Optional<Message> m = s.node.replica().get(v).flatMap(SimRack::decode);
             if (m.isPresent() && m.get() instanceof Message.JobStart) {
-                sush.projections.job.SignedJob job = ((Message.JobStart) m.get()).job();
+                SignedJob job = ((Message.JobStart) m.get()).job();
                 for (SimSled t : sleds) {
                     if (Checkers.targets(job, t.sled)
                             && !t.ended.getOrDefault(universe, Set.of()).contains(job.request().job())) {

@@ -1,10 +1,18 @@
 package sush.pipeline.sim;
 
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+
+import sush.gossip.clock.Version;
 import sush.gossip.node.GossipNode;
+import sush.gossip.set.NetworkId;
+import sush.gossip.set.Replica;
 import sush.locker.store.Locker;
 import sush.locker.store.MemorySlot;
 import sush.pipeline.exec.LedgerLauncher;
 import sush.pipeline.sled.SledRuntime;
+import sush.projections.id.JobId;
 import sush.projections.targets.Sled;
 
 /**
@@ -29,25 +37,25 @@ final class SimSled {
     /** Dies right after its next launch (a commit on both slots, the job started). */
     boolean crashAfterLaunch;
     /** The universe this sled's current entry is in (null before its first). */
-    sush.gossip.set.NetworkId universe;
+    NetworkId universe;
     /**
      * Per universe, over every life: the requests this sled folded, and the jobs it saw itself end
      * (a terminal status of its own in its fold). With forgetting (issue 39) a restarted sled's
      * set no longer holds what was settled: these say what it knew.
      */
-    final java.util.Map<sush.gossip.set.NetworkId, java.util.Set<sush.projections.id.JobId>> requested =
-            new java.util.HashMap<>();
-    final java.util.Map<sush.gossip.set.NetworkId, java.util.Set<sush.projections.id.JobId>> ended =
-            new java.util.HashMap<>();
+    final Map<NetworkId, Set<JobId>> requested =
+            new HashMap<>();
+    final Map<NetworkId, Set<JobId>> ended =
+            new HashMap<>();
     /** Per universe, the join of every frontier this sled's replicas had there, over every life: what it saw. */
-    final java.util.Map<sush.gossip.set.NetworkId, sush.gossip.clock.Version> seen = new java.util.HashMap<>();
+    final Map<NetworkId, Version> seen = new HashMap<>();
 
     /** Notes what this sled's replica holds now (before a crash takes it, and before a forgetting is judged). */
     void noteSeen() {
         if (node != null) {
-            sush.gossip.set.Replica r = node.replica();
+            Replica r = node.replica();
             if (!r.network().isBootstrapping()) {
-                seen.merge(r.network(), r.frontier(), sush.gossip.clock.Version::join);
+                seen.merge(r.network(), r.frontier(), Version::join);
             }
         }
     }

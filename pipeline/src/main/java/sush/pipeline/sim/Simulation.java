@@ -7,7 +7,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
+import sush.pipeline.exec.LedgerLauncher;
 import sush.pipeline.sled.SledRuntime;
+import sush.projections.fold.FoldBounds;
 import sush.projections.fold.Ordering;
 import sush.projections.fold.Settlement;
 import sush.projections.id.SessionId;
@@ -180,7 +182,7 @@ public final class Simulation {
      * in the simulator: {@code ./bench.sh sim --jobs N [--session-jobs S] [--sleds K] [--forgetting]}.
      */
     public Steady steady(int jobs, int sessionJobs, int every) {
-        rack.bounds = sush.projections.fold.FoldBounds.DEFAULTS;
+        rack.bounds = FoldBounds.DEFAULTS;
         for (SimSled s : rack.sleds) {
             rack.provision(s);
         }
@@ -246,9 +248,9 @@ public final class Simulation {
 
     /** Ends the launches since {@code from} (the ledger's index), each with exit 0; the new index. */
     private int endNew(int from) {
-        List<sush.pipeline.exec.LedgerLauncher.Launch> ledger = List.copyOf(rack.ledger);
+        List<LedgerLauncher.Launch> ledger = List.copyOf(rack.ledger);
         for (int k = from; k < ledger.size(); k++) {
-            sush.pipeline.exec.LedgerLauncher.Launch l = ledger.get(k);
+            LedgerLauncher.Launch l = ledger.get(k);
             for (SimSled s : rack.sleds) {
                 if (l.sled().equals(s.sled.baseboard())) {
                     s.launcher.end(l.job(), 0);

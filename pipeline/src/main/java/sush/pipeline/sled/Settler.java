@@ -8,6 +8,7 @@ import java.util.function.Supplier;
 import sush.gossip.clock.Version;
 import sush.projections.fold.ChainProjection;
 import sush.projections.fold.Settlement;
+import sush.projections.id.Chain;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
 import sush.projections.message.Message;
@@ -88,7 +89,7 @@ final class Settler {
         for (SessionId ended : endedHere) {
             if (at.marks().closed.add(ended)) {
                 loop.send(new Message.Watermark(cfg.me().baseboard(), ended, Message.Watermark.DONE,
-                        sush.projections.id.Chain.first(ended), sush.projections.id.Chain.first(ended), null));
+                        Chain.first(ended), Chain.first(ended), null));
             }
         }
         Optional<SessionId> session = at.fold().activeSession().map(x -> x.id());

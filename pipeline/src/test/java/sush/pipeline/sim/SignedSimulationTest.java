@@ -6,11 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Test;
-
 import sush.projections.fixtures.Signers;
 import sush.projections.fold.Ordering;
 
@@ -98,7 +99,7 @@ class SignedSimulationTest {
     @Test
     void randomSignedSchedulesWithReplayedGrantsNeverRunAJobTwice() {
         List<String> failures = new ArrayList<>();
-        java.util.Set<String> kinds = new java.util.TreeSet<>();
+        Set<String> kinds = new TreeSet<>();
         for (long seed = 1; seed <= SEEDS; seed++) {
             Simulation.Result r = signed(seed, 8).signerClockGoesBack().run(SimMain.schedule(seed, 8, true));
             kinds.addAll(r.faultKinds());

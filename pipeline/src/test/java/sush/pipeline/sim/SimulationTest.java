@@ -6,9 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Predicate;
 
 import org.junit.jupiter.api.Test;
-
 import sush.projections.fixtures.Signers;
 
 /** The simulator's slice in the suite; `./bench.sh sim --seeds N` runs any number. */
@@ -50,7 +52,7 @@ class SimulationTest {
     @Test
     void randomSchedulesOfAnEightSledRackNeverRunAJobTwice() {
         List<String> failures = new ArrayList<>();
-        java.util.Set<String> kinds = new java.util.TreeSet<>();
+        Set<String> kinds = new TreeSet<>();
         long launches = 0;
         for (long seed = 1; seed <= SEEDS; seed++) {
             Simulation.Result r = run(seed, 8, Schedules.random(seed, 8, SimMain.STEPS));
@@ -86,13 +88,13 @@ class SimulationTest {
     @Test
     void aFailingScheduleShrinksToTheStepsThatMatter() {
         List<Step> padded = new ArrayList<>(List.of(new Step.StartSession(0), new Step.Advance(500),
-                new Step.Submit(0, "*", false), new Step.Partition(List.of(java.util.Set.of(0, 1), java.util.Set.of(2, 3))),
+                new Step.Submit(0, "*", false), new Step.Partition(List.of(Set.of(0, 1), Set.of(2, 3))),
                 new Step.Advance(2_000), new Step.Heal(), new Step.EndJobs(), new Step.Advance(700),
                 new Step.StartSession(1), new Step.Submit(1, "*", false), new Step.Advance(2_000), new Step.EndJobs(),
                 new Step.ColdBoot(),
                 new Step.Advance(3_000), new Step.Crash(2), new Step.ReplayStart(0), new Step.Restart(2),
                 new Step.Resend(0, 0), new Step.Advance(3_000)));
-        java.util.function.Predicate<List<Step>> fails = steps -> !run(3, 4, steps).ok();
+        Predicate<List<Step>> fails = steps -> !run(3, 4, steps).ok();
         assertTrue(fails.test(padded));
         List<Step> small = Shrink.minimize(padded, fails);
         assertTrue(fails.test(small));

@@ -12,6 +12,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 
 import sush.gossip.clock.Version;
+import sush.projections.id.Chain;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
 import sush.projections.job.SignedJob;
@@ -119,7 +120,7 @@ public final class Settlement {
         } else if (m instanceof Message.JobSkip) {
             Message.JobSkip s = (Message.JobSkip) m;
             burns.computeIfAbsent(s.position(), p -> new Burn(s.session(), p)).add(version);
-            chain(s.session()).link(s.position(), sush.projections.id.Chain.afterBurn(s.position()));
+            chain(s.session()).link(s.position(), Chain.afterBurn(s.position()));
         } else if (m instanceof Message.Watermark) {
             onWatermark(new Mark(version, (Message.Watermark) m));
         } else if (m instanceof Message.Announcement) {
@@ -596,7 +597,7 @@ public final class Settlement {
         private final Map<JobId, List<JobId>> previous = new HashMap<>();
 
         Ordinals(SessionId session) {
-            ordinals.put(sush.projections.id.Chain.first(session), 0L);
+            ordinals.put(Chain.first(session), 0L);
         }
 
         void link(JobId from, JobId to) {

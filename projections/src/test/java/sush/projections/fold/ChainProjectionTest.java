@@ -4,10 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.List;
 import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
 
 import org.junit.jupiter.api.Test;
-
 import sush.projections.fixtures.Jobs;
 import sush.projections.id.Chain;
 import sush.projections.id.JobId;
@@ -154,7 +162,7 @@ class ChainProjectionTest {
     @org.junit.jupiter.params.ParameterizedTest
     @org.junit.jupiter.params.provider.ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8})
     void queuedJobsAreTheTargetedOnesNotBehindTheHead(long seed) {
-        java.util.Random r = new java.util.Random(seed);
+        Random r = new Random(seed);
         for (int round = 0; round < 50; round++) {
             String[] targets = new String[1 + r.nextInt(40)];
             for (int i = 0; i < targets.length; i++) {
@@ -162,9 +170,9 @@ class ChainProjectionTest {
             }
             SignedJob[] jobs = chain(targets);
             ChainProjection c = new ChainProjection(ME, S, Optional.empty());
-            java.util.List<SignedJob> order = new java.util.ArrayList<>(java.util.Arrays.asList(jobs));
-            java.util.Collections.shuffle(order, r);
-            java.util.Set<SignedJob> arrived = new java.util.HashSet<>();
+            List<SignedJob> order = new ArrayList<>(Arrays.asList(jobs));
+            Collections.shuffle(order, r);
+            Set<SignedJob> arrived = new HashSet<>();
             for (SignedJob j : order) {
                 if (r.nextInt(8) != 0) { // some never arrive: holes
                     c.onJob(j);
@@ -177,13 +185,13 @@ class ChainProjectionTest {
                     c.passHead(c.atHead().get().request().job(), ChainProjection.Passed.RAN);
                 }
             }
-            java.util.List<SignedJob> expected = new java.util.ArrayList<>();
+            List<SignedJob> expected = new ArrayList<>();
             for (SignedJob j : jobs) {
                 if (targetsMe(j) && arrived.contains(j) && !c.precedesHead(j.request().job())) {
                     expected.add(j);
                 }
             }
-            expected.sort(java.util.Comparator.comparing(j -> java.util.HexFormat.of().formatHex(j.request().job().toBytes())));
+            expected.sort(Comparator.comparing(j -> HexFormat.of().formatHex(j.request().job().toBytes())));
             assertEquals(expected, c.queuedForMe(), "seed " + seed + " round " + round);
         }
     }
@@ -231,17 +239,17 @@ class ChainProjectionTest {
         ChainProjection c = new ChainProjection(ME, S, Optional.empty());
         c.onJob(mine);
         c.onJob(waiting);
-        assertEquals(java.util.List.of(), c.drainBurnt());
+        assertEquals(List.of(), c.drainBurnt());
         c.onBurn(pos(mine));
         assertEquals(next(waiting), c.head(), "the head walked past the job for another sled after the burn");
-        assertEquals(java.util.List.of(mine), c.drainBurnt());
-        assertEquals(java.util.List.of(), c.drainBurnt(), "reported once");
+        assertEquals(List.of(mine), c.drainBurnt());
+        assertEquals(List.of(), c.drainBurnt(), "reported once");
         // A burnt position whose job is for another sled is nothing to report.
         ChainProjection d = new ChainProjection(ME, S, Optional.empty());
         SignedJob theirs = at(Chain.first(S), OTHER);
         d.onBurn(pos(theirs));
         d.onJob(theirs);
-        assertEquals(java.util.List.of(), d.drainBurnt());
+        assertEquals(List.of(), d.drainBurnt());
     }
 
     @Test
@@ -254,7 +262,7 @@ class ChainProjectionTest {
         assertEquals(Chain.first(S), c.head());
         c.onJob(first); // the head walks past the other sled's job onto the burn, and past it
         assertEquals(Chain.afterBurn(pos(mine)), c.head());
-        assertEquals(java.util.List.of(mine), c.drainBurnt());
+        assertEquals(List.of(mine), c.drainBurnt());
         // Both positions were walked past unstarted: a burn of the first moves the head back there.
         c.onBurn(pos(first));
         assertEquals(Chain.afterBurn(pos(first)), c.head());
@@ -329,7 +337,7 @@ class ChainProjectionTest {
         JobId ahead = next(at(Chain.first(S), "*"));
         SignedJob a = at(ahead, "*");
         SignedJob b = Jobs.unsigned(new JobRequest(S, ahead, "another command", "*", false));
-        SignedJob smaller = java.util.Arrays.compareUnsigned(a.request().digest(), b.request().digest()) < 0 ? a : b;
+        SignedJob smaller = Arrays.compareUnsigned(a.request().digest(), b.request().digest()) < 0 ? a : b;
         for (SignedJob[] order : new SignedJob[][] {{a, b}, {b, a}}) {
             ChainProjection c = new ChainProjection(ME, S, Optional.empty());
             c.onJob(order[0]);
@@ -363,7 +371,7 @@ class ChainProjectionTest {
     void pastItsMemoryBoundAChainRefusesJobsAndBurnsAndCountsWhatItDropped() {
         int n = ChainProjection.MAX_POSITIONS;
         String[] targets = new String[n];
-        java.util.Arrays.fill(targets, OTHER);
+        Arrays.fill(targets, OTHER);
         SignedJob[] jobs = chain(targets);
         ChainProjection c = new ChainProjection(ME, S, Optional.empty());
         for (SignedJob j : jobs) {

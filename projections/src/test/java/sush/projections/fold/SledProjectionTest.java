@@ -4,13 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 
 import org.junit.jupiter.api.Test;
-
 import sush.gossip.Entropy;
 import sush.gossip.clock.Id;
 import sush.gossip.clock.Version;
@@ -23,6 +25,7 @@ import sush.projections.id.Chain;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
 import sush.projections.id.SessionIds;
+import sush.projections.job.InvalidJobReason;
 import sush.projections.job.JobRequest;
 import sush.projections.job.SignedJob;
 import sush.projections.message.Message;
@@ -243,7 +246,7 @@ class SledProjectionTest {
         Stream s = new Stream().add(START);
         SledProjection p = s.fold();
         List<SledProjection.Outcome> out = p.apply(s.v.tick(Id.ONE), MessageCodec.encode(new Message.JobStart(forged)));
-        assertEquals(List.of(new SledProjection.Outcome.InvalidJob(forged, sush.projections.job.InvalidJobReason.BAD_SIGNATURE)),
+        assertEquals(List.of(new SledProjection.Outcome.InvalidJob(forged, InvalidJobReason.BAD_SIGNATURE)),
                 out);
         List<SledProjection.Outcome> good = p.apply(s.v.tick(Id.ONE).tick(Id.ONE),
                 MessageCodec.encode(new Message.JobStart(jobs[0])));
@@ -302,8 +305,8 @@ class SledProjectionTest {
     @Test
     void resumptionsPastTheirBoundAreNotKeptAndTheFirstGivenForASessionWins() {
         SledProjection p = new SledProjection(ME, Signers.TRUST);
-        sush.projections.id.JobId first = sush.projections.id.Chain.first(S);
-        sush.projections.id.JobId resumeAt = sush.projections.id.Chain.afterBurn(first);
+        JobId first = Chain.first(S);
+        JobId resumeAt = Chain.afterBurn(first);
         for (int i = 0; i < SledProjection.MAX_RESUMPTIONS; i++) {
             SessionId other = SessionIds.compute("p:a", NONCE, new byte[] {2, (byte) i});
             p.resume(new SledProjection.Resumption(other, first, resumeAt));
@@ -394,7 +397,7 @@ class SledProjectionTest {
         JobId[] ids = new JobId[SledProjection.MAX_JOB_SESSIONS + 1];
         for (int i = 0; i < ids.length; i++) {
             byte[] b = new byte[11];
-            java.nio.ByteBuffer.wrap(b).putInt(i + 1);
+            ByteBuffer.wrap(b).putInt(i + 1);
             ids[i] = new JobId(b);
             v = v.tick(Id.ONE);
             p.apply(v, new Message.JobStart(Jobs.unsigned(new JobRequest(S, ids[i], "true", "7", false))));
@@ -407,8 +410,8 @@ class SledProjectionTest {
         assertFalse(p.mayStop(new Message.JobStop(ids[1], "op2")), "only the starter of the job's session");
     }
 
-    private static sush.gossip.clock.Version gossipVersion() {
-        return sush.gossip.clock.Version.ZERO.tick(sush.gossip.clock.Id.ONE);
+    private static Version gossipVersion() {
+        return Version.ZERO.tick(Id.ONE);
     }
 
     // ---- Issue 21: requests that arrive before their session's start. ----
@@ -418,19 +421,19 @@ class SledProjectionTest {
         SignedJob[] jobs = chain("*", "*");
         SledProjection p = new Stream().add(new Message.JobSkip(S, jobs[0].request().job(), "op")).add(START)
                 .add(new Message.JobStart(jobs[0])).fold();
-        assertEquals(java.util.Optional.empty(), p.chain().orElseThrow().atHead(),
+        assertEquals(Optional.empty(), p.chain().orElseThrow().atHead(),
                 "the burnt first position never reaches the head");
         assertEquals(Chain.afterBurn(jobs[0].request().job()), p.chain().orElseThrow().head());
         // A burn held early by someone other than the starter is not applied.
         SledProjection q = new Stream().add(new Message.JobSkip(S, jobs[0].request().job(), "intruder")).add(START)
                 .add(new Message.JobStart(jobs[0])).fold();
-        assertEquals(java.util.Optional.of(jobs[0]), q.chain().orElseThrow().atHead());
+        assertEquals(Optional.of(jobs[0]), q.chain().orElseThrow().atHead());
     }
 
     @Test
     void aStopThatArrivesBeforeItsSessionsStartEndsTheSessionWhenTheStartArrives() {
         SledProjection p = new Stream().add(new Message.SessionStop(S, "op")).add(START).fold();
-        assertEquals(java.util.Optional.empty(), p.sessions().active(), "stopped as soon as it started");
+        assertEquals(Optional.empty(), p.sessions().active(), "stopped as soon as it started");
     }
 
     @Test
@@ -479,7 +482,7 @@ class SledProjectionTest {
             p.apply(v, MessageCodec.encode(new Message.JobStarted(ME.baseboard(), ids.get(i))));
         }
         List<JobId> sorted = new ArrayList<>(ids);
-        java.util.Collections.reverse(sorted);
+        Collections.reverse(sorted);
         assertEquals(sorted, p.zombies(v), "ascending by bytes, whatever the order they started in");
     }
 

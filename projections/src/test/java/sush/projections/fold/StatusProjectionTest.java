@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.Random;
 
 import org.junit.jupiter.api.Test;
-
 import sush.projections.id.JobId;
 import sush.projections.message.Message;
 import sush.projections.message.MessageCodec;
@@ -108,8 +107,8 @@ class StatusProjectionTest {
         // Equal ranks: the smaller encoding wins, in either order, and only it changes the status.
         Message a = new Message.JobStopped(SLED, JOB, 1, null, 0, new byte[32], 0, new byte[32]);
         Message b = new Message.JobStopped(SLED, JOB, 2, null, 0, new byte[32], 0, new byte[32]);
-        boolean aFirst = java.util.Arrays.compareUnsigned(sush.projections.message.MessageCodec.encode(a),
-                sush.projections.message.MessageCodec.encode(b)) < 0;
+        boolean aFirst = Arrays.compareUnsigned(MessageCodec.encode(a),
+                MessageCodec.encode(b)) < 0;
         StatusProjection q = new StatusProjection();
         q.apply(aFirst ? b : a);
         assertTrue(q.apply(aFirst ? a : b), "the smaller one replaces");

@@ -1,0 +1,138 @@
+package sush.ops;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+
+import sush.ops.cli.RackAccess;
+import sush.ops.cli.RackCommand;
+import sush.ops.wire.SignedRequests;
+import sush.projections.fixtures.Jobs;
+import sush.projections.fold.Ordering;
+import sush.projections.job.SignedJob;
+import sush.projections.job.SignerKey;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Issue 39 through the daemon as an operator runs it ({@code sush daemon --rack R --sled S
+ * --forgetting} on every sled): jobs end, the sleds forget them from their gossip sets (what
+ * each holds falls back to a handful of messages), and a sled killed with kill -9 whose resume
+ * point the rack forgot meanwhile comes back, jumps over the forgotten positions and runs the
+ * next job, which runs once.
+ */
+class ForgettingDaemonTest extends ProcessRack {
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static final int SLEDS = 3;
+
+    private Path ledger;
+    private SignerKey key;
+
+    private double metric(int sled, String name) throws Exception {
+        String text = HTTP.send(HttpRequest.newBuilder(URI.create("http://" + rack.sleds().get(sled).api()
+                + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + " ([0-9.eE+-]+)$").matcher(text);
+        return m.find() ? Double.parseDouble(m.group(1)) : -1;
+    }
+
+    private boolean metricAtLeast(int sled, String name, double floor) {
+        try {
+            return metric(sled, name) >= floor;
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    private boolean metricAtMost(int sled, String name, double ceiling) {
+        try {
+            double v = metric(sled, name);
+            return v >= 0 && v <= ceiling;
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    /** Runs one job on {@code target} and waits until every sled it targets stopped it (as sled 0 sees it). */
+    private String run(String target, int targeted) throws Exception {
+        JsonNode s = client(0).get("/sessions");
+        SignedJob job = Jobs.at(key, s.get("session_id").asString(), s.get("next_job").asString(),
+                "echo $SUSH_JOB_OUTPUT_DIR >> " + ledger, target, false);
+        String id = job.request().job().codephrase();
+        client(0).post("/jobs/" + id + "/start", SignedRequests.toJson(job));
+        await("job " + id + " stopped on its " + targeted + " sleds",
+                () -> statuses(0, id).values().stream().filter("stopped"::equals).count() == targeted);
+        return id;
+    }
+
+    private List<String> ledgerLines() throws Exception {
+        return Files.exists(ledger) ? Files.readAllLines(ledger) : List.of();
+    }
+
+    @Test
+    void sledsForgetWhatEndedAndARestartedSledJumpsOverItAndRunsTheNextJobOnce() throws Exception {
+        rack = RackCommand.create(dir, SLEDS, LocalRack.freePorts(SLEDS), Ordering.CAUSAL);
+        ledger = dir.resolve("ran.txt");
+        key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
+        for (int i = 0; i < SLEDS; i++) {
+            processes.add(RackAccess.start(dir, rack.sleds().get(i), List.of(), List.of("--forgetting")));
+        }
+        for (int i = 0; i < SLEDS; i++) {
+            assertTrue(RackAccess.awaitApi(rack.sleds().get(i).api()), "sled " + i + " answers");
+        }
+        await("one universe", () -> oneUniverse(SLEDS));
+        String session = client(0).post("/sessions/start", Map.of()).get("session_id").asString();
+        await("the session everywhere", () -> {
+            for (int i = 0; i < SLEDS; i++) {
+                try {
+                    if (!session.equals(client(i).get("/sessions").get("session_id").asString())) {
+                        return false;
+                    }
+                } catch (Exception e) {
+                    return false;
+                }
+            }
+            return true;
+        });
+        run("*", SLEDS);
+        run("*", SLEDS);
+        // Sled 2's boundary record now resumes after the second job; the next ones are not its.
+        for (int i = 0; i < 4; i++) {
+            run("0", 1);
+        }
+        for (int i = 0; i < SLEDS; i++) {
+            int sled = i;
+            await("sled " + i + " forgot the ended jobs", () -> metricAtLeast(sled, "sush_gossip_forgotten", 20));
+            // Left: the session's start, and each sled's announcement and newest watermark.
+            await("sled " + i + " holds a handful of messages", () -> metricAtMost(sled, "sush_gossip_messages", 12));
+        }
+        assertEquals(10, ledgerLines().size(), "two jobs on three sleds, four on one");
+
+        ProcessHandle h = RackAccess.running(rack.sleds().get(2)).orElseThrow();
+        h.destroyForcibly();
+        h.onExit().get();
+        processes.add(RackAccess.start(dir, rack.sleds().get(2), List.of(), List.of("--forgetting")));
+        assertTrue(RackAccess.awaitApi(rack.sleds().get(2).api()));
+        await("one universe again", () -> oneUniverse(SLEDS));
+        String next = run("*", SLEDS);
+        String log = Files.readString(rack.sleds().get(2).output().getParent().resolve("daemon.log"));
+        assertTrue(log.contains("over positions the rack forgot"), "the restarted sled jumped: " + log.lines()
+                .filter(l -> l.contains("jumped") || l.contains("WARN")).toList());
+        assertEquals("stopped", statuses(2, next).get(rack.sleds().get(2).baseboard()), "the restarted sled ran it");
+        List<String> lines = ledgerLines();
+        assertEquals(13, lines.size(), "every job ran once where it targets: " + lines);
+        String outputs = rack.sleds().get(2).output().toString();
+        assertEquals(3, lines.stream().filter(l -> l.startsWith(outputs)).count(),
+                "sled 2 ran its three jobs once each: " + lines);
+    }
+}
