@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.Map;
 
 import org.awaitility.core.ConditionTimeoutException;
-
 import sush.ops.cli.Client;
 
 /**

@@ -1,19 +1,35 @@
 package sush.ops.bench;
 
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
-import sush.ops.wire.SignedRequests;
 import sush.ops.cli.Client;
 import sush.ops.cli.RackAccess;
 import sush.ops.cli.RackCommand;
 import sush.ops.daemon.RackFile;
+import sush.ops.wire.SignedRequests;
 import sush.projections.fixtures.Jobs;
+import sush.projections.fold.Ordering;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
 import sush.projections.job.SignedJob;
@@ -58,7 +74,7 @@ public final class E2eBench {
         }
         // The disk the slots are on, alone: its own stalls bound every store's tail.
         double[] disk = diskAlone(slotsDir, quick ? 3 : 15);
-        RackFile rack = RackCommand.create(dir, 4, 27_100, sush.projections.fold.Ordering.CAUSAL);
+        RackFile rack = RackCommand.create(dir, 4, 27_100, Ordering.CAUSAL);
         SignerKey key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
         List<Process> procs = new ArrayList<>();
         try {
@@ -79,18 +95,18 @@ public final class E2eBench {
             }
             double loginMs = (System.nanoTime() - l0) / 1e6 / logins;
             int requests = quick ? 100 : 400;
-            java.net.http.HttpClient bare = java.net.http.HttpClient.newHttpClient();
-            java.net.URI challenge = java.net.URI.create("http://" + rack.sleds().get(0).api() + "/login/challenge");
+            HttpClient bare = HttpClient.newHttpClient();
+            URI challenge = URI.create("http://" + rack.sleds().get(0).api() + "/login/challenge");
             // Both kinds warmed first (classes loaded, paths compiled): the figures are round trips, not first uses.
             for (int i = 0; i < 20; i++) {
-                bare.send(java.net.http.HttpRequest.newBuilder(challenge).POST(java.net.http.HttpRequest.BodyPublishers
-                        .noBody()).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+                bare.send(HttpRequest.newBuilder(challenge).POST(HttpRequest.BodyPublishers
+                        .noBody()).build(), HttpResponse.BodyHandlers.ofString());
                 c.get("/version");
             }
             long r0 = System.nanoTime();
             for (int i = 0; i < requests; i++) {
-                bare.send(java.net.http.HttpRequest.newBuilder(challenge).POST(java.net.http.HttpRequest.BodyPublishers
-                        .noBody()).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+                bare.send(HttpRequest.newBuilder(challenge).POST(HttpRequest.BodyPublishers
+                        .noBody()).build(), HttpResponse.BodyHandlers.ofString());
             }
             double plainMs = (System.nanoTime() - r0) / 1e6 / requests;
             long s0 = System.nanoTime();
@@ -123,7 +139,7 @@ public final class E2eBench {
                         false);
                 String id = job.request().job().codephrase();
                 c.post("/jobs/" + id + "/start", SignedRequests.toJson(job));
-                long done = stoppedEverywhere.of(id).get(60, java.util.concurrent.TimeUnit.SECONDS);
+                long done = stoppedEverywhere.of(id).get(60, TimeUnit.SECONDS);
                 if (i < 0) {
                     cold[i + warmup] = done - t0;
                     if (i == -1) {
@@ -242,7 +258,7 @@ public final class E2eBench {
                 rss = rssMb(procs);
             }
         }
-        stoppedEverywhere.of(last).get(120, java.util.concurrent.TimeUnit.SECONDS);
+        stoppedEverywhere.of(last).get(120, TimeUnit.SECONDS);
         double seconds = (System.nanoTime() - t0) / 1e9;
         double cpuMs = (cpuSeconds(procs) - cpuBefore) / jobs * 1000;
         return new double[] {seconds, cpuMs, rss, (jitSeconds(procs) - jitBefore) / jobs * 1000};
@@ -253,7 +269,7 @@ public final class E2eBench {
      * over and over for {@code seconds}: p50, p99 and max in ms, stalls over 100 ms a minute, and
      * the seconds it ran.
      */
-    private static double[] diskAlone(Path dir, int seconds) throws java.io.IOException {
+    private static double[] diskAlone(Path dir, int seconds) throws IOException {
         Path probe = Files.createDirectories(dir.resolve("disk-probe"));
         byte[] bytes = new byte[4116];
         List<Long> took = new ArrayList<>();
@@ -261,22 +277,22 @@ public final class E2eBench {
         while (System.nanoTime() < end) {
             long t0 = System.nanoTime();
             Path temp = probe.resolve("b.tmp");
-            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(temp,
-                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE,
-                    java.nio.file.StandardOpenOption.TRUNCATE_EXISTING)) {
-                ch.write(java.nio.ByteBuffer.wrap(bytes));
+            try (FileChannel ch = FileChannel.open(temp,
+                    StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING)) {
+                ch.write(ByteBuffer.wrap(bytes));
                 ch.force(true);
             }
-            Files.move(temp, probe.resolve("b"), java.nio.file.StandardCopyOption.ATOMIC_MOVE,
-                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-            try (java.nio.channels.FileChannel d = java.nio.channels.FileChannel.open(probe,
-                    java.nio.file.StandardOpenOption.READ)) {
+            Files.move(temp, probe.resolve("b"), StandardCopyOption.ATOMIC_MOVE,
+                    StandardCopyOption.REPLACE_EXISTING);
+            try (FileChannel d = FileChannel.open(probe,
+                    StandardOpenOption.READ)) {
                 d.force(true);
             }
             took.add(System.nanoTime() - t0);
         }
         long[] v = took.stream().mapToLong(Long::longValue).sorted().toArray();
-        long stalls = java.util.Arrays.stream(v).filter(t -> t > 100_000_000L).count();
+        long stalls = Arrays.stream(v).filter(t -> t > 100_000_000L).count();
         return new double[] {v[v.length / 2] / 1e6, v[Math.min(v.length - 1, (int) (v.length * 0.99))] / 1e6,
                 v[v.length - 1] / 1e6, stalls * 60.0 / seconds, seconds};
     }
@@ -284,9 +300,9 @@ public final class E2eBench {
     /** The ramdisk the sleds' output directories go on (tmpfs). */
     private static final String RAMDISK = "/dev/shm";
 
-    private static void deleteTree(Path root) throws java.io.IOException {
-        try (java.util.stream.Stream<Path> all = Files.walk(root)) {
-            for (Path p : (Iterable<Path>) all.sorted(java.util.Comparator.reverseOrder())::iterator) {
+    private static void deleteTree(Path root) throws IOException {
+        try (Stream<Path> all = Files.walk(root)) {
+            for (Path p : (Iterable<Path>) all.sorted(Comparator.reverseOrder())::iterator) {
                 Files.deleteIfExists(p);
             }
         }
@@ -305,7 +321,7 @@ public final class E2eBench {
     }
 
     /** The stages of the breakdown, in a job's order, with what each spans. */
-    private static final Map<String, String> STAGES = new java.util.LinkedHashMap<>();
+    private static final Map<String, String> STAGES = new LinkedHashMap<>();
 
     static {
         STAGES.put("accept", "client reads the next position, signs, sends -> the request folded on the client's "
@@ -328,7 +344,7 @@ public final class E2eBench {
 
     /** p50 and p99 in ms of each stage over every (job, sled) of {@code timed}, from the daemons' trace files. */
     private static Map<String, double[]> stages(RackFile rack, List<Timed> timed) throws Exception {
-        Map<String, Long> at = new java.util.HashMap<>();
+        Map<String, Long> at = new HashMap<>();
         String client = rack.sleds().get(0).baseboard();
         for (RackFile.SledEntry s : rack.sleds()) {
             for (String line : Files.readAllLines(trace(s))) {
@@ -339,7 +355,7 @@ public final class E2eBench {
                 at.putIfAbsent(key, Long.parseLong(f[0]));
             }
         }
-        Map<String, List<Long>> spans = new java.util.LinkedHashMap<>();
+        Map<String, List<Long>> spans = new LinkedHashMap<>();
         STAGES.keySet().forEach(k -> spans.put(k, new ArrayList<>()));
         for (Timed t : timed) {
             Long accepted = at.get("requested " + t.job() + " " + client);
@@ -375,7 +391,7 @@ public final class E2eBench {
             }
             spans.get("client").add(t.done() - lastSeen);
         }
-        Map<String, double[]> out = new java.util.LinkedHashMap<>();
+        Map<String, double[]> out = new LinkedHashMap<>();
         for (Map.Entry<String, List<Long>> e : spans.entrySet()) {
             long[] v = e.getValue().stream().mapToLong(Long::longValue).sorted().toArray();
             out.put(e.getKey(), new double[] {v[v.length / 2] / 1e6, v[Math.min(v.length - 1, (int) (v.length * 0.99))]
@@ -391,7 +407,7 @@ public final class E2eBench {
         for (Process p : procs) {
             Process j = new ProcessBuilder("jcmd", Long.toString(p.pid()), "PerfCounter.print").redirectErrorStream(true)
                     .start();
-            String out = new String(j.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            String out = new String(j.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             j.waitFor();
             double ticks = 0;
             double hz = 0;

@@ -1,5 +1,6 @@
 package sush.ops.bench;
 
+import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
 import java.net.http.HttpResponse;
@@ -11,12 +12,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-import sush.ops.wire.SignedRequests;
 import sush.ops.cli.Client;
 import sush.ops.cli.RackAccess;
 import sush.ops.cli.RackCommand;
 import sush.ops.daemon.RackFile;
+import sush.ops.wire.SignedRequests;
 import sush.projections.fixtures.Jobs;
+import sush.projections.fold.Ordering;
 import sush.projections.job.SignedJob;
 import sush.projections.job.SignerKey;
 import tools.jackson.databind.JsonNode;
@@ -36,7 +38,7 @@ public final class HostileBench {
         int idleConnections = 900;
         long outputBytes = 60L << 20;
         Path dir = Files.createTempDirectory(Path.of("ops", "target"), "bench-hostile-");
-        RackFile rack = RackCommand.create(dir, 1, RackCommand.freePorts(1), sush.projections.fold.Ordering.CAUSAL);
+        RackFile rack = RackCommand.create(dir, 1, RackCommand.freePorts(1), Ordering.CAUSAL);
         SignerKey key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
         RackFile.SledEntry sled = rack.sleds().get(0);
         Process daemon = RackAccess.start(dir, sled);
@@ -76,7 +78,7 @@ public final class HostileBench {
             for (int i = 0; i < idleConnections; i++) {
                 try {
                     idle.add(new Socket(hp[0], Integer.parseInt(hp[1])));
-                } catch (java.io.IOException e) {
+                } catch (IOException e) {
                     refused++;
                 }
             }

@@ -1,10 +1,12 @@
 package sush.ops.bench;
 
+import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -17,13 +19,13 @@ import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.WebDriverWait;
-
-import sush.ops.wire.SignedRequests;
 import sush.ops.cli.Client;
 import sush.ops.cli.RackCommand;
 import sush.ops.daemon.Daemon;
 import sush.ops.daemon.RackFile;
+import sush.ops.wire.SignedRequests;
 import sush.projections.fixtures.Jobs;
+import sush.projections.fold.Ordering;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
 import sush.projections.job.SignedJob;
@@ -70,7 +72,7 @@ public final class PageBench {
             for (int attempt = 0; made == null; attempt++) {
                 dir = Files.createDirectories(top.resolve("rack-" + attempt));
                 RackFile r = RackCommand.create(dir, sleds, RackCommand.freePorts(sleds),
-                        sush.projections.fold.Ordering.CAUSAL);
+                        Ordering.CAUSAL);
                 try {
                     for (RackFile.SledEntry s : r.sleds()) {
                         daemons.add(Daemon.start(r.settings(s, Optional.empty())));
@@ -131,7 +133,7 @@ public final class PageBench {
         o.setBinary("/usr/bin/chromium");
         o.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1700");
         return new ChromeDriver(new ChromeDriverService.Builder().usingDriverExecutable(
-                new java.io.File("/usr/bin/chromedriver")).usingAnyFreePort().build(), o);
+                new File("/usr/bin/chromedriver")).usingAnyFreePort().build(), o);
     }
 
     /**
@@ -195,7 +197,7 @@ public final class PageBench {
                 web.quit();
             }
             List<Double> sorted = new ArrayList<>(ms);
-            java.util.Collections.sort(sorted);
+            Collections.sort(sorted);
             System.out.printf(Locale.ROOT, "page loads (ms): %s%n", ms);
             System.out.printf(Locale.ROOT, "{\"bench\":\"page\",\"sleds\":%d,\"jobs\":%d,\"rows\":%d,\"cubbies_up\":%d,\"live\":%b,"
                     + "\"load_ms_first\":%.1f,\"load_ms_best\":%.1f,\"load_ms_median\":%.1f,\"loads\":%d}%n", sleds, jobs,

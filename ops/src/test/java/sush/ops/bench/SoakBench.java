@@ -5,6 +5,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -17,11 +18,11 @@ import java.util.Map;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
-import sush.ops.wire.SignedRequests;
 import sush.ops.cli.Client;
 import sush.ops.cli.RackAccess;
 import sush.ops.cli.RackCommand;
 import sush.ops.daemon.RackFile;
+import sush.ops.wire.SignedRequests;
 import sush.projections.fixtures.Jobs;
 import sush.projections.fold.Ordering;
 import sush.projections.id.KeyId;
@@ -41,7 +42,11 @@ import tools.jackson.databind.JsonNode;
  * most on one daemon between the first 1,000 jobs and the end (what the growth per job is made
  * of) and one JSON line.
  *
- * <p>Run: {@code ./bench.sh soak [--jobs N] [--window W] [--session-jobs S]}.
+ * <p>With {@code --forgetting} (issue 39) every daemon runs {@code sush daemon --forgetting}; the JSON
+ * line then carries the largest set of any daemon over the run and at the end, the heap of the
+ * first and last tenths of the samples after the first 1,000 jobs, and the refusals.
+ *
+ * <p>Run: {@code ./bench.sh soak [--jobs N] [--window W] [--session-jobs S] [--forgetting]}.
  */
 public final class SoakBench {
     private static final int SLEDS = 4;
@@ -54,13 +59,14 @@ public final class SoakBench {
         int jobs = BenchArgs.intOption(args, "--jobs", 20_000);
         int window = BenchArgs.intOption(args, "--window", 4);
         int perSession = BenchArgs.intOption(args, "--session-jobs", 100);
+        boolean forgetting = Arrays.asList(args).contains("--forgetting");
         Path dir = Files.createTempDirectory(Path.of("ops", "target"), "bench-soak-");
         RackFile rack = RackCommand.create(dir, SLEDS, RackCommand.freePorts(SLEDS), Ordering.SIGNED);
         SignerKey key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
         List<Process> procs = new ArrayList<>();
         try {
             for (RackFile.SledEntry s : rack.sleds()) {
-                procs.add(RackAccess.start(dir, s));
+                procs.add(RackAccess.start(dir, s, List.of(), forgetting ? List.of("--forgetting") : List.of()));
             }
             for (RackFile.SledEntry s : rack.sleds()) {
                 RackAccess.awaitApi(s.api());
@@ -78,7 +84,7 @@ public final class SoakBench {
             StoppedWatch stopped = StoppedWatch.follow(watcher, SLEDS, "soak");
 
             System.out.printf(Locale.ROOT, "soak: %d sleds, %d jobs of `true` on every sled, sessions of %d, %d in "
-                    + "flight%n", SLEDS, jobs, perSession, window);
+                    + "flight, forgetting %s%n", SLEDS, jobs, perSession, window, forgetting ? "on" : "off");
             System.out.printf(Locale.ROOT, "%7s %9s %8s %9s %10s %10s %8s %8s%n", "jobs", "heap_MB", "rss_MB",
                     "messages", "journal_MB", "output_MB", "p50_ms", "p99_ms");
             long epoch = 0;
@@ -88,6 +94,7 @@ public final class SoakBench {
             double p99First = 0;
             double p99Last = 0;
             Sample last = null;
+            List<Sample> samples = new ArrayList<>();
             long t0 = System.nanoTime();
             for (int i = 0; i < jobs; i++) {
                 if (i % perSession == 0) {
@@ -116,6 +123,7 @@ public final class SoakBench {
                     double p50 = recent[recent.length / 2] / 1e6;
                     double p99 = recent[(int) (recent.length * 0.99)] / 1e6;
                     last = sample(rack, procs, dir);
+                    samples.add(last);
                     System.out.printf(Locale.ROOT, "%7d %9.1f %8.0f %9.0f %10.1f %10.1f %8.1f %8.1f%n", i + 1,
                             last.heapMb, last.rssMb, last.messages, last.journalMb, last.outputMb, p50, p99);
                     if (i + 1 == REPORT_EVERY) {
@@ -137,11 +145,21 @@ public final class SoakBench {
             }
             System.out.printf(Locale.ROOT, "%.1f jobs/s over %.0f s; heap grows %.3f MB per 1,000 jobs per daemon%n",
                     jobs / seconds, seconds, heapPerK);
-            System.out.printf(Locale.ROOT, "{\"bench\":\"soak\",\"jobs\":%d,\"window\":%d,\"jobs_per_s\":%.1f,"
+            // Issue 39's figures: after the first 1,000 jobs (the warm-up), the first and last tenths.
+            List<Sample> after = samples.subList(Math.min(1, samples.size() - 1), samples.size());
+            int tenth = Math.max(1, after.size() / 10);
+            double heapFirst = after.subList(0, tenth).stream().mapToDouble(x -> x.heapMb).average().orElse(0);
+            double heapLast = after.subList(after.size() - tenth, after.size()).stream().mapToDouble(x -> x.heapMb)
+                    .average().orElse(0);
+            double setMax = samples.stream().mapToDouble(x -> x.maxMessages).max().orElse(0);
+            System.out.printf(Locale.ROOT, "{\"bench\":\"soak\",\"jobs\":%d,\"window\":%d,\"forgetting\":%b,"
+                    + "\"jobs_per_s\":%.1f,\"refusals\":%d,"
                     + "\"heap_mb_per_1k_jobs\":%.3f,\"heap_mb_end\":%.1f,\"rss_mb_end\":%.0f,\"messages_end\":%.0f,"
+                    + "\"set_max\":%.0f,\"set_last\":%.0f,\"heap_mb_first_10pct\":%.1f,\"heap_mb_last_10pct\":%.1f,"
                     + "\"journal_mb_end\":%.1f,\"output_mb_end\":%.1f,\"p99_ms_first_1k\":%.1f,\"p99_ms_last_1k\":%.1f,"
-                    + "\"set_fill\":%.4f}%n", jobs, window, jobs / seconds, heapPerK, last.heapMb, last.rssMb,
-                    last.messages, last.journalMb, last.outputMb, p99First, p99Last, last.fill);
+                    + "\"set_fill\":%.4f}%n", jobs, window, forgetting, jobs / seconds, stopped.refusals(), heapPerK,
+                    last.heapMb, last.rssMb, last.messages, setMax, last.maxMessages, heapFirst, heapLast,
+                    last.journalMb, last.outputMb, p99First, p99Last, last.fill);
         } finally {
             procs.forEach(Process::destroy);
             for (Process p : procs) {
@@ -151,14 +169,15 @@ public final class SoakBench {
     }
 
     /** What one report line shows: means over the daemons. */
-    private record Sample(double heapMb, double rssMb, double messages, double fill, double journalMb,
-            double outputMb) {
+    private record Sample(double heapMb, double rssMb, double messages, double maxMessages, double fill,
+            double journalMb, double outputMb) {
     }
 
     private static Sample sample(RackFile rack, List<Process> procs, Path dir) throws Exception {
         double heap = 0;
         double rss = 0;
         double messages = 0;
+        double maxMessages = 0;
         double fill = 0;
         double journal = 0;
         double output = 0;
@@ -168,6 +187,7 @@ public final class SoakBench {
             Map<String, Double> m = metrics(rack.sleds().get(i).api());
             heap += m.getOrDefault("heap", 0.0);
             messages += m.getOrDefault("sush_gossip_messages", 0.0);
+            maxMessages = Math.max(maxMessages, m.getOrDefault("sush_gossip_messages", 0.0));
             fill = Math.max(fill, m.getOrDefault("sush_gossip_set_fill_ratio", 0.0));
             Path out = rack.sleds().get(i).output();
             journal += diskBytes(out.resolve("journal"));
@@ -175,7 +195,7 @@ public final class SoakBench {
             output += diskBytes(out.resolve("jobs"));
         }
         double mb = 1024.0 * 1024.0;
-        return new Sample(heap / SLEDS / mb, rss / SLEDS, messages / SLEDS, fill, journal / SLEDS / mb,
+        return new Sample(heap / SLEDS / mb, rss / SLEDS, messages / SLEDS, maxMessages, fill, journal / SLEDS / mb,
                 output / SLEDS / mb);
     }
 
@@ -204,7 +224,7 @@ public final class SoakBench {
         Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
         Process j = new ProcessBuilder(jcmd.toString(), Long.toString(p.pid()), command).redirectErrorStream(true)
                 .start();
-        String out = new String(j.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        String out = new String(j.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (j.waitFor() != 0) {
             throw new IOException("jcmd " + command + " failed: " + out);
         }
@@ -286,7 +306,7 @@ public final class SoakBench {
             return 0;
         }
         Process du = new ProcessBuilder("du", "-s", "--block-size=1", root.toString()).redirectErrorStream(true).start();
-        String out = new String(du.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        String out = new String(du.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (du.waitFor() != 0) {
             throw new IOException("du " + root + ": " + out);
         }

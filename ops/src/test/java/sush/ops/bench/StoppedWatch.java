@@ -3,6 +3,7 @@ package sush.ops.bench;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 import sush.ops.cli.Client;
 
@@ -15,6 +16,8 @@ final class StoppedWatch {
     private final int sleds;
     private final Map<String, CompletableFuture<Long>> done = new ConcurrentHashMap<>();
     private final Map<String, Integer> counts = new ConcurrentHashMap<>();
+    /** Statuses that say a sled will not run a job here (skipped, error, cancelled): refusals. */
+    private final AtomicLong refusals = new AtomicLong();
 
     private StoppedWatch(int sleds) {
         this.sleds = sleds;
@@ -27,6 +30,10 @@ final class StoppedWatch {
             try {
                 watcher.follow(ev -> {
                     String id = ev.path("job_id").asString("");
+                    String status = ev.path("status").asString("");
+                    if (status.equals("skipped") || status.equals("error") || status.equals("cancelled")) {
+                        w.refusals.incrementAndGet();
+                    }
                     if ("stopped".equals(ev.path("status").asString()) && w.counts.merge(id, 1, Integer::sum) == sleds) {
                         w.of(id).complete(System.nanoTime());
                     }
@@ -44,6 +51,11 @@ final class StoppedWatch {
     /** When {@code job} was reported stopped by every one of the sleds counted. */
     CompletableFuture<Long> of(String job) {
         return done.computeIfAbsent(job, k -> new CompletableFuture<>());
+    }
+
+    /** Statuses seen that refused a job (skipped, error, cancelled). */
+    long refusals() {
+        return refusals.get();
     }
 
     /** Forgets {@code job} (a long run keeps only what it still waits for). */
