@@ -6,6 +6,7 @@ import java.security.SecureRandom;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Random;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 
@@ -42,6 +43,8 @@ public final class SimMain {
     private static Integer steadyJobs;
     /** Issue 39: jobs per session of a steady run ({@code --session-jobs S}; one session by default). */
     private static int sessionJobs = Integer.MAX_VALUE;
+    /** Issue 39: {@code --restarts N} restarts random sleds N times and follows the largest version. */
+    private static Integer restarts;
 
     private SimMain() {
     }
@@ -65,6 +68,7 @@ public final class SimMain {
                 case "--forgetting" -> forgetting = Settlement.Break.NONE;
                 case "--jobs" -> steadyJobs = Integer.parseInt(args[++i]);
                 case "--session-jobs" -> sessionJobs = Integer.parseInt(args[++i]);
+                case "--restarts" -> restarts = Integer.parseInt(args[++i]);
                 case "--forgetting-break" -> forgetting = Settlement.Break.valueOf(args[++i].toUpperCase(Locale.ROOT)
                         .replace('-', '_'));
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
@@ -76,6 +80,17 @@ public final class SimMain {
         TrustStore trust = TrustStore.of(List.of(key.publicPem()));
         if (one != null) {
             System.exit(replay(one, sleds == null ? 8 : sleds, key, trust, ordering) ? 0 : 1);
+        }
+        if (restarts != null) {
+            Simulation.Restarts r = new Simulation(1, sleds == null ? 5 : sleds, key, trust, ordering)
+                    .forgetting(forgetting).restarts(restarts, new Random(1));
+            r.violations().forEach(v -> System.out.println("  VIOLATION " + v));
+            System.out.printf(Locale.ROOT, "{\"bench\":\"sim-restarts\",\"ordering\":\"%s\",\"sleds\":%d,"
+                    + "\"restarts\":%d,\"version_bytes_after_32\":%d,\"version_bytes_last\":%d,"
+                    + "\"version_bytes_max\":%d,\"launches\":%d,\"violations\":%d}%n", ordering,
+                    sleds == null ? 5 : sleds, r.restarts(), r.versionAfterFirst32(), r.versionLast(), r.versionMax(),
+                    r.launches(), r.violations().size());
+            System.exit(r.violations().isEmpty() ? 0 : 1);
         }
         if (steadyJobs != null) {
             System.exit(steady(steadyJobs, sleds == null ? 8 : sleds, key, trust, ordering) ? 0 : 1);

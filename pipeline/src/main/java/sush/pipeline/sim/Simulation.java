@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Random;
 import java.util.Set;
 
 import sush.pipeline.exec.LedgerLauncher;
@@ -244,6 +245,76 @@ public final class Simulation {
         rack.time.advanceTime();
         return new Steady(jobs, rack.ledger.size(), setAtWarmup, setMax, setMaxAfter, setLast, chain, rack.forgotten,
                 violations);
+    }
+
+    /** What a restarts run measured: the largest encoded version of any sled's frontier. */
+    public record Restarts(int restarts, int versionAfterFirst32, int versionLast, int versionMax, long launches,
+            List<String> violations) {
+    }
+
+    /**
+     * Issue 39's identity bar: {@code restarts} restarts of random sleds (each a crash and a boot,
+     * what a kill -9 and a clean stop both are to the gossip set today), a job on every sled after
+     * every eighth, and the largest encoded frontier of any sled sampled after each: after the
+     * first 32 restarts, at the end, and its largest. {@code ./bench.sh sim --restarts N}.
+     */
+    public Restarts restarts(int restarts, Random random) {
+        rack.bounds = FoldBounds.DEFAULTS;
+        for (SimSled s : rack.sleds) {
+            rack.provision(s);
+        }
+        for (SimSled s : rack.sleds) {
+            rack.boot(s);
+        }
+        rack.advance(3_000);
+        actions.operate(new Step.StartSession(0));
+        rack.advance(1_000);
+        int after32 = 0;
+        int max = 0;
+        int ended = 0;
+        for (int i = 0; i < restarts; i++) {
+            SimSled s = rack.sleds.get(random.nextInt(rack.sleds.size()));
+            rack.crash(s);
+            rack.advance(200);
+            rack.boot(s);
+            rack.advance(2_000);
+            if (i % 8 == 7) {
+                actions.submit(rack.sleds.get(random.nextInt(rack.sleds.size())), "*", true);
+                rack.advance(1_000);
+                ended = endNew(ended);
+            }
+            int now = largestVersion();
+            max = Math.max(max, now);
+            if (i == 31) {
+                after32 = now;
+            }
+        }
+        for (int round = 0; round < 4; round++) {
+            rack.advance(2_000);
+            ended = endNew(ended);
+        }
+        List<String> violations = new ArrayList<>();
+        checkers.checkSafety(violations);
+        checkers.checkLiveness(violations);
+        checkers.checkStatusTruth(violations);
+        violations.addAll(rack.forgetViolations.stream().distinct().toList());
+        int last = largestVersion();
+        for (SimSled s : rack.sleds) {
+            s.runtime.halt();
+            s.node.stop();
+        }
+        rack.time.advanceTime();
+        return new Restarts(restarts, after32, last, max, rack.ledger.size(), violations);
+    }
+
+    private int largestVersion() {
+        int max = 0;
+        for (SimSled s : rack.sleds) {
+            if (s.up) {
+                max = Math.max(max, s.node.replica().frontier().encodedSize());
+            }
+        }
+        return max;
     }
 
     /** Ends the launches since {@code from} (the ledger's index), each with exit 0; the new index. */
