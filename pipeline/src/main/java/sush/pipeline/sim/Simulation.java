@@ -183,16 +183,7 @@ public final class Simulation {
      * in the simulator: {@code ./bench.sh sim --jobs N [--session-jobs S] [--sleds K] [--forgetting]}.
      */
     public Steady steady(int jobs, int sessionJobs, int every) {
-        rack.bounds = FoldBounds.DEFAULTS;
-        for (SimSled s : rack.sleds) {
-            rack.provision(s);
-        }
-        for (SimSled s : rack.sleds) {
-            rack.boot(s);
-        }
-        rack.advance(3_000);
-        actions.operate(new Step.StartSession(0));
-        rack.advance(1_000);
+        bootWithASession();
         int warmup = jobs / 10;
         int setAtWarmup = 0;
         int setMax = 0;
@@ -238,11 +229,7 @@ public final class Simulation {
             chain = Math.max(chain, v == null ? 0 : v.fold().chain().map(c -> c.remembered()).orElse(0));
         }
         int setLast = largestSet();
-        for (SimSled s : rack.sleds) {
-            s.runtime.halt();
-            s.node.stop();
-        }
-        rack.time.advanceTime();
+        haltAll();
         return new Steady(jobs, rack.ledger.size(), setAtWarmup, setMax, setMaxAfter, setLast, chain, rack.forgotten,
                 violations);
     }
@@ -259,16 +246,7 @@ public final class Simulation {
      * first 32 restarts, at the end, and its largest. {@code ./bench.sh sim --restarts N}.
      */
     public Restarts restarts(int restarts, Random random) {
-        rack.bounds = FoldBounds.DEFAULTS;
-        for (SimSled s : rack.sleds) {
-            rack.provision(s);
-        }
-        for (SimSled s : rack.sleds) {
-            rack.boot(s);
-        }
-        rack.advance(3_000);
-        actions.operate(new Step.StartSession(0));
-        rack.advance(1_000);
+        bootWithASession();
         int after32 = 0;
         int max = 0;
         int ended = 0;
@@ -299,12 +277,30 @@ public final class Simulation {
         checkers.checkStatusTruth(violations);
         violations.addAll(rack.forgetViolations.stream().distinct().toList());
         int last = largestVersion();
+        haltAll();
+        return new Restarts(restarts, after32, last, max, rack.ledger.size(), violations);
+    }
+
+    /** Every sled provisioned and booted, and a session started through sled 0 (the daemon's bounds). */
+    private void bootWithASession() {
+        rack.bounds = FoldBounds.DEFAULTS;
+        for (SimSled s : rack.sleds) {
+            rack.provision(s);
+        }
+        for (SimSled s : rack.sleds) {
+            rack.boot(s);
+        }
+        rack.advance(3_000);
+        actions.operate(new Step.StartSession(0));
+        rack.advance(1_000);
+    }
+
+    private void haltAll() {
         for (SimSled s : rack.sleds) {
             s.runtime.halt();
             s.node.stop();
         }
         rack.time.advanceTime();
-        return new Restarts(restarts, after32, last, max, rack.ledger.size(), violations);
     }
 
     private int largestVersion() {

@@ -127,17 +127,7 @@ class OperatorWordSledTest {
     @Test
     void aSledThatRanARequestInAnEarlierLifeNeverSaysItHoldsAnother() throws Exception {
         SledHarness h = new SledHarness().provision().boot(1);
-        List<SignedJob> jobs = Rack.jobs(Rack.session(1), 2, "ran", "*");
-        h.operator(Rack.start(1));
-        for (SignedJob j : jobs) {
-            h.operator(new Message.JobStart(j));
-            h.sync();
-            h.settle();
-            h.launcher.end(j.request().job(), 0);
-            h.settle();
-        }
-        assertEquals(2, h.ledger.size());
-        h.crash();
+        List<SignedJob> jobs = ranThenCrashed(h, 2);
         SignedJob other = Jobs.at(Signers.KEY, Rack.session(1), jobs.get(0).request().job(), "another", "*", false);
         h.operator0(3, Rack.start(1));
         h.operator0(3, new Message.JobStart(other));
@@ -160,17 +150,7 @@ class OperatorWordSledTest {
     @Test
     void aSledThatRanARequestInAnEarlierLifeNeverSaysItHoldsAnotherAnywhereInTheChain() throws Exception {
         SledHarness h = new SledHarness().provision().boot(1);
-        List<SignedJob> jobs = Rack.jobs(Rack.session(1), 3, "ran", "*");
-        h.operator(Rack.start(1));
-        for (SignedJob j : jobs) {
-            h.operator(new Message.JobStart(j));
-            h.sync();
-            h.settle();
-            h.launcher.end(j.request().job(), 0);
-            h.settle();
-        }
-        assertEquals(3, h.ledger.size());
-        h.crash();
+        List<SignedJob> jobs = ranThenCrashed(h, 3);
         // The other request wins the position on digest (the smaller one is kept ahead of the head).
         SignedJob other = null;
         for (int i = 0; other == null; i++) {
@@ -190,6 +170,22 @@ class OperatorWordSledTest {
         assertTrue(h.gossiped(Message.JobConflict.class).stream().noneMatch(c -> c.held().equals(otherSuccessor)),
                 "never says it holds a request it may not have run: " + h.gossiped());
         assertEquals(3, h.ledger.size(), "nothing ran again");
+    }
+
+    /** {@code n} jobs of session 1 on every sled, each run and ended here, then the sled crashes. */
+    private static List<SignedJob> ranThenCrashed(SledHarness h, int n) throws Exception {
+        List<SignedJob> jobs = Rack.jobs(Rack.session(1), n, "ran", "*");
+        h.operator(Rack.start(1));
+        for (SignedJob j : jobs) {
+            h.operator(new Message.JobStart(j));
+            h.sync();
+            h.settle();
+            h.launcher.end(j.request().job(), 0);
+            h.settle();
+        }
+        assertEquals(n, h.ledger.size());
+        h.crash();
+        return jobs;
     }
 
     /**

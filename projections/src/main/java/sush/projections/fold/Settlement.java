@@ -494,18 +494,14 @@ public final class Settlement {
         return chains.computeIfAbsent(session, Ordinals::new);
     }
 
-    /** A job's position: every request there, its statuses and stops. */
-    private static final class Job {
+    /** Messages of one position, and the join of their versions (one {@code leq} says all were seen). */
+    private abstract static class Tracked {
         final SessionId session;
         final JobId position;
         final List<Version> versions = new ArrayList<>(4);
-        /** Each request's target, parsed once (an unparsable one targets no one and is not kept). */
-        final List<Target> targets = new ArrayList<>(1);
-        final Set<String> targetTexts = new HashSet<>(2);
-        final Set<String> ended = new HashSet<>();
         Version ceiling = Version.ZERO;
 
-        Job(SessionId session, JobId position) {
+        Tracked(SessionId session, JobId position) {
             this.session = session;
             this.position = position;
         }
@@ -513,6 +509,18 @@ public final class Settlement {
         void add(Version v) {
             versions.add(v);
             ceiling = ceiling.join(v);
+        }
+    }
+
+    /** A job's position: every request there, its statuses and stops. */
+    private static final class Job extends Tracked {
+        /** Each request's target, parsed once (an unparsable one targets no one and is not kept). */
+        final List<Target> targets = new ArrayList<>(1);
+        final Set<String> targetTexts = new HashSet<>(2);
+        final Set<String> ended = new HashSet<>();
+
+        Job(SessionId session, JobId position) {
+            super(session, position);
         }
 
         void target(String text) {
@@ -537,20 +545,9 @@ public final class Settlement {
     }
 
     /** A burnt position: every skip sent for it. */
-    private static final class Burn {
-        final SessionId session;
-        final JobId position;
-        final List<Version> versions = new ArrayList<>(1);
-        Version ceiling = Version.ZERO;
-
+    private static final class Burn extends Tracked {
         Burn(SessionId session, JobId position) {
-            this.session = session;
-            this.position = position;
-        }
-
-        void add(Version v) {
-            versions.add(v);
-            ceiling = ceiling.join(v);
+            super(session, position);
         }
     }
 
