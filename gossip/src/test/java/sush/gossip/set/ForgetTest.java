@@ -151,4 +151,18 @@ class ForgetTest {
         // A grant without a ceiling (a provider that forgot nothing) is the old four fields.
         assertTrue(new Replica.Grant(U, g.identity(), g.frontier(), g.messages()).forgotten().isZero());
     }
+
+    @Test
+    void aLogFilledToItsCapacityIsReadAndSqueezedWhole() {
+        // 16 and 128 messages fill the log's arrays exactly (they grow by doubling from 16).
+        Replica r = Replica.seed(U);
+        List<Version> v = sendAll(r, 16);
+        assertEquals(16, r.grant().messages().size(), "every held message, none past the last");
+        v.addAll(sendAll(r, 112));
+        assertEquals(65, r.forget(v.subList(0, 65)), "gaps now outnumber what is held: squeezed");
+        assertEquals(63, r.size());
+        assertEquals(66L, r.readFrom(0, 1).get(0).checkpoint());
+        assertEquals(128L, r.readFrom(127, 1).get(0).checkpoint());
+        assertEquals(63, r.grant().messages().size());
+    }
 }
