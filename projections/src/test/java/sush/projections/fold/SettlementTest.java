@@ -10,14 +10,17 @@ import java.util.List;
 import java.util.Set;
 
 import org.junit.jupiter.api.Test;
-
 import sush.gossip.clock.Id;
 import sush.gossip.clock.Version;
 import sush.projections.fixtures.Jobs;
 import sush.projections.id.Chain;
 import sush.projections.id.JobId;
+import sush.projections.id.KeyId;
 import sush.projections.id.SessionId;
 import sush.projections.id.SessionIds;
+import sush.projections.job.Grant;
+import sush.projections.job.SignatureAlgorithm;
+import sush.projections.job.SignedGrant;
 import sush.projections.job.SignedJob;
 import sush.projections.message.Message;
 import sush.projections.targets.Sled;
@@ -345,5 +348,105 @@ class SettlementTest {
     private static Message.Watermark done(Sled sled, SessionId session) {
         return new Message.Watermark(sled.baseboard(), session, Message.Watermark.DONE, Chain.first(session),
                 Chain.first(session), null);
+    }
+
+    @Test
+    void everyKindOfEndingCountsAndAnErrorOrASkipEndsAJobToo() {
+        SignedJob[] jobs = chain("*");
+        List<Version> job = new ArrayList<>();
+        job.add(deliver(new Message.JobStart(jobs[0])));
+        job.add(deliver(new Message.JobErrored(A.baseboard(), position(jobs[0]), Message.JobError.KILLED, "stopped", 9)));
+        job.add(deliver(new Message.JobSkipped(B.baseboard(), position(jobs[0]), Message.SkipReason.SUPERSEDED)));
+        deliver(mark(A, S, 1, jobs[0].request().successor()));
+        deliver(mark(B, S, 1, jobs[0].request().successor()));
+        assertTrue(s.drain().containsAll(job), "an error on A and a skip on B end it on both");
+        SignedJob[] more = Jobs.onTargets(Jobs::unsigned, T, "*");
+        Version start = deliver(new Message.JobStart(more[0]));
+        deliver(new Message.JobCancelled(A.baseboard(), position(more[0])));
+        deliver(new Message.JobStarted(B.baseboard(), position(more[0])));
+        deliver(mark(A, T, 1, more[0].request().successor()));
+        deliver(mark(B, T, 1, more[0].request().successor()));
+        assertTrue(!s.drain().contains(start), "started is not an ending");
+        deliver(new Message.JobConflict(B.baseboard(), position(more[0]), more[0].request().successor(),
+                more[0].request().successor()));
+        deliver(mark(A, T, 1, more[0].request().successor()));
+        deliver(mark(B, T, 1, more[0].request().successor()));
+        assertTrue(s.drain().contains(start), "a conflict is an ending");
+    }
+
+    @Test
+    void aGrantItsStopsAndAccessGoWithTheirSession() {
+        SignedGrant g = new SignedGrant(new Grant(5,
+                new KeyId(new byte[11]), "operator", new byte[32]),
+                SignatureAlgorithm.ED25519, new byte[64]);
+        SessionId granted = g.grant().session();
+        Version grant = deliver(new Message.SessionGrant(g));
+        Version access = deliver(new Message.SessionAccess(granted, "k", Message.Access.READ, "operator"));
+        Version stop = deliver(new Message.SessionStop(granted, "operator"));
+        deliver(done(A, granted));
+        deliver(done(B, granted));
+        deliver(mark(A, T, 0, Chain.first(T)));
+        deliver(mark(B, T, 0, Chain.first(T)));
+        deliver(mark(A, T, 0, Chain.first(T)));
+        assertTrue(s.drain().containsAll(List.of(grant, access, stop)));
+    }
+
+    @Test
+    void aWatermarkDeliveredAfterANewerOneIsForgottenAndTheNewerStaysNewest() {
+        Id[] parties = Id.ONE.fork();
+        Clock a = new Clock(parties[0]);
+        Clock b = new Clock(parties[1]);
+        Version older = a.next();
+        Version newer = a.next();
+        s.apply(newer, mark(A, S, 2, Chain.first(S)));
+        s.apply(older, mark(A, S, 1, Chain.first(S)));
+        b.join(newer);
+        s.apply(b.next(), mark(B, S, 2, Chain.first(S)));
+        a.join(b.at);
+        Version last = a.next();
+        s.apply(last, mark(A, S, 2, Chain.first(S)));
+        List<Version> forgot = s.drain();
+        assertTrue(forgot.contains(older) && forgot.contains(newer), forgot.toString());
+        assertTrue(!forgot.contains(last));
+    }
+
+    @Test
+    void aPositionNumberedFromItsSuccessorAndALiveBurnAreNextLive() {
+        SignedJob[] jobs = chain("*", "*", "*");
+        // A's head at job 2's position names its ordinal; job 1 arrives after: one less.
+        deliver(mark(A, S, 2, position(jobs[2])));
+        deliver(new Message.JobStart(jobs[1]));
+        assertEquals(1L, s.ordinal(S, position(jobs[1])).getAsLong());
+        assertEquals(position(jobs[1]), s.nextLive(S, position(jobs[0])).orElseThrow());
+        // A burn of job 1's position is live too: the burnt position itself, then after it.
+        deliver(new Message.JobSkip(S, position(jobs[1]), "operator"));
+        assertEquals(2, s.live());
+        assertEquals(position(jobs[1]), s.nextLive(S, position(jobs[0])).orElseThrow(),
+                "job 1's position, burnt or not, comes next");
+        assertEquals(position(jobs[2]), s.nextLive(S, position(jobs[1])).orElseThrow(), "A's head");
+    }
+
+    @Test
+    void aWrongRuleForgetsWhatTheRightOneKeeps() {
+        for (Settlement.Break rule : Settlement.Break.values()) {
+            Settlement wrong = new Settlement(List.of(A, B), rule);
+            SignedJob[] jobs = chain("*");
+            Clock c = new Clock(Id.ONE);
+            Version start = c.next();
+            wrong.apply(start, new Message.JobStart(jobs[0]));
+            wrong.apply(c.next(), mark(A, S, 1, jobs[0].request().successor()));
+            wrong.apply(c.next(), mark(B, S, 1, jobs[0].request().successor()));
+            boolean forgot = wrong.drain().contains(start);
+            // Nobody ended it: only a rule that does not wait for the targets forgets it.
+            assertEquals(rule == Settlement.Break.UNENDED, forgot, rule.name());
+        }
+        Settlement unseen = new Settlement(List.of(A, B), Settlement.Break.UNSEEN);
+        SignedJob[] jobs = chain("7");
+        Clock c = new Clock(Id.ONE);
+        Version start = c.next();
+        unseen.apply(c.next(), mark(A, S, 1, jobs[0].request().successor()));
+        unseen.apply(c.next(), mark(B, S, 1, jobs[0].request().successor()));
+        unseen.apply(start.tick(Id.ONE.fork()[1]), new Message.JobStart(jobs[0]));
+        assertEquals(1, unseen.drain().size(), "forgotten though no watermark is after it");
     }
 }
