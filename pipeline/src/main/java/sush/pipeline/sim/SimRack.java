@@ -280,19 +280,8 @@ final class SimRack {
 
     /** The job {@code m} ends on sled {@code s}, if it is a terminal status {@code s} sent of its own. */
     private static JobId ownEnding(SimSled s, Message m) {
-        String me = s.sled.baseboard();
-        if (m instanceof Message.JobStopped && ((Message.JobStopped) m).baseboard().equals(me)) {
-            return ((Message.JobStopped) m).job();
-        } else if (m instanceof Message.JobErrored && ((Message.JobErrored) m).baseboard().equals(me)) {
-            return ((Message.JobErrored) m).job();
-        } else if (m instanceof Message.JobSkipped && ((Message.JobSkipped) m).baseboard().equals(me)) {
-            return ((Message.JobSkipped) m).job();
-        } else if (m instanceof Message.JobCancelled && ((Message.JobCancelled) m).baseboard().equals(me)) {
-            return ((Message.JobCancelled) m).job();
-        } else if (m instanceof Message.JobConflict && ((Message.JobConflict) m).baseboard().equals(me)) {
-            return ((Message.JobConflict) m).job();
-        }
-        return null;
+        return Message.report(m).filter(r -> r.ending() && r.baseboard().equals(s.sled.baseboard()))
+                .map(Message.Report::job).orElse(null);
     }
 
     /**

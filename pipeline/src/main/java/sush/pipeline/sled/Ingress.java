@@ -233,27 +233,9 @@ final class Ingress {
 
     /** The fold's status for the job and reporter a job event is about. */
     private Optional<Report> reportOf(Message m) {
-        JobId job;
-        String board;
-        if (m instanceof Message.JobStarted) {
-            job = ((Message.JobStarted) m).job();
-            board = ((Message.JobStarted) m).baseboard();
-        } else if (m instanceof Message.JobStopped) {
-            job = ((Message.JobStopped) m).job();
-            board = ((Message.JobStopped) m).baseboard();
-        } else if (m instanceof Message.JobErrored) {
-            job = ((Message.JobErrored) m).job();
-            board = ((Message.JobErrored) m).baseboard();
-        } else if (m instanceof Message.JobSkipped) {
-            job = ((Message.JobSkipped) m).job();
-            board = ((Message.JobSkipped) m).baseboard();
-        } else if (m instanceof Message.JobCancelled) {
-            job = ((Message.JobCancelled) m).job();
-            board = ((Message.JobCancelled) m).baseboard();
-        } else {
-            return Optional.empty();
-        }
-        return entry.get().fold().statuses().status(job, board).map(e -> new Report(job, board, e));
+        // A conflict is said by its own event; every other report of a job, by the status it sets.
+        return Message.report(m).filter(r -> !(m instanceof Message.JobConflict)).flatMap(r -> entry.get().fold()
+                .statuses().status(r.job(), r.baseboard()).map(e -> new Report(r.job(), r.baseboard(), e)));
     }
 
     /** What the sled itself needs from a message beyond the fold: requests, stops, operator keys. */

@@ -164,31 +164,13 @@ public final class Settlement {
     }
 
     private void onStatus(Version version, Message m) {
-        String reporter;
-        JobId job;
-        boolean terminal = true;
-        if (m instanceof Message.JobStarted) {
-            reporter = ((Message.JobStarted) m).baseboard();
-            job = ((Message.JobStarted) m).job();
-            terminal = false;
-        } else if (m instanceof Message.JobStopped) {
-            reporter = ((Message.JobStopped) m).baseboard();
-            job = ((Message.JobStopped) m).job();
-        } else if (m instanceof Message.JobErrored) {
-            reporter = ((Message.JobErrored) m).baseboard();
-            job = ((Message.JobErrored) m).job();
-        } else if (m instanceof Message.JobSkipped) {
-            reporter = ((Message.JobSkipped) m).baseboard();
-            job = ((Message.JobSkipped) m).job();
-        } else if (m instanceof Message.JobCancelled) {
-            reporter = ((Message.JobCancelled) m).baseboard();
-            job = ((Message.JobCancelled) m).job();
-        } else if (m instanceof Message.JobConflict) {
-            reporter = ((Message.JobConflict) m).baseboard();
-            job = ((Message.JobConflict) m).job();
-        } else {
+        Optional<Message.Report> report = Message.report(m);
+        if (report.isEmpty()) {
             return; // sessions, grants, logins, revocations, errors: never forgotten here
         }
+        JobId job = report.get().job();
+        String reporter = report.get().baseboard();
+        boolean terminal = report.get().ending();
         Job j = jobs.get(job);
         if (j == null) {
             orphans.add(version);

@@ -1,6 +1,7 @@
 package sush.projections.message;
 
 import java.util.Objects;
+import java.util.Optional;
 
 import sush.projections.id.JobId;
 import sush.projections.id.KeyId;
@@ -194,6 +195,31 @@ public sealed interface Message {
      * its own, like {@link JobCancelled}: an older sled keeps and relays it.
      */
     record JobConflict(String baseboard, JobId job, JobId held, JobId refused) implements Message {
+    }
+
+    /** Who reported what about which job: {@link #report}. */
+    record Report(String baseboard, JobId job, boolean ending) {
+    }
+
+    /**
+     * A sled's report about a job, if {@code m} is one: it started it ({@code ending} false), or
+     * ended it there (stopped, an error, skipped, cancelled, or a conflict at its position).
+     */
+    static Optional<Report> report(Message m) {
+        if (m instanceof JobStarted) {
+            return Optional.of(new Report(((JobStarted) m).baseboard(), ((JobStarted) m).job(), false));
+        } else if (m instanceof JobStopped) {
+            return Optional.of(new Report(((JobStopped) m).baseboard(), ((JobStopped) m).job(), true));
+        } else if (m instanceof JobErrored) {
+            return Optional.of(new Report(((JobErrored) m).baseboard(), ((JobErrored) m).job(), true));
+        } else if (m instanceof JobSkipped) {
+            return Optional.of(new Report(((JobSkipped) m).baseboard(), ((JobSkipped) m).job(), true));
+        } else if (m instanceof JobCancelled) {
+            return Optional.of(new Report(((JobCancelled) m).baseboard(), ((JobCancelled) m).job(), true));
+        } else if (m instanceof JobConflict) {
+            return Optional.of(new Report(((JobConflict) m).baseboard(), ((JobConflict) m).job(), true));
+        }
+        return Optional.empty();
     }
 
     /** A message of a newer format or kind: kept and relayed unread. */
