@@ -212,17 +212,7 @@ public final class Simulation {
                 }
             }
         }
-        for (int round = 0; round < 6; round++) {
-            rack.advance(1_000);
-            ended = endNew(ended);
-        }
-        List<String> violations = new ArrayList<>();
-        checkers.checkSafety(violations);
-        checkers.checkLiveness(violations);
-        checkers.checkStatusTruth(violations);
-        checkers.checkJumps(rack.forgetViolations);
-        violations.addAll(operator.clientViolations);
-        violations.addAll(rack.forgetViolations.stream().distinct().toList());
+        List<String> violations = settleAndCheck(ended, 6);
         int chain = 0;
         for (SimSled s : rack.sleds) {
             SledRuntime.View v = rack.liveView(s);
@@ -267,18 +257,30 @@ public final class Simulation {
                 after32 = now;
             }
         }
-        for (int round = 0; round < 4; round++) {
-            rack.advance(2_000);
+        List<String> violations = settleAndCheck(ended, 6);
+        int last = largestVersion();
+        haltAll();
+        return new Restarts(restarts, after32, last, max, rack.ledger.size(), violations);
+    }
+
+    /**
+     * The end of a steady or restarts run: {@code rounds} seconds in which the launches since
+     * {@code ended} end, then what the checkers find (at most once, liveness, status truth, jumps,
+     * the client's and forgetting's own).
+     */
+    private List<String> settleAndCheck(int ended, int rounds) {
+        for (int round = 0; round < rounds; round++) {
+            rack.advance(1_000);
             ended = endNew(ended);
         }
         List<String> violations = new ArrayList<>();
         checkers.checkSafety(violations);
         checkers.checkLiveness(violations);
         checkers.checkStatusTruth(violations);
+        checkers.checkJumps(rack.forgetViolations);
+        violations.addAll(operator.clientViolations);
         violations.addAll(rack.forgetViolations.stream().distinct().toList());
-        int last = largestVersion();
-        haltAll();
-        return new Restarts(restarts, after32, last, max, rack.ledger.size(), violations);
+        return violations;
     }
 
     /** Every sled provisioned and booted, and a session started through sled 0 (the daemon's bounds). */
