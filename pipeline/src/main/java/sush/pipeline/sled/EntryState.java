@@ -95,7 +95,8 @@ final class EntryState {
      * @param snapshot       causal ordering: the record as it stands for this entry
      * @param signedSnapshot signed ordering: the record as it stood at this entry
      * @param arrival        the replica's frontier when the sled arrived, before its announcement
-     * @param replayUntil    the replica's size at entry: deliveries up to it are local replay
+     * @param replayUntil    the checkpoint of the replica's newest message at entry: deliveries up
+     *                       to it are local replay (not its size: forgetting leaves gaps)
      */
     EntryState(long seq, NetworkId network, Replica replica, Optional<BoundaryRecord> snapshot,
             Optional<SignedRecord> signedSnapshot, Version arrival, long replayUntil) {

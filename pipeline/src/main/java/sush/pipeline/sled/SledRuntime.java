@@ -269,7 +269,7 @@ public final class SledRuntime {
         Replica replica = e.replica();
         OrderingRules.AtEntry record = order.atEntry(network);
         EntryState at = new EntryState(e.sequence(), network, replica, record.snapshot(), record.signedSnapshot(),
-                replica.frontier(), replica.size());
+                replica.frontier(), replica.view().logSize());
         entry = at;
         loop.send(new Message.Announcement(me, cfg.software(), cfg.me().cubby(), cfg.api().orElse(null)));
         record.floor().ifPresent(this::raiseEntryFloor);
