@@ -1,0 +1,94 @@
+package sush.projections.fold;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+
+import sush.projections.id.Chain;
+import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
+
+/**
+ * Positions' ordinals in one session's chain, as the {@link Settlement} numbers them: the first
+ * is 0, a job's successor and a burnt position's next one more than it; a watermark's head and
+ * resume point have the ordinals it names (after a restart the chain's beginning may be
+ * forgotten), and a position before one with an ordinal has one less (so the live positions
+ * after forgotten ones are numbered too).
+ */
+final class Ordinals {
+    private final Map<JobId, Long> ordinals = new HashMap<>();
+    /** Links of live positions: each position's next ones, and each position's previous ones. */
+    private final Map<JobId, List<JobId>> next = new HashMap<>();
+    private final Map<JobId, List<JobId>> previous = new HashMap<>();
+
+    Ordinals(SessionId session) {
+        ordinals.put(Chain.first(session), 0L);
+    }
+
+    void link(JobId from, JobId to) {
+        next.computeIfAbsent(from, f -> new ArrayList<>(1)).add(to);
+        previous.computeIfAbsent(to, t -> new ArrayList<>(1)).add(from);
+        Long o = ordinals.get(from);
+        if (o != null) {
+            assign(to, o + 1);
+        } else {
+            Long after = ordinals.get(to);
+            if (after != null && after > 0) {
+                assign(from, after - 1);
+            }
+        }
+    }
+
+    void seed(JobId position, long ordinal) {
+        assign(position, ordinal);
+    }
+
+    private void assign(JobId position, long ordinal) {
+        ArrayDeque<Object[]> todo = new ArrayDeque<>();
+        todo.add(new Object[] {position, ordinal});
+        while (!todo.isEmpty()) {
+            Object[] at = todo.poll();
+            JobId p = (JobId) at[0];
+            long o = (Long) at[1];
+            if (o < 0 || ordinals.putIfAbsent(p, o) != null) {
+                continue;
+            }
+            for (JobId n : next.getOrDefault(p, List.of())) {
+                todo.add(new Object[] {n, o + 1});
+            }
+            for (JobId b : previous.getOrDefault(p, List.of())) {
+                todo.add(new Object[] {b, o - 1});
+            }
+        }
+    }
+
+    OptionalLong ordinal(JobId position) {
+        Long o = ordinals.get(position);
+        return o == null ? OptionalLong.empty() : OptionalLong.of(o);
+    }
+
+    /** A settled position: its ordinal and links are not needed any more (its successors have theirs). */
+    void forget(JobId position) {
+        ordinals.remove(position);
+        dropLinks(position);
+    }
+
+    /** A settled position whose ordinal is kept (a resume point): its links go. */
+    void dropLinks(JobId position) {
+        List<JobId> after = next.remove(position);
+        if (after != null) {
+            for (JobId a : after) {
+                List<JobId> before = previous.get(a);
+                if (before != null) {
+                    before.remove(position);
+                    if (before.isEmpty()) {
+                        previous.remove(a);
+                    }
+                }
+            }
+        }
+    }
+}
