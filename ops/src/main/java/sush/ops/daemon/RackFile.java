@@ -34,14 +34,16 @@ public record RackFile(List<SledEntry> sleds, List<Path> trust, Optional<RackTls
     public record RackTls(Path ca, Path revoked, Map<String, Path> sledDirs) {
     }
 
+    /** A sled's watermark period in a daemon: one at most, when something changed. */
+    public static final Duration WATERMARK_EVERY = Duration.ofSeconds(1);
+
     /**
      * Watermarks and forgetting over every sled of {@code rack} (issue 39): each holds forgetting
-     * up until its watermarks say where it stands; one a second at most, when something changed.
+     * up until its watermarks say where it stands, one each {@link #WATERMARK_EVERY} at most.
      */
     public static SledConfig.Settling settling(RackFile rack) {
         return new SledConfig.Settling(rack.sleds().stream()
-                .map(s -> new Sled(s.baseboard(), s.cubby())).toList(),
-                Duration.ofSeconds(1));
+                .map(s -> new Sled(s.baseboard(), s.cubby())).toList(), WATERMARK_EVERY);
     }
 
     /** The same rack with another sled list (a changed peer list, say). */

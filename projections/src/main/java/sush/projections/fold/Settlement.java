@@ -50,7 +50,9 @@ import sush.projections.targets.TargetException;
 public final class Settlement {
     /**
      * Bound on one sled's watermarks remembered as concurrent (a restarted sled's first one beside
-     * its earlier life's, until one after both arrives). Past it the sled holds everything up.
+     * its earlier life's, until one after both arrives). Past it the sled holds everything up for
+     * the rest of this settlement (this entry): what it forgets is which marks were concurrent, so
+     * it can no longer tell what every one of them saw.
      */
     static final int MAX_CONCURRENT_MARKS = 4;
 

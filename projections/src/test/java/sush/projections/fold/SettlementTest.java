@@ -449,4 +449,26 @@ class SettlementTest {
         unseen.apply(start.tick(Id.ONE.fork()[1]), new Message.JobStart(jobs[0]));
         assertEquals(1, unseen.drain().size(), "forgotten though no watermark is after it");
     }
+
+    @Test
+    void aSledsConcurrentWatermarksAreRememberedUpToTheirBoundAndPastItHoldEverythingUp() {
+        for (int concurrent : new int[] {Settlement.MAX_CONCURRENT_MARKS, Settlement.MAX_CONCURRENT_MARKS + 1}) {
+            Settlement t = new Settlement(List.of(A, B));
+            SignedJob[] jobs = chain("7");
+            Id[] lives = Id.ONE.fork(concurrent + 1).toArray(new Id[0]);
+            Version start = Version.ZERO.tick(lives[0]);
+            t.apply(start, new Message.JobStart(jobs[0]));
+            // A's lives each saw the request, none saw another's mark: concurrent watermarks.
+            for (int k = 1; k <= concurrent; k++) {
+                t.apply(start.tick(lives[k]), mark(A, S, 1, jobs[0].request().successor()));
+            }
+            Version all = start;
+            for (int k = 1; k <= concurrent; k++) {
+                all = all.join(start.tick(lives[k]));
+            }
+            t.apply(all.tick(lives[0]), mark(B, S, 1, jobs[0].request().successor()));
+            boolean forgot = t.drain().contains(start);
+            assertEquals(concurrent <= Settlement.MAX_CONCURRENT_MARKS, forgot, concurrent + " concurrent marks");
+        }
+    }
 }
