@@ -38,7 +38,7 @@ class DemoWebTest {
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "sush.ops.Main", "demo", "--web", "--dir",
                 dir.resolve("demo").toString()));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().keySet().removeIf(k -> k.startsWith("SUSH_"));
+        pb.environment().keySet().removeIf(k -> k.startsWith("SUSH_") && !k.equals(RackCommand.DAEMON_JAVA_OPTS));
         Process p = pb.start();
         StringBuilder said = new StringBuilder();
         String url = null;

@@ -94,6 +94,12 @@ class RackProcessesTest extends ProcessRack {
         for (int i = 0; i < 3; i++) {
             start(i);
         }
+        // The daemons run with the JVM options SUSH_DAEMON_JAVA_OPTS names (the build sets some).
+        long pid = RackAccess.running(rack.sleds().get(0)).orElseThrow().pid();
+        List<String> args = List.of(Files.readString(Path.of("/proc", Long.toString(pid), "cmdline")).split("\0"));
+        for (String opt : RackCommand.daemonJavaOpts(System.getenv(RackCommand.DAEMON_JAVA_OPTS))) {
+            assertTrue(args.indexOf(opt) > 0 && args.indexOf(opt) < args.indexOf("sush.ops.Main"), opt + " in " + args);
+        }
         await("one universe", () -> {
             Set<String> n = new HashSet<>();
             for (int i = 0; i < 3; i++) {

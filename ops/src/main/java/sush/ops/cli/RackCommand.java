@@ -56,6 +56,13 @@ public final class RackCommand implements Callable<Integer> {
             "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
             "-Dchronicle.analytics.disable=true");
 
+    /**
+     * The environment variable naming more JVM options for the daemons that {@code rack up},
+     * {@code rack restart} and the demo start (whitespace-separated, after {@link #JVM_FLAGS}):
+     * a local rack's heap or JIT, e.g. {@code -XX:TieredStopAtLevel=1} for racks that live seconds.
+     */
+    public static final String DAEMON_JAVA_OPTS = "SUSH_DAEMON_JAVA_OPTS";
+
     /** Where this command runs: its usage is printed on the invocation's standard output. */
     private final Invocation invocation;
 
@@ -227,6 +234,8 @@ public final class RackCommand implements Callable<Integer> {
         cmd.addAll(hangupRestored(DaemonCommand.hangupIgnoredAtStart()));
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
         cmd.addAll(JVM_FLAGS);
+        // Read from this process's environment, as the daemon's environment below is made from it.
+        cmd.addAll(daemonJavaOpts(System.getenv(DAEMON_JAVA_OPTS)));
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "sush.ops.Main", "daemon", "--rack",
                 dir.resolve("rack.json").toString(), "--sled", s.baseboard()));
         cmd.addAll(suffix);
@@ -238,6 +247,11 @@ public final class RackCommand implements Callable<Integer> {
         Process p = pb.start();
         Files.writeString(home.resolve("daemon.pid"), Long.toString(p.pid()));
         return p;
+    }
+
+    /** The options {@link #DAEMON_JAVA_OPTS} names ({@code value}: its value, or null when unset). */
+    public static List<String> daemonJavaOpts(String value) {
+        return value == null || value.isBlank() ? List.of() : List.of(value.strip().split("\\s+"));
     }
 
     /**

@@ -45,6 +45,9 @@ final class EventLog {
             LOG.info("ended {}: {}", x.job(), x.summary());
         } else if (e instanceof SledEvent.Failed) {
             LOG.warn("{}", ((SledEvent.Failed) e).what());
+        } else if (e instanceof SledEvent.Deferred) {
+            LOG.info("{} not gossiped yet: the sled is bootstrapping into a universe; it is told once it entered",
+                    ((SledEvent.Deferred) e).message().getClass().getSimpleName());
         } else if (e instanceof SledEvent.Halted) {
             SledEvent.Halted x = (SledEvent.Halted) e;
             LOG.error("the sled stopped admitting after an unexpected failure in {}: {}", x.stage(), x.error());

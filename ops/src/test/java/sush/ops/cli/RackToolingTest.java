@@ -39,6 +39,13 @@ class RackToolingTest {
     }
 
     @Test
+    void theDaemonsJavaOptionsAreSplitOnWhitespace() {
+        assertEquals(List.of(), RackCommand.daemonJavaOpts(null));
+        assertEquals(List.of(), RackCommand.daemonJavaOpts("  "));
+        assertEquals(List.of("-Xmx256m", "-XX:+UseSerialGC"), RackCommand.daemonJavaOpts(" -Xmx256m \t -XX:+UseSerialGC\n"));
+    }
+
+    @Test
     void aPidFileNamingAnotherProcessIsNeverSignalled() throws Exception {
         RackFile r = RackCommand.create(dir, 1, RackCommand.freePorts(1), sush.projections.fold.Ordering.CAUSAL);
         Process sleep = new ProcessBuilder("sleep", "60").start();

@@ -6,6 +6,7 @@ import java.util.function.Consumer;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
+import sush.gossip.set.ReplicaException;
 import sush.pipeline.journal.Journal;
 import sush.pipeline.journal.JournalRecord;
 import sush.projections.message.Message;
@@ -123,6 +124,13 @@ final class Loop {
             gossip.send(MessageCodec.encode(m));
             emit(new SledEvent.Gossiped(m));
             return true;
+        } catch (ReplicaException e) {
+            if (e.kind() != ReplicaException.Kind.NO_IDENTITY) {
+                emit(new SledEvent.Failed("gossip send of " + m.getClass().getSimpleName() + ": " + e.getMessage()));
+            } else {
+                emit(new SledEvent.Deferred(m)); // bootstrapping: the entry into the universe tells it again
+            }
+            return false;
         } catch (RuntimeException e) {
             // The universe changed under the send: the next entry re-announces what matters.
             emit(new SledEvent.Failed("gossip send of " + m.getClass().getSimpleName() + ": " + e.getMessage()));

@@ -130,6 +130,15 @@ public sealed interface SledEvent {
     }
 
     /**
+     * A gossip send the node refused because the sled is still bootstrapping into a universe (it
+     * has no identity to stamp messages with yet): expected after a restart, not a failure. What
+     * was not sent is told again once the sled has entered the universe (the entry's
+     * adjudication and re-announcements, or the next request).
+     */
+    record Deferred(Message message) implements SledEvent {
+    }
+
+    /**
      * A stage of the sled's loop failed unexpectedly: the sled admits nothing more in this life,
      * and the daemon exits with its own status so that a supervisor restarts it.
      */

@@ -9,8 +9,8 @@ import java.util.List;
 import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
-
 import reactor.core.publisher.Mono;
+import sush.gossip.set.ReplicaException;
 import sush.pipeline.Rack;
 import sush.pipeline.exec.Ending;
 import sush.pipeline.exec.Launcher;
@@ -134,6 +134,22 @@ class SledEdgesTest {
         assertTrue(h.events(SledEvent.Failed.class).stream()
                 .anyMatch(f -> f.what().equals("gossip send of JobStarted: the universe changed")),
                 h.events(SledEvent.Failed.class).toString());
+        assertTrue(h.sled.failure().isEmpty());
+    }
+
+    @Test
+    void aSendRefusedWhileBootstrappingIsDeferredNotAFailure() throws Exception {
+        SledHarness h = new SledHarness().provision().boot(1);
+        List<SignedJob> jobs = Rack.jobs(Rack.session(1), 1, "d", "*");
+        h.operator(Rack.start(1));
+        h.operator(new Message.JobStart(jobs.get(0)));
+        h.sendFault = new ReplicaException(ReplicaException.Kind.NO_IDENTITY, "bootstrapping; cannot send yet");
+        h.sync();
+        assertEquals(1, h.ledger.size());
+        assertTrue(h.events(SledEvent.Failed.class).isEmpty(), "expected after a restart, not a failure: "
+                + h.events(SledEvent.Failed.class));
+        assertTrue(h.events(SledEvent.Deferred.class).stream()
+                .anyMatch(d -> d.message() instanceof Message.JobStarted), h.events(SledEvent.Deferred.class).toString());
         assertTrue(h.sled.failure().isEmpty());
     }
 
