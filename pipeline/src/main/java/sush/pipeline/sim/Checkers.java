@@ -147,9 +147,11 @@ final class Checkers {
 
     /**
      * Issue 39, before the operator's client re-sends anything: no live sled waits at a position
-     * whose request it folded in this universe (in this life or an earlier one) and which no live
-     * sled holds any more. The rack forgot what that sled still needed; only the operator's resume
-     * (re-sending every kept request) would move it on.
+     * whose request it folded in this universe (in this life or an earlier one), which some sled
+     * forgot, and which no live sled holds any more. The rack forgot what that sled still needed;
+     * only the operator's resume (re-sending every kept request) would move it on. A request the
+     * universe lost (held only by a sled that was wiped) is the operator's resume's to bring back,
+     * with or without forgetting.
      */
     void checkNotStuckOnForgotten(List<String> violations) {
         Set<JobId> held = new HashSet<>();
@@ -165,7 +167,8 @@ final class Checkers {
             }
             JobId head = v.fold().chain().get().head();
             boolean folded = s.requested.getOrDefault(v.network(), Set.of()).contains(head);
-            if (folded && !held.contains(head) && v.fold().chain().get().known(head).isEmpty()) {
+            boolean forgotten = rack.forgottenRequests.getOrDefault(v.network(), Set.of()).contains(head);
+            if (folded && forgotten && !held.contains(head) && v.fold().chain().get().known(head).isEmpty()) {
                 int[] pos = operator.positions.get(head);
                 violations.add("stuck on forgotten: " + s.name() + " waits at " + (pos == null ? head.codephrase()
                         : "job " + pos[1] + " of session " + pos[0]) + ", which it folded before and no live sled holds");

@@ -73,7 +73,7 @@ public final class SimMain {
                         .replace('-', '_'));
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
                         + " (use --seeds N, --sleds K, --seed S, --quick, --ordering signed|causal, --compare, "
-                        + "--client kept-chain|sled-next-job, --forgetting, --forgetting-break unseen|unended|lost-resume)");
+                        + "--client kept-chain|sled-next-job, --forgetting, --forgetting-break unseen|unended|not-prefix)");
             }
         }
         SignerKey key = signerKey();

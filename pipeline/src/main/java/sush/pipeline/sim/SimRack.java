@@ -2,6 +2,7 @@ package sush.pipeline.sim;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -108,6 +109,8 @@ final class SimRack {
     final List<String> forgetViolations = new ArrayList<>();
     /** Messages forgotten, over every sled. */
     long forgotten;
+    /** Positions whose request some sled forgot, per universe (a request a universe lost is not among them). */
+    final Map<NetworkId, Set<JobId>> forgottenRequests = new HashMap<>();
 
     SimRack(long seed, int sleds, TrustStore trust, Ordering ordering) {
         this.seed = seed;
@@ -306,6 +309,7 @@ final class SimRack {
             Optional<Message> m = s.node.replica().get(v).flatMap(SimRack::decode);
             if (m.isPresent() && m.get() instanceof Message.JobStart) {
                 SignedJob job = ((Message.JobStart) m.get()).job();
+                forgottenRequests.computeIfAbsent(universe, u -> new HashSet<>()).add(job.request().job());
                 for (SimSled t : sleds) {
                     if (Checkers.targets(job, t.sled)
                             && !t.ended.getOrDefault(universe, Set.of()).contains(job.request().job())) {

@@ -68,10 +68,10 @@ final class Settler {
             return;
         }
         JobId from = chain.get().head();
-        if (chain.get().holds(from) || !s.pastEverywhere(session.get(), from)) {
+        if (chain.get().holds(from) || !s.pastEverywhereElse(session.get(), from, cfg.me().baseboard())) {
             return;
         }
-        s.nextLive(session.get(), from).ifPresent(to -> {
+        s.nextLive(session.get(), from, cfg.me().baseboard()).ifPresent(to -> {
             loop.emit(new SledEvent.Jumped(session.get(), from, to));
             head.handle(at.fold().jumpHead(from, to));
         });

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Predicate;
@@ -91,10 +92,42 @@ class ForgettingSimulationTest {
     }
 
     @Test
-    void forgettingTheOrdinalOfAResumePointIsCaught() {
-        // Seed 48 (found in development): a sled restarts at a forgotten position it cannot place.
-        Simulation.Result r = run(48, 5, Ordering.CAUSAL, Settlement.Break.LOST_RESUME);
-        assertTrue(r.violations().stream().anyMatch(v -> v.startsWith("stuck on forgotten")), r.summary());
-        assertTrue(run(48, 5, Ordering.CAUSAL, Settlement.Break.NONE).ok());
+    void forgettingASettledJobAfterALiveOneIsCaught() {
+        // Seeds 623 and 546 of 8 signed sleds (found at 1,000 seeds, before settling became a prefix).
+        Simulation.Result stuck = run(623, 8, Ordering.SIGNED, Settlement.Break.NOT_PREFIX);
+        assertTrue(stuck.violations().stream().anyMatch(v -> v.startsWith("stuck on forgotten")), stuck.summary());
+        Simulation.Result left = run(546, 8, Ordering.SIGNED, Settlement.Break.NOT_PREFIX);
+        assertTrue(left.violations().stream().anyMatch(v -> v.startsWith("liveness")), left.summary());
+        assertTrue(run(623, 8, Ordering.SIGNED, Settlement.Break.NONE).ok());
+        assertTrue(run(546, 8, Ordering.SIGNED, Settlement.Break.NONE).ok());
+    }
+
+    /**
+     * Found at 1,000 seeds of 8 sleds, shrunk: a sled restarts at a forgotten first position while
+     * the rest of the rack waits one position on, for the operator to re-send a request a universe
+     * lost (seeds 757 and 206, signed); and a request lost with a wiped sled, which no sled forgot
+     * (seed 151, causal, 5 sleds: the operator's resume brings it back, forgetting or not).
+     */
+    @Test
+    void aSledRestartedAtAForgottenPositionGoesWhereTheRackWaits() {
+        List<Step> coldBoot = List.of(new Step.StartSession(5), new Step.Submit(2, "1,1", false), new Step.StopNewest(2),
+                new Step.Partition(List.of(Set.of(0, 1, 2, 4, 6), Set.of(3, 5, 7))), new Step.ColdBoot(), new Step.Heal(),
+                new Step.Submit(3, "913-0000019:SIM0004", true), new Step.Submit(4, "913-0000019:SIM0000", true),
+                new Step.Advance(534), new Step.Crash(5), new Step.Restart(5));
+        List<Step> lostSubmit = List.of(new Step.StartSession(1), new Step.Submit(3, "SIM0003", false),
+                new Step.Crash(7), new Step.Restart(7), new Step.Submit(7, "SIM0000", true),
+                new Step.Submit(6, "SIM0005", false), new Step.Advance(2714), new Step.EndJobs(), new Step.Advance(346),
+                new Step.Crash(4), new Step.Restart(4));
+        for (Map.Entry<Long, List<Step>> e : Map.of(757L, coldBoot, 206L, lostSubmit).entrySet()) {
+            Simulation.Result r = new Simulation(e.getKey(), 8, Signers.KEY, Signers.TRUST, Ordering.SIGNED)
+                    .forgetting(Settlement.Break.NONE).signerClockGoesBack().run(e.getValue());
+            assertTrue(r.ok(), r.summary());
+            assertTrue(r.faultKinds().contains("forgot"), r.faultKinds().toString());
+        }
+        Simulation.Result wiped = new Simulation(151, 5, Signers.KEY, Signers.TRUST).forgetting(Settlement.Break.NONE)
+                .run(List.of(new Step.StartSession(2), new Step.Partition(List.of(Set.of(0, 2, 4), Set.of(1, 3))),
+                        new Step.Partition(List.of(Set.of(2, 3), Set.of(0, 1, 4))),
+                        new Step.Submit(3, "913-0000019:SIM0003", false), new Step.Wipe(3), new Step.Restart(3)));
+        assertTrue(wiped.ok(), wiped.summary());
     }
 }

@@ -67,8 +67,8 @@ public final class Settlement {
         UNSEEN,
         /** Forgets a job before every sled it targets ended it (drops rule 1). */
         UNENDED,
-        /** A settled resume point's ordinal is forgotten with it (found in development). */
-        LOST_RESUME
+        /** Settles any settled position, not only a prefix of the session's chain (found at 1,000 seeds). */
+        NOT_PREFIX
     }
 
     private final Break rule;
@@ -209,25 +209,24 @@ public final class Settlement {
      */
     public List<Version> drain() {
         List<Version> out = new ArrayList<>();
-        Collection<JobId> candidates = marksChanged ? new ArrayList<>(jobs.keySet()) : new ArrayList<>(changedJobs);
-        changedJobs.clear();
-        for (JobId id : candidates) {
-            Job j = jobs.get(id);
-            if (j != null && settled(j)) {
-                out.addAll(j.versions);
-                jobs.remove(id);
-                forgetOrdinal(j.session, id);
+        Set<SessionId> touched = new HashSet<>();
+        if (marksChanged) {
+            jobs.values().forEach(j -> touched.add(j.session));
+            burns.values().forEach(b -> touched.add(b.session));
+        } else {
+            for (JobId id : changedJobs) {
+                Job j = jobs.get(id);
+                if (j != null) {
+                    touched.add(j.session);
+                }
             }
+        }
+        changedJobs.clear();
+        for (SessionId session : touched) {
+            settlePrefix(session, out);
         }
         if (marksChanged) {
             marksChanged = false;
-            for (Burn b : new ArrayList<>(burns.values())) {
-                if (past(b.session, b.position) && stable(b.ceiling)) {
-                    out.addAll(b.versions);
-                    burns.remove(b.position);
-                    forgetOrdinal(b.session, b.position);
-                }
-            }
             drainStable(orphans, out);
             drainStable(olderAnnouncements, out);
             for (int i = replaced.size() - 1; i >= 0; i--) {
@@ -249,12 +248,55 @@ public final class Settlement {
     }
 
     /**
+     * Settles {@code session}'s positions in chain order and stops at the first one that is not
+     * settled: what is forgotten of a session is always a prefix of its chain (bounded-gossip.md
+     * section 3's "first unsettled position"), so the links from the first live position to the
+     * chain's tip stay held, and a sled that adopts a forgetful set numbers every live position
+     * backwards from a head or forwards from a resume point. Positions of unknown place are never
+     * settled (rule 2 needs their ordinal) and hold nothing up.
+     */
+    private void settlePrefix(SessionId session, List<Version> out) {
+        List<Tracked> live = new ArrayList<>();
+        jobs.values().forEach(j -> {
+            if (j.session.equals(session)) {
+                live.add(j);
+            }
+        });
+        burns.values().forEach(b -> {
+            if (b.session.equals(session)) {
+                live.add(b);
+            }
+        });
+        Map<JobId, Long> ordinal = new HashMap<>();
+        for (Tracked t : live) {
+            chain(session).ordinal(t.position).ifPresent(o -> ordinal.put(t.position, o));
+        }
+        live.removeIf(t -> !ordinal.containsKey(t.position));
+        live.sort((x, y) -> Long.compare(ordinal.get(x.position), ordinal.get(y.position)));
+        for (Tracked t : live) {
+            boolean settled = t instanceof Job ? settled((Job) t) : past(t.session, t.position) && stable(t.ceiling);
+            if (!settled && rule != Break.NOT_PREFIX) {
+                return;
+            } else if (!settled) {
+                continue;
+            }
+            out.addAll(t.versions);
+            if (t instanceof Job) {
+                jobs.remove(t.position);
+            } else {
+                burns.remove(t.position);
+            }
+            forgetOrdinal(t.session, t.position);
+        }
+    }
+
+    /**
      * A settled position's ordinal is not needed any more (its successors have theirs), unless it
      * is a sled's resume point: a sled that restarts there must know where it stands to jump over
      * what was forgotten. Kept while it is one.
      */
     private void forgetOrdinal(SessionId session, JobId position) {
-        if (resumePoint(session, position) && rule != Break.LOST_RESUME) {
+        if (resumePoint(session, position)) {
             keptResumes.put(position, session);
             chain(session).dropLinks(position);
         } else {
@@ -352,7 +394,17 @@ public final class Settlement {
      * nothing of was forgotten (a sled's watermark comes after every position it walked).
      */
     public boolean pastEverywhere(SessionId session, JobId position) {
-        return past(session, position);
+        return past(session, position, null);
+    }
+
+    /**
+     * {@link #pastEverywhere}, leaving out {@code asking}'s own watermarks: a sled that restarted
+     * at a forgotten position says so in its next watermark (its head is back there), which must
+     * not keep it from seeing that every other sled passed the position, as it did itself in the
+     * earlier life whose watermark let the rack forget it.
+     */
+    public boolean pastEverywhereElse(SessionId session, JobId position, String asking) {
+        return past(session, position, asking);
     }
 
     /**
@@ -360,11 +412,15 @@ public final class Settlement {
      * forgotten ones that follow {@code position}, that is, among the jobs and burns of
      * {@code session} still held and the heads of every sled's newest watermarks there (nothing
      * at or after a head is forgotten), the one with the smallest ordinal past
-     * {@code position}'s; empty when {@code position}'s ordinal or any live position's is not
-     * known, when there is none, or when two positions are at that ordinal (branches after a
-     * burn): no guess.
+     * {@code position}'s; empty when {@code position}'s ordinal is not known, when there is none,
+     * or when two positions are at that ordinal (branches after a burn): no guess. A live
+     * position of unknown place might come first, so it also makes the answer empty, unless the
+     * answer is {@code position}'s very next place and every other sled's newest watermark there
+     * stands on it (nothing lies between, and the rack took that branch): then {@code asking}
+     * goes where the rest of the rack waits (a rack waiting for an operator to re-send a request
+     * that a universe lost).
      */
-    public Optional<JobId> nextLive(SessionId session, JobId position) {
+    public Optional<JobId> nextLive(SessionId session, JobId position, String asking) {
         OptionalLong from = ordinal(session, position);
         if (from.isEmpty()) {
             return Optional.empty();
@@ -372,6 +428,33 @@ public final class Settlement {
         long best = Long.MAX_VALUE;
         JobId found = null;
         boolean tie = false;
+        boolean unplaced = false;
+        Set<JobId> distinct = new HashSet<>();
+        for (JobId p : livePositions(session)) {
+            if (!distinct.add(p)) {
+                continue;
+            }
+            OptionalLong o = ordinal(session, p);
+            if (o.isEmpty()) {
+                unplaced = true; // a live position of unknown place might come first
+                continue;
+            }
+            if (o.getAsLong() <= from.getAsLong() || o.getAsLong() > best) {
+                continue;
+            }
+            tie = o.getAsLong() == best;
+            best = o.getAsLong();
+            found = p;
+        }
+        if (found == null || tie || (unplaced && !(best == from.getAsLong() + 1 && everyOtherHeadAt(session, found,
+                asking)))) {
+            return Optional.empty();
+        }
+        return Optional.of(found);
+    }
+
+    /** The session's live positions: jobs and burns held, and the heads of every sled's newest watermarks. */
+    private List<JobId> livePositions(SessionId session) {
         List<JobId> candidates = new ArrayList<>();
         jobs.values().forEach(j -> {
             if (j.session.equals(session)) {
@@ -390,32 +473,39 @@ public final class Settlement {
                         .forEach(mark -> candidates.add(mark.watermark().head()));
             }
         });
-        Set<JobId> distinct = new HashSet<>();
-        for (JobId p : candidates) {
-            if (!distinct.add(p)) {
+        return candidates;
+    }
+
+    /** Every sled of the rack but {@code asking} has newest watermarks in {@code session}, all standing on {@code head}. */
+    private boolean everyOtherHeadAt(SessionId session, JobId head, String asking) {
+        for (String p : peers.keySet()) {
+            if (p.equals(asking)) {
                 continue;
             }
-            OptionalLong o = ordinal(session, p);
-            if (o.isEmpty()) {
-                return Optional.empty(); // a live position of unknown place might come first: no guess
+            Marks m = bySession.getOrDefault(p, Map.of()).get(session);
+            if (m == null || m.overflowed || m.held.isEmpty()
+                    || m.held.stream().anyMatch(x -> x.watermark().done() || !x.watermark().head().equals(head))) {
+                return false;
             }
-            if (o.getAsLong() <= from.getAsLong() || o.getAsLong() > best) {
-                continue;
-            }
-            tie = o.getAsLong() == best;
-            best = o.getAsLong();
-            found = p;
         }
-        return found == null || tie ? Optional.empty() : Optional.of(found);
+        return true;
     }
 
     /** Every sled's newest watermarks in {@code session} are past {@code position}. */
     private boolean past(SessionId session, JobId position) {
+        return past(session, position, null);
+    }
+
+    /** As above, but for {@code except}'s (none when null). */
+    private boolean past(SessionId session, JobId position, String except) {
         OptionalLong ordinal = chain(session).ordinal(position);
         if (ordinal.isEmpty()) {
             return false;
         }
         for (String p : peers.keySet()) {
+            if (p.equals(except)) {
+                continue;
+            }
             Marks m = bySession.getOrDefault(p, Map.of()).get(session);
             if (m == null || m.overflowed || m.held.isEmpty()) {
                 return false;

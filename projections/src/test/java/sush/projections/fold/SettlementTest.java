@@ -259,7 +259,7 @@ class SettlementTest {
         deliver(new Message.JobStart(jobs[3]));
         JobId first = position(jobs[0]);
         assertTrue(s.ordinal(S, position(jobs[2])).isEmpty(), "no ordinal before a watermark names one");
-        assertTrue(s.nextLive(S, first).isEmpty(), "a live position of unknown place might come first");
+        assertTrue(s.nextLive(S, first, null).isEmpty(), "a live position of unknown place might come first");
         // B's watermark: its head is job 3's position, the 3rd; job 2's position is one less.
         deliver(new Message.Watermark(B.baseboard(), S, 3, position(jobs[3]), position(jobs[1]), 1L));
         assertEquals(2L, s.ordinal(S, position(jobs[2])).getAsLong(), "numbered backwards from a head");
@@ -269,10 +269,10 @@ class SettlementTest {
         assertTrue(s.pastEverywhere(S, first));
         assertTrue(s.pastEverywhere(S, position(jobs[2])));
         assertTrue(!s.pastEverywhere(S, position(jobs[3])), "nobody passed job 3");
-        assertEquals(position(jobs[2]), s.nextLive(S, first).orElseThrow(), "job 2, not a head after it");
-        assertEquals(position(jobs[2]), s.nextLive(S, position(jobs[1])).orElseThrow());
-        assertEquals(position(jobs[3]), s.nextLive(S, position(jobs[2])).orElseThrow());
-        assertTrue(s.nextLive(S, jobs[3].request().successor()).isEmpty(), "nothing live after the end");
+        assertEquals(position(jobs[2]), s.nextLive(S, first, null).orElseThrow(), "job 2, not a head after it");
+        assertEquals(position(jobs[2]), s.nextLive(S, position(jobs[1]), null).orElseThrow());
+        assertEquals(position(jobs[3]), s.nextLive(S, position(jobs[2]), null).orElseThrow());
+        assertTrue(s.nextLive(S, jobs[3].request().successor(), null).isEmpty(), "nothing live after the end");
     }
 
     @Test
@@ -281,13 +281,13 @@ class SettlementTest {
         JobId end = jobs[1].request().successor();
         deliver(mark(A, S, 2, end));
         deliver(mark(B, S, 2, end));
-        assertEquals(end, s.nextLive(S, Chain.first(S)).orElseThrow(), "the chain's end, where both heads are");
+        assertEquals(end, s.nextLive(S, Chain.first(S), null).orElseThrow(), "the chain's end, where both heads are");
         // Two positions at one ordinal (a burn's branch beside a job's successor): no guess.
         JobId burnt = position(jobs[0]);
         deliver(new Message.JobSkip(S, burnt, "operator"));
         deliver(new Message.Watermark(A.baseboard(), S, 1, Chain.afterBurn(burnt), Chain.first(S), 0L));
         deliver(new Message.Watermark(B.baseboard(), S, 1, jobs[0].request().successor(), Chain.first(S), 0L));
-        assertTrue(s.nextLive(S, Chain.first(S)).isEmpty(), "two heads at the 1st position: no guess");
+        assertTrue(s.nextLive(S, Chain.first(S), null).isEmpty(), "two heads at the 1st position: no guess");
     }
 
     @Test
@@ -342,7 +342,7 @@ class SettlementTest {
         deliver(mark(B, T, 0, Chain.first(T)));
         deliver(mark(A, T, 0, Chain.first(T)));
         assertTrue(s.drain().contains(start));
-        assertTrue(s.nextLive(S, Chain.first(S)).isEmpty(), "a done mark is no place to land");
+        assertTrue(s.nextLive(S, Chain.first(S), null).isEmpty(), "a done mark is no place to land");
     }
 
     private static Message.Watermark done(Sled sled, SessionId session) {
@@ -417,13 +417,13 @@ class SettlementTest {
         deliver(mark(A, S, 2, position(jobs[2])));
         deliver(new Message.JobStart(jobs[1]));
         assertEquals(1L, s.ordinal(S, position(jobs[1])).getAsLong());
-        assertEquals(position(jobs[1]), s.nextLive(S, position(jobs[0])).orElseThrow());
+        assertEquals(position(jobs[1]), s.nextLive(S, position(jobs[0]), null).orElseThrow());
         // A burn of job 1's position is live too: the burnt position itself, then after it.
         deliver(new Message.JobSkip(S, position(jobs[1]), "operator"));
         assertEquals(2, s.live());
-        assertEquals(position(jobs[1]), s.nextLive(S, position(jobs[0])).orElseThrow(),
+        assertEquals(position(jobs[1]), s.nextLive(S, position(jobs[0]), null).orElseThrow(),
                 "job 1's position, burnt or not, comes next");
-        assertEquals(position(jobs[2]), s.nextLive(S, position(jobs[1])).orElseThrow(), "A's head");
+        assertEquals(position(jobs[2]), s.nextLive(S, position(jobs[1]), null).orElseThrow(), "A's head");
     }
 
     @Test
@@ -470,5 +470,66 @@ class SettlementTest {
             boolean forgot = t.drain().contains(start);
             assertEquals(concurrent <= Settlement.MAX_CONCURRENT_MARKS, forgot, concurrent + " concurrent marks");
         }
+    }
+
+    @Test
+    void whatIsForgottenOfASessionIsAPrefixOfItsChain() {
+        SignedJob[] jobs = chain("0", "*");
+        Version first = deliver(new Message.JobStart(jobs[0]));
+        List<Version> second = new ArrayList<>();
+        second.add(deliver(new Message.JobStart(jobs[1])));
+        second.add(deliver(ended(A, jobs[1])));
+        second.add(deliver(ended(B, jobs[1])));
+        deliver(mark(A, S, 2, jobs[1].request().successor()));
+        deliver(mark(B, S, 2, jobs[1].request().successor()));
+        // Job 1 alone would be settled; job 0 is not (A has not ended it), and it comes first.
+        List<Version> forgot = s.drain();
+        assertTrue(forgot.stream().noneMatch(second::contains), "a settled job after a live one stays: " + forgot);
+        assertTrue(!forgot.contains(first));
+        Version end = deliver(ended(A, jobs[0]));
+        deliver(mark(A, S, 2, jobs[1].request().successor()));
+        deliver(mark(B, S, 2, jobs[1].request().successor()));
+        forgot = s.drain();
+        assertTrue(forgot.containsAll(second) && forgot.contains(first) && forgot.contains(end), forgot.toString());
+    }
+
+    @Test
+    void aSettledJobAfterALiveOneGoesUnderTheWrongRuleThatTheSimulatorCatches() {
+        Settlement wrong = new Settlement(List.of(A, B), Settlement.Break.NOT_PREFIX);
+        SignedJob[] jobs = chain("0", "*");
+        Clock c = new Clock(Id.ONE);
+        wrong.apply(c.next(), new Message.JobStart(jobs[0]));
+        Version second = c.next();
+        wrong.apply(second, new Message.JobStart(jobs[1]));
+        wrong.apply(c.next(), ended(A, jobs[1]));
+        wrong.apply(c.next(), ended(B, jobs[1]));
+        wrong.apply(c.next(), mark(A, S, 2, jobs[1].request().successor()));
+        wrong.apply(c.next(), mark(B, S, 2, jobs[1].request().successor()));
+        assertTrue(wrong.drain().contains(second));
+    }
+
+    @Test
+    void aRestartedSledGoesWhereEveryOtherSledWaitsWhenNothingCanLieBetween() {
+        Sled c = new Sled("p:c", 2);
+        Settlement three = new Settlement(List.of(A, B, c));
+        Clock k = new Clock(Id.ONE);
+        SignedJob[] jobs = chain("*", "*", "*");
+        JobId first = position(jobs[0]);
+        JobId next = position(jobs[1]);
+        // Held: only job 2, whose place is unknown (job 1's request, which links to it, is not held).
+        three.apply(k.next(), new Message.JobStart(jobs[2]));
+        three.apply(k.next(), mark(A, S, 1, next));
+        three.apply(k.next(), mark(B, S, 1, next));
+        // C restarted at the first position, forgotten; its new watermark says it stands there.
+        three.apply(k.next(), mark(c, S, 0, first));
+        assertTrue(!three.pastEverywhere(S, first), "C's own watermark is not past it");
+        assertTrue(three.pastEverywhereElse(S, first, c.baseboard()), "every other sled passed it");
+        assertTrue(three.nextLive(S, first, null).isEmpty(), "asked for the whole rack: C's head is elsewhere");
+        assertEquals(next, three.nextLive(S, first, c.baseboard()).orElseThrow(),
+                "the very next place, where every other sled stands, though job 2's place is unknown");
+        // One sled elsewhere: a live position of unknown place might come first; no guess.
+        three.apply(k.next(), mark(B, S, 2, Chain.afterBurn(next)));
+        assertTrue(three.ordinal(S, position(jobs[2])).isEmpty());
+        assertTrue(three.nextLive(S, first, c.baseboard()).isEmpty());
     }
 }
