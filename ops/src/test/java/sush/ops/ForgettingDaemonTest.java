@@ -30,7 +30,8 @@ import tools.jackson.databind.JsonNode;
  * --forgetting} on every sled): jobs end, the sleds forget them from their gossip sets (what
  * each holds falls back to a handful of messages), and a sled killed with kill -9 whose resume
  * point the rack forgot meanwhile comes back, jumps over the forgotten positions and runs the
- * next job, which runs once.
+ * next job, which runs once; it answers a forgotten job's status from its journal as it did from
+ * its fold before.
  */
 class ForgettingDaemonTest extends ProcessRack {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
@@ -104,7 +105,7 @@ class ForgettingDaemonTest extends ProcessRack {
             }
             return true;
         });
-        run("*", SLEDS);
+        String first = run("*", SLEDS);
         run("*", SLEDS);
         // Sled 2's boundary record now resumes after the second job; the next ones are not its.
         for (int i = 0; i < 4; i++) {
@@ -117,6 +118,8 @@ class ForgettingDaemonTest extends ProcessRack {
             await("sled " + i + " holds a handful of messages", () -> metricAtMost(sled, "sush_gossip_messages", 12));
         }
         assertEquals(10, ledgerLines().size(), "two jobs on three sleds, four on one");
+        String firstBody = client(2).get("/jobs/" + first + "/status").toString();
+        assertEquals(3, statuses(2, first).size(), firstBody);
 
         ProcessHandle h = RackAccess.running(rack.sleds().get(2)).orElseThrow();
         h.destroyForcibly();
@@ -124,6 +127,10 @@ class ForgettingDaemonTest extends ProcessRack {
         processes.add(RackAccess.start(dir, rack.sleds().get(2), List.of(), List.of("--forgetting")));
         assertTrue(RackAccess.awaitApi(rack.sleds().get(2).api()));
         await("one universe again", () -> oneUniverse(SLEDS));
+        // The restarted sled no longer folds the forgotten first job: its journal answers for it,
+        // as its fold did before the restart (every sled's status, times and hashes alike).
+        assertEquals(firstBody, client(2).get("/jobs/" + first + "/status").toString(),
+                "a forgotten job's status from the restarted sled");
         String next = run("*", SLEDS);
         String log = Files.readString(rack.sleds().get(2).output().getParent().resolve("daemon.log"));
         assertTrue(log.contains("over positions the rack forgot"), "the restarted sled jumped: " + log.lines()

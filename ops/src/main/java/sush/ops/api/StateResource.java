@@ -35,6 +35,7 @@ import sush.ops.wire.StatusReport;
 import sush.ops.wire.SignedRequests;
 import sush.ops.wire.SignedRequests.BadRequest;
 import sush.ops.api.Replies.Refused;
+import sush.pipeline.journal.JournalException;
 import sush.pipeline.sled.SledConfig;
 import sush.pipeline.sled.SledRuntime;
 import sush.projections.fold.ChainProjection;
@@ -220,7 +221,8 @@ final class StateResource {
         Optional<String> sled = sledParameter(q);
         return runtime.query(v -> v.fold() == null ? Map.entry(Map.<String, SledStatus>of(), Map.<String, Conflict>of())
                 : Map.entry(Json.statuses(v.fold().statuses().statuses(job)),
-                        Json.conflicts(v.fold().statuses().conflicts(job)))).flatMap(both -> {
+                        Json.conflicts(v.fold().statuses().conflicts(job)))).flatMap(known -> known.getKey().isEmpty()
+                                ? fromJournal(job) : Mono.just(known)).flatMap(both -> {
                     Map<String, SledStatus> all = both.getKey();
                     Map<String, SledStatus> m = sled.isEmpty() ? all : all.containsKey(sled.get())
                             ? Map.of(sled.get(), all.get(sled.get())) : Map.of();
@@ -230,6 +232,17 @@ final class StateResource {
                     }
                     return Mono.just((Object) statusBody(job, m, both.getValue()));
                 });
+    }
+
+    /**
+     * A job's statuses and conflicts as this sled's journal holds them (issue 39): a job the rack
+     * settled is forgotten from gossip, and a sled that restarted since folds it no more; its
+     * journal still says what every sled reported. A journal that cannot be read is a 503.
+     */
+    private Mono<Map.Entry<Map<String, SledStatus>, Map<String, Conflict>>> fromJournal(JobId job) {
+        return runtime.journalStatuses(job).map(p -> Map.entry(Json.statuses(p.statuses(job)),
+                Json.conflicts(p.conflicts(job)))).onErrorMap(JournalException.class, e -> new Refused(503,
+                        "history-unavailable", "this sled's journal could not be read: " + e.getMessage()));
     }
 
     /**

@@ -43,6 +43,8 @@ public final class Journal implements AutoCloseable {
     private final ChronicleQueue queue;
     private final ExcerptAppender appender;
     private final Optional<Sealer> sealer;
+    /** The key, to read back what this journal sealed ({@link #readBack}). */
+    private final Optional<byte[]> key;
     private final long segment;
     private long counter;
     private final Path dir;
@@ -67,11 +69,12 @@ public final class Journal implements AutoCloseable {
     /** Chronicle's files of cycles: what the budget counts and deletes (its metadata file is kept). */
     static final String CYCLE_SUFFIX = ".cq4";
 
-    private Journal(ChronicleQueue queue, Optional<Sealer> sealer, long segment, Path dir, long maxBytes,
-            DiskReserve disk) {
+    private Journal(ChronicleQueue queue, Optional<byte[]> key, Optional<Sealer> sealer, long segment, Path dir,
+            long maxBytes, DiskReserve disk) {
         this.disk = disk;
         this.queue = queue;
         this.appender = queue.createAppender();
+        this.key = key.map(byte[]::clone);
         this.sealer = sealer;
         this.segment = segment;
         this.dir = dir;
@@ -119,7 +122,7 @@ public final class Journal implements AutoCloseable {
         if (newest != Integer.MIN_VALUE && newest >= 0) {
             clock.atLeast(builder.epoch() + (long) newest * q.rollCycle().lengthInMillis());
         }
-        Journal j = new Journal(q, key.map(k -> new Sealer(k, entropy)), ByteBuffer.wrap(s).getLong(),
+        Journal j = new Journal(q, key, key.map(k -> new Sealer(k, entropy)), ByteBuffer.wrap(s).getLong(),
                 dir, maxBytes, Objects.requireNonNull(disk, "disk"));
         j.prune();
         return j;
@@ -224,6 +227,27 @@ public final class Journal implements AutoCloseable {
      */
     public static void read(Path dir, Optional<byte[]> key, Consumer<JournalRecord> each) throws JournalException {
         read(dir, key, each, Optional.empty());
+    }
+
+    /**
+     * Reads back every record this journal holds, oldest first, while it is still being written
+     * (issue 39: the history the gossip set forgot). A damaged life is passed over, as
+     * {@code sush replay} does; a record appended during the read may or may not be seen.
+     */
+    public void readBack(Consumer<JournalRecord> each) throws JournalException {
+        Optional<Sealer> opener = key.map(k -> new Sealer(k, into -> {
+            throw new IllegalStateException("a reader never seals");
+        }));
+        ExcerptTailer tailer = queue.createTailer();
+        try {
+            tailer.toStart();
+            Cursor at = new Cursor(tailer, opener, Optional.of(d -> { }));
+            for (JournalRecord r = at.next(); r != null; r = at.next()) {
+                each.accept(r);
+            }
+        } finally {
+            tailer.close();
+        }
     }
 
     /**

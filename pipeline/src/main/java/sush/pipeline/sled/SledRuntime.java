@@ -24,9 +24,11 @@ import sush.locker.store.Locker;
 import sush.pipeline.disk.DiskReserve;
 import sush.pipeline.exec.Launcher;
 import sush.pipeline.journal.Journal;
+import sush.pipeline.journal.JournalHistory;
 import sush.pipeline.journal.JournalRecord;
 import sush.projections.fold.Ordering;
 import sush.projections.fold.SledProjection;
+import sush.projections.fold.StatusProjection;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
 import sush.projections.message.Message;
@@ -74,6 +76,10 @@ public final class SledRuntime {
     /** The entry entered last: null before the first; left (no fold fed) while the next one waits for the writer. */
     private EntryState entry;
     private Disposable entries;
+    /** The sled's journal, read back for the history the gossip set forgot (issue 39). */
+    private final Optional<Journal> journal;
+    /** One read of the journal at a time: each reads it whole. */
+    private final Object history = new Object();
 
     public SledRuntime(SledConfig cfg, Gossip gossip, Locker<?> locker, Launcher launcher, Optional<Journal> journal,
             Scheduler loop, Scheduler writer) {
@@ -92,6 +98,7 @@ public final class SledRuntime {
         this.gossip = gossip;
         this.locker = locker;
         this.loop = new Loop(loop, gossip, journal);
+        this.journal = journal;
         // The rack's ordering is the locker's record format: one source, so they never disagree.
         this.order = OrderingRules.of(locker, cfg.me().baseboard(), this.loop);
         this.writer = new BoundaryWriter(locker, writer);
@@ -222,6 +229,22 @@ public final class SledRuntime {
     /** The fold of the current entry, read on the loop (tests, the API's queries). */
     public Mono<View> view() {
         return Mono.fromCallable(this::currentView).subscribeOn(loop.scheduler());
+    }
+
+    /**
+     * The statuses of {@code job} this sled's journal holds (issue 39): what a job's status was
+     * once every sled forgot it from gossip and this one restarted since. Read off the loop, one
+     * read at a time; empty without a journal.
+     */
+    public Mono<StatusProjection> journalStatuses(JobId job) {
+        if (journal.isEmpty()) {
+            return Mono.just(new StatusProjection());
+        }
+        return Mono.fromCallable(() -> {
+            synchronized (history) {
+                return JournalHistory.statuses(journal.get(), job);
+            }
+        }).subscribeOn(Schedulers.boundedElastic());
     }
 
     /** Runs {@code f} on the loop, where the fold may be read; for the API's queries. */
