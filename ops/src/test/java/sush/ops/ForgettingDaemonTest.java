@@ -16,6 +16,7 @@ import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 
+import sush.ops.cli.Client;
 import sush.ops.cli.RackAccess;
 import sush.ops.cli.RackCommand;
 import sush.ops.wire.SignedRequests;
@@ -31,7 +32,8 @@ import tools.jackson.databind.JsonNode;
  * each holds falls back to a handful of messages), and a sled killed with kill -9 whose resume
  * point the rack forgot meanwhile comes back, jumps over the forgotten positions and runs the
  * next job, which runs once; it answers a forgotten job's status from its journal as it did from
- * its fold before.
+ * its fold before, and tells a client asking for the chain after a forgotten position where the
+ * live chain goes on.
  */
 class ForgettingDaemonTest extends ProcessRack {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
@@ -131,6 +133,16 @@ class ForgettingDaemonTest extends ProcessRack {
         // as its fold did before the restart (every sled's status, times and hashes alike).
         assertEquals(firstBody, client(2).get("/jobs/" + first + "/status").toString(),
                 "a forgotten job's status from the restarted sled");
+        // A client whose kept tip the rack forgot learns where the live chain goes on.
+        String tail = client(0).get("/sessions").get("next_job").asString();
+        await("the restarted sled says where the chain goes on after a forgotten position", () -> {
+            try {
+                return tail.equals(client(2).get("/sessions/" + session + "/chain?after=" + first)
+                        .path("continues_at").asString(""));
+            } catch (Client.Failure f) {
+                return false;
+            }
+        });
         String next = run("*", SLEDS);
         String log = Files.readString(rack.sleds().get(2).output().getParent().resolve("daemon.log"));
         assertTrue(log.contains("over positions the rack forgot"), "the restarted sled jumped: " + log.lines()

@@ -274,6 +274,11 @@ final class StateResource {
                         return Mono.error(new Refused(404, "not-active", "session " + id.codephrase()
                                 + " is not the active session here"));
                     }
+                    if (links.get().isEmpty()) {
+                        // Issue 39: nothing held here; the rack may have settled and forgotten it.
+                        return runtime.continuesAt(id, after).map(to -> (Object) new ChainPage(id.codephrase(),
+                                after.codephrase(), List.of(), false, to.map(JobId::codephrase).orElse(null)));
+                    }
                     List<ChainPage.Link> out = new ArrayList<>();
                     for (ChainProjection.Link l : links.get().subList(0, Math.min(page, links.get().size()))) {
                         out.add(new ChainPage.Link(l.position().codephrase(), l.request().map(r ->

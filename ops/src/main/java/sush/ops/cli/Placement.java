@@ -117,6 +117,7 @@ final class Placement {
     static ClientChain.Held fetch(Client c, SessionId session, JobId after, String sled) throws Client.Failure {
         Map<JobId, SignedJob> requests = new HashMap<>();
         Set<JobId> burns = new HashSet<>();
+        Map<JobId, JobId> jumps = new HashMap<>();
         JobId from = after;
         for (int page = 0; page < MAX_PAGES; page++) {
             String path = "/sessions/" + session.codephrase() + "/chain?after=" + from.codephrase()
@@ -142,12 +143,21 @@ final class Placement {
                     last = Chain.afterBurn(at);
                 }
             }
+            if (last == null && doc.continuesAt() != null) {
+                // Issue 39: the rack forgot the chain here; its live chain goes on there.
+                JobId to = id(Said.text(doc.continuesAt()));
+                if (jumps.putIfAbsent(from, to) != null) {
+                    break;
+                }
+                from = to;
+                continue;
+            }
             if (!Said.flag(doc.more()) || last == null) {
                 break;
             }
             from = last;
         }
-        return new ClientChain.Held(requests, burns);
+        return new ClientChain.Held(requests, burns, jumps);
     }
 
     private static JobId id(String phrase) throws Client.Failure {

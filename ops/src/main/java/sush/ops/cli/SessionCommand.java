@@ -298,11 +298,11 @@ public final class SessionCommand implements Callable<Integer> {
                 c.post("/sessions/" + id + "/skip/" + ((ClientChain.Entry.Burn) e).position()
                         .codephrase(), Map.of());
                 burns++;
-            } else {
+            } else if (e instanceof ClientChain.Entry.Stop) {
                 c.post("/jobs/" + ((ClientChain.Entry.Stop) e).job().codephrase() + "/stop",
                         Map.of());
                 stops++;
-            }
+            } // a jump sends nothing: it carries the tip over positions the rack forgot
         }
         return resumed.sentAgain(requests, burns, stops);
     }

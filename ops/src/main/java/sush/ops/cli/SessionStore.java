@@ -194,10 +194,11 @@ final class SessionStore {
 
     /**
      * One line of a kept chain's file: a signed request (its JSON as a request body is, read as
-     * strictly), or the position of a burn, or the job of a stop.
+     * strictly), or the position of a burn, or the job of a stop, or a jump over positions the
+     * rack forgot ({@code [from, to]}).
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    private record Line(JsonNode request, String burn, String stop) {
+    private record Line(JsonNode request, String burn, String stop, List<String> jump) {
     }
 
     private static ClientChain.Entry entry(Path file, String line) throws Client.Failure {
@@ -209,8 +210,10 @@ final class SessionStore {
                 return new ClientChain.Entry.Burn(JobId.parse(n.burn()));
             } else if (n.stop() != null) {
                 return new ClientChain.Entry.Stop(JobId.parse(n.stop()));
+            } else if (n.jump() != null && n.jump().size() == 2) {
+                return new ClientChain.Entry.Jump(JobId.parse(n.jump().get(0)), JobId.parse(n.jump().get(1)));
             }
-            throw new IllegalArgumentException("neither a request, a burn nor a stop");
+            throw new IllegalArgumentException("neither a request, a burn, a stop nor a jump");
         } catch (IdException | SignedRequests.BadRequest | RuntimeException e) {
             throw new Client.Failure(2, "bad-chain-file", "cannot read " + file + ": " + e.getMessage());
         }
@@ -220,11 +223,14 @@ final class SessionStore {
         Line l;
         if (e instanceof ClientChain.Entry.Request) {
             l = new Line(Json.MAPPER.valueToTree(SignedRequests.toJson(((ClientChain.Entry.Request) e).job())), null,
-                    null);
+                    null, null);
         } else if (e instanceof ClientChain.Entry.Burn) {
-            l = new Line(null, ((ClientChain.Entry.Burn) e).position().codephrase(), null);
+            l = new Line(null, ((ClientChain.Entry.Burn) e).position().codephrase(), null, null);
+        } else if (e instanceof ClientChain.Entry.Jump) {
+            ClientChain.Entry.Jump j = (ClientChain.Entry.Jump) e;
+            l = new Line(null, null, null, List.of(j.from().codephrase(), j.to().codephrase()));
         } else {
-            l = new Line(null, null, ((ClientChain.Entry.Stop) e).job().codephrase());
+            l = new Line(null, null, ((ClientChain.Entry.Stop) e).job().codephrase(), null);
         }
         return Json.MAPPER.writeValueAsString(l) + "\n";
     }

@@ -10,9 +10,15 @@ import tools.jackson.databind.JsonNode;
 /**
  * {@code GET /sessions/{sid}/chain?after=P}: the requests and burns a sled holds of the active
  * session's chain from position {@code after} on, in chain order, and whether the chain goes on
- * past this page ({@code more}).
+ * past this page ({@code more}). When the rack settled and forgot the chain at {@code after}
+ * (issue 39), no links, and {@code continues_at}: where its live chain goes on.
  */
-public record ChainPage(@JsonProperty("session_id") String sessionId, String after, List<Link> links, Boolean more) {
+public record ChainPage(@JsonProperty("session_id") String sessionId, String after, List<Link> links, Boolean more,
+        @JsonInclude(JsonInclude.Include.NON_NULL) @JsonProperty("continues_at") String continuesAt) {
+
+    public ChainPage(String sessionId, String after, List<Link> links, Boolean more) {
+        this(sessionId, after, links, more, null);
+    }
 
     /**
      * One position of the chain: the signed request held there (its JSON as a request body is,

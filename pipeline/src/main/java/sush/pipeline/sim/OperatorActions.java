@@ -73,9 +73,9 @@ final class OperatorActions {
                 send(via, new Message.JobStart(((ClientChain.Entry.Request) e).job()));
             } else if (e instanceof ClientChain.Entry.Burn) {
                 send(via, new Message.JobSkip(session, ((ClientChain.Entry.Burn) e).position(), operator.starter));
-            } else {
+            } else if (e instanceof ClientChain.Entry.Stop) {
                 send(via, new Message.JobStop(((ClientChain.Entry.Stop) e).job(), operator.starter));
-            }
+            } // a jump sends nothing: it only carries the tip over what the rack forgot
         }
     }
 

@@ -247,6 +247,24 @@ public final class SledRuntime {
         }).subscribeOn(Schedulers.boundedElastic());
     }
 
+    /**
+     * Where {@code session}'s live chain goes on after {@code position}, when the rack settled and
+     * forgot the chain there (issue 39: this sled holds nothing at the position and every other
+     * sled passed it); empty otherwise, and when the sled does not settle. What the chain's
+     * endpoint tells a client whose kept tip the rack forgot.
+     */
+    public Mono<Optional<JobId>> continuesAt(SessionId session, JobId position) {
+        return Mono.fromCallable(() -> {
+            EntryState at = entry;
+            if (at == null || !at.folding() || at.settlement() == null
+                    || at.fold().chain().map(c -> c.holds(position)).orElse(true)
+                    || !at.settlement().pastEverywhereElse(session, position, me)) {
+                return Optional.<JobId>empty();
+            }
+            return at.settlement().nextLive(session, position, me);
+        }).subscribeOn(loop.scheduler());
+    }
+
     /** Runs {@code f} on the loop, where the fold may be read; for the API's queries. */
     public <T> Mono<T> query(Function<View, T> f) {
         return Mono.fromCallable(() -> f.apply(currentView())).subscribeOn(loop.scheduler());

@@ -40,6 +40,14 @@ public final class ClientChain {
         /** A stop of a job (the starter's stop): kept so that a cold boot cannot lose it. */
         record Stop(JobId job) implements Entry {
         }
+
+        /**
+         * The rack settled and forgot the chain from {@code from} on (bounded-gossip.md section 3):
+         * its live chain goes on at {@code to}, as the sleds asked said. Nothing is sent for it on
+         * a resume; it only carries the tip over positions no sled holds any more.
+         */
+        record Jump(JobId from, JobId to) implements Entry {
+        }
     }
 
     /** Two requests at one position: the chain forked, and the client must not guess. */
@@ -52,6 +60,9 @@ public final class ClientChain {
         }
 
         private static String describe(Entry e) {
+            if (e instanceof Entry.Jump) {
+                return "a jump to " + ((Entry.Jump) e).to().codephrase();
+            }
             return e instanceof Entry.Request ? "request " + HexFormat.of().formatHex(((Entry.Request) e).job().request()
                     .digest()) : "a burn";
         }
@@ -61,6 +72,7 @@ public final class ClientChain {
     private final List<Entry> entries = new ArrayList<>();
     private final Map<JobId, SignedJob> requests = new HashMap<>();
     private final Set<JobId> burns = new HashSet<>();
+    private final Map<JobId, JobId> jumps = new HashMap<>();
 
     public ClientChain(SessionId session) {
         this.session = session;
@@ -94,7 +106,7 @@ public final class ClientChain {
      * sled) and kept requests, to the first position the kept chain does not fill.
      */
     public JobId tip() {
-        return walk(requests, burns, Chain.first(session));
+        return walk(requests, burns, jumps, Chain.first(session));
     }
 
     /** Keeps {@code job}, which must stand at the tip: a position names one request. */
@@ -131,6 +143,8 @@ public final class ClientChain {
             requests.remove(((Entry.Request) last).job().request().job());
         } else if (last instanceof Entry.Burn && !entries.contains(last)) {
             burns.remove(((Entry.Burn) last).position());
+        } else if (last instanceof Entry.Jump && !entries.contains(last)) {
+            jumps.remove(((Entry.Jump) last).from());
         }
     }
 
@@ -149,6 +163,12 @@ public final class ClientChain {
             }
         } else if (e instanceof Entry.Burn) {
             burns.add(((Entry.Burn) e).position());
+        } else if (e instanceof Entry.Jump) {
+            Entry.Jump j = (Entry.Jump) e;
+            JobId old = jumps.putIfAbsent(j.from(), j.to());
+            if (old != null && !old.equals(j.to())) {
+                throw new IllegalArgumentException("two jumps kept from " + j.from().codephrase());
+            }
         }
         entries.add(e);
     }
@@ -158,12 +178,15 @@ public final class ClientChain {
      * it sent), asked of one sled or of all of them: the union of what they hold is followed from
      * the tip, so the longest chain that extends the kept one is kept (a sled that lags holds a
      * prefix of it). Two requests at one position, from two sleds or from a sled and the kept
-     * chain, are a fork: the client never guesses which one the rack runs. Returns how many
-     * entries were added.
+     * chain, are a fork: the client never guesses which one the rack runs. A position no sled
+     * holds any more, which a sled says the rack forgot (a jump), is passed to where the live
+     * chain goes on; a position some sled still holds is followed as held, and two sleds naming
+     * two places to go on from one position are a fork too. Returns how many entries were added.
      */
     public int extend(Collection<Held> sleds) throws Fork {
         Map<JobId, SignedJob> union = new HashMap<>(requests);
         Set<JobId> burnt = new HashSet<>(burns);
+        Map<JobId, JobId> jumped = new HashMap<>(jumps);
         for (Held h : sleds) {
             for (SignedJob theirs : h.requests().values()) {
                 if (!theirs.request().session().equals(session)) {
@@ -175,6 +198,12 @@ public final class ClientChain {
                 }
             }
             burnt.addAll(h.burns());
+            for (Map.Entry<JobId, JobId> j : h.jumps().entrySet()) {
+                JobId known = jumped.putIfAbsent(j.getKey(), j.getValue());
+                if (known != null && !known.equals(j.getValue())) {
+                    throw new Fork(j.getKey(), new Entry.Jump(j.getKey(), known), new Entry.Jump(j.getKey(), j.getValue()));
+                }
+            }
         }
         int added = 0;
         JobId at = tip();
@@ -187,6 +216,9 @@ public final class ClientChain {
                 SignedJob j = union.get(at);
                 add(new Entry.Request(j));
                 at = j.request().successor();
+            } else if (jumped.containsKey(at)) {
+                add(new Entry.Jump(at, jumped.get(at)));
+                at = jumped.get(at);
             } else {
                 break;
             }
@@ -195,11 +227,19 @@ public final class ClientChain {
         return added;
     }
 
-    /** What one sled holds of the session's chain: requests by position, and burnt positions. */
-    public record Held(Map<JobId, SignedJob> requests, Set<JobId> burns) {
+    /**
+     * What one sled holds of the session's chain: requests by position, burnt positions, and
+     * where the live chain goes on from a position the rack forgot ({@code jumps}).
+     */
+    public record Held(Map<JobId, SignedJob> requests, Set<JobId> burns, Map<JobId, JobId> jumps) {
         public Held {
             requests = Map.copyOf(requests);
             burns = Set.copyOf(burns);
+            jumps = Map.copyOf(jumps);
+        }
+
+        public Held(Map<JobId, SignedJob> requests, Set<JobId> burns) {
+            this(requests, burns, Map.of());
         }
 
         /** From a list of requests and burns. */
@@ -212,13 +252,15 @@ public final class ClientChain {
         }
     }
 
-    private static JobId walk(Map<JobId, SignedJob> requests, Set<JobId> burns, JobId from) {
+    private static JobId walk(Map<JobId, SignedJob> requests, Set<JobId> burns, Map<JobId, JobId> jumps, JobId from) {
         JobId at = from;
-        for (int steps = 0; steps <= requests.size() + burns.size(); steps++) {
+        for (int steps = 0; steps <= requests.size() + burns.size() + jumps.size(); steps++) {
             if (burns.contains(at)) {
                 at = Chain.afterBurn(at);
             } else if (requests.containsKey(at)) {
                 at = requests.get(at).request().successor();
+            } else if (jumps.containsKey(at)) {
+                at = jumps.get(at);
             } else {
                 return at;
             }

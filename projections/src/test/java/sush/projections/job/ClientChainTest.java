@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.security.SecureRandom;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
 import org.junit.jupiter.api.Test;
-
 import sush.projections.id.Chain;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
@@ -145,5 +145,38 @@ class ClientChainTest {
         assertEquals(b1, c.tip());
         assertThrows(IllegalStateException.class, () -> c.keepStop(first));
         assertEquals(ClientChain.MAX_ENTRIES, c.entries().size());
+    }
+
+    @Test
+    void aPositionTheRackForgotIsPassedToWhereTheLiveChainGoesOnAndKept() throws Exception {
+        ClientChain c = new ClientChain(S);
+        SignedJob j0 = at(c.tip(), "j0");
+        c.keep(j0);
+        JobId forgotten = j0.request().successor();
+        // Another client's jobs from there on were settled and forgotten; the live chain goes on at j5.
+        SignedJob j5 = at(Chain.afterBurn(forgotten), "j5 (a position past the forgotten ones)");
+        ClientChain.Held restarted = new ClientChain.Held(Map.of(j5.request().job(), j5), Set.of(),
+                Map.of(forgotten, j5.request().job()));
+        assertEquals(2, c.extend(List.of(restarted)));
+        assertEquals(new ClientChain.Entry.Jump(forgotten, j5.request().job()), c.entries().get(1));
+        assertEquals(j5.request().successor(), c.tip(), "over the jump, then the live request");
+        assertEquals(c.tip(), ClientChain.of(S, c.entries()).tip(), "a kept jump is read back");
+    }
+
+    @Test
+    void aRequestSomeSledStillHoldsWinsOverAJumpAndTwoPlacesToGoOnAreAFork() throws Exception {
+        ClientChain c = new ClientChain(S);
+        JobId first = c.tip();
+        SignedJob j0 = at(first, "j0");
+        JobId elsewhere = Chain.afterBurn(j0.request().successor());
+        ClientChain.Held holds = ClientChain.Held.of(List.of(j0), List.of());
+        ClientChain.Held forgot = new ClientChain.Held(Map.of(), Set.of(), Map.of(first, elsewhere));
+        assertEquals(1, c.extend(List.of(holds, forgot)));
+        assertEquals(j0.request().successor(), c.tip(), "the request held, not the jump");
+        ClientChain d = new ClientChain(S);
+        ClientChain.Held other = new ClientChain.Held(Map.of(), Set.of(),
+                Map.of(first, j0.request().successor()));
+        assertThrows(ClientChain.Fork.class, () -> d.extend(List.of(forgot, other)));
+        assertEquals(first, d.tip(), "nothing kept from a fork");
     }
 }

@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.security.SecureRandom;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
-
 import sush.projections.id.KeyId;
 
 /** Grants of the signed ordering: computed session ids, signatures checked against the trust store. */
@@ -49,7 +49,7 @@ class GrantTest {
                 new Grant(5, P256.id(), "operator", nonce(1)), new Grant(5, KEY.id(), "operatoR", nonce(1)),
                 new Grant(5, KEY.id(), "operator", nonce(3)));
         for (Grant o : others) {
-            assertTrue(!java.util.Arrays.equals(g.digest(), o.digest()), o.toString());
+            assertTrue(!Arrays.equals(g.digest(), o.digest()), o.toString());
             assertNotEquals(g, o);
         }
         assertEquals(g, new Grant(5, KEY.id(), "operator", nonce(1)));

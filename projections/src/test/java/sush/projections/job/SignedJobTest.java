@@ -7,15 +7,19 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.Test;
-
 import sush.projections.id.Chain;
+import sush.projections.id.KeyId;
 import sush.projections.id.SessionId;
 import sush.projections.id.SessionIds;
 
@@ -57,8 +61,8 @@ class SignedJobTest {
         JobRequest base = request("uptime");
         JobRequest concurrent = new JobRequest(SESSION, base.job(), "uptime", "*", true);
         JobRequest otherTarget = new JobRequest(SESSION, base.job(), "uptime", "0", false);
-        assertFalse(java.util.Arrays.equals(base.digest(), concurrent.digest()));
-        assertFalse(java.util.Arrays.equals(base.digest(), otherTarget.digest()));
+        assertFalse(Arrays.equals(base.digest(), concurrent.digest()));
+        assertFalse(Arrays.equals(base.digest(), otherTarget.digest()));
         assertEquals(Chain.next(base.digest()), base.successor());
     }
 
@@ -92,7 +96,7 @@ class SignedJobTest {
 
     @Test
     void theTrustStoreTakesKeysUpToItsBound() throws KeyException {
-        java.util.List<String> pems = new java.util.ArrayList<>();
+        List<String> pems = new ArrayList<>();
         for (int i = 0; i < TrustStore.MAX_KEYS; i++) {
             pems.add(SignerKey.generate(SignatureAlgorithm.ED25519, new SecureRandom()).publicPem());
         }
@@ -114,7 +118,7 @@ class SignedJobTest {
         String longCommand = "echo " + "x".repeat(60_000);
         long perJob = 256L + 2L * (longCommand.length() + 1);
         int perGeneration = (int) ((TrustStore.VERDICT_BYTES_PER_GENERATION + perJob - 1) / perJob);
-        List<SignedJob> jobs = new java.util.ArrayList<>();
+        List<SignedJob> jobs = new ArrayList<>();
         for (int i = 0; i < 3 * perGeneration; i++) {
             JobRequest r = new JobRequest(SESSION, Chain.first(SESSION), longCommand + i, "*", false);
             jobs.add(key.sign(r));
@@ -137,7 +141,7 @@ class SignedJobTest {
     void rememberedVerdictsAreBoundedByCountToo() throws KeyException {
         SignerKey key = SignerKey.generate(SignatureAlgorithm.ED25519, new SecureRandom());
         TrustStore trust = TrustStore.of(List.of(key.publicPem()));
-        List<SignedJob> jobs = new java.util.ArrayList<>();
+        List<SignedJob> jobs = new ArrayList<>();
         for (int i = 0; i <= TrustStore.VERDICTS_PER_GENERATION; i++) {
             jobs.add(key.sign(new JobRequest(SESSION, Chain.first(SESSION), "echo " + i, "*", false)));
         }
@@ -170,7 +174,7 @@ class SignedJobTest {
         JobRequest sequential = request("true");
         JobRequest concurrent = new JobRequest(sequential.session(), sequential.job(), sequential.command(),
                 sequential.target(), true);
-        assertFalse(java.util.Arrays.equals(sequential.digest(), concurrent.digest()));
+        assertFalse(Arrays.equals(sequential.digest(), concurrent.digest()));
     }
 
     @Test
@@ -191,7 +195,7 @@ class SignedJobTest {
     void aRequestsDigestIsPinned() {
         // The bytes a signer signs: any change to their framing (a field, its order, the
         // concurrent flag's value) changes this pin and every signature made before it.
-        assertEquals("51f80f9e9225dab669e7923b6ce68ffcfe4a7076a3fffc0465b317213784a362", java.util.HexFormat.of().formatHex(request("true").digest()));
+        assertEquals("51f80f9e9225dab669e7923b6ce68ffcfe4a7076a3fffc0465b317213784a362", HexFormat.of().formatHex(request("true").digest()));
     }
 
     /**
@@ -202,22 +206,22 @@ class SignedJobTest {
     void askedLimitsAreSignedAndNoLimitsHashAsBefore() {
         JobRequest none = request("true");
         JobRequest explicitNone = new JobRequest(none.session(), none.job(), "true", "*", false, JobLimits.NONE);
-        assertEquals(java.util.HexFormat.of().formatHex(none.digest()), java.util.HexFormat.of().formatHex(
+        assertEquals(HexFormat.of().formatHex(none.digest()), HexFormat.of().formatHex(
                 explicitNone.digest()));
-        java.util.Set<String> digests = new java.util.HashSet<>();
-        digests.add(java.util.HexFormat.of().formatHex(none.digest()));
+        Set<String> digests = new HashSet<>();
+        digests.add(HexFormat.of().formatHex(none.digest()));
         long[][] asked = {{1, 0, 0, 0, 0}, {0, 1, 0, 0, 0}, {0, 0, 1, 0, 0}, {0, 0, 0, 1, 0}, {0, 0, 0, 0, 1},
             {2, 0, 0, 0, 0}};
         for (long[] a : asked) {
             JobRequest r = new JobRequest(none.session(), none.job(), "true", "*", false, new JobLimits(a[0], a[1], a[2],
                     a[3], a[4]));
-            assertTrue(digests.add(java.util.HexFormat.of().formatHex(r.digest())), java.util.Arrays.toString(a));
+            assertTrue(digests.add(HexFormat.of().formatHex(r.digest())), Arrays.toString(a));
         }
         for (JobMode m : new JobMode[] {JobMode.INTERACTIVE, JobMode.STREAMING}) {
             JobRequest r = new JobRequest(none.session(), none.job(), "true", "*", false, JobLimits.NONE, m);
-            assertTrue(digests.add(java.util.HexFormat.of().formatHex(r.digest())), m.name());
+            assertTrue(digests.add(HexFormat.of().formatHex(r.digest())), m.name());
         }
-        assertEquals(java.util.HexFormat.of().formatHex(none.digest()), java.util.HexFormat.of().formatHex(
+        assertEquals(HexFormat.of().formatHex(none.digest()), HexFormat.of().formatHex(
                 new JobRequest(none.session(), none.job(), "true", "*", false, JobLimits.NONE, JobMode.RECORDED)
                         .digest()), "recorded is the default and hashes as before modes");
         assertEquals(List.of("cpu 20 s is above this sled's maximum 10 s"), new JobLimits(0, 5, 20, 0, 0).above(
@@ -229,7 +233,7 @@ class SignedJobTest {
     @Test
     void jobsWithOneSignatureButDifferentRequestsHashApart() {
         byte[] signature = new byte[64];
-        sush.projections.id.KeyId key = new sush.projections.id.KeyId(new byte[11]);
+        KeyId key = new KeyId(new byte[11]);
         SignedJob a = new SignedJob(request("true"), key, SignatureAlgorithm.ED25519, signature);
         SignedJob b = new SignedJob(request("false"), key, SignatureAlgorithm.ED25519, signature);
         assertFalse(a.hashCode() == b.hashCode());
