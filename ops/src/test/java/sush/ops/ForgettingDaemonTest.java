@@ -9,16 +9,17 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
-
 import sush.ops.cli.Client;
 import sush.ops.cli.RackAccess;
 import sush.ops.cli.RackCommand;
+import sush.ops.wire.Json;
 import sush.ops.wire.SignedRequests;
 import sush.projections.fixtures.Jobs;
 import sush.projections.fold.Ordering;
@@ -31,8 +32,8 @@ import tools.jackson.databind.JsonNode;
  * --forgetting} on every sled): jobs end, the sleds forget them from their gossip sets (what
  * each holds falls back to a handful of messages), and a sled killed with kill -9 whose resume
  * point the rack forgot meanwhile comes back, jumps over the forgotten positions and runs the
- * next job, which runs once; it answers a forgotten job's status from its journal as it did from
- * its fold before, and tells a client asking for the chain after a forgotten position where the
+ * next job, which runs once; it answers a forgotten job's status and the job history from its
+ * journal as it did from its fold before, and tells a client asking for the chain after a forgotten position where the
  * live chain goes on.
  */
 class ForgettingDaemonTest extends ProcessRack {
@@ -76,6 +77,13 @@ class ForgettingDaemonTest extends ProcessRack {
         await("job " + id + " stopped on its " + targeted + " sleds",
                 () -> statuses(0, id).values().stream().filter("stopped"::equals).count() == targeted);
         return id;
+    }
+
+    /** The job ids of a {@code /jobs} body, in order. */
+    private static List<String> ids(String body) throws Exception {
+        List<String> out = new ArrayList<>();
+        Json.MAPPER.readTree(body).get("jobs").forEach(j -> out.add(j.get("job_id").asString()));
+        return out;
     }
 
     private List<String> ledgerLines() throws Exception {
@@ -122,6 +130,7 @@ class ForgettingDaemonTest extends ProcessRack {
         assertEquals(10, ledgerLines().size(), "two jobs on three sleds, four on one");
         String firstBody = client(2).get("/jobs/" + first + "/status").toString();
         assertEquals(3, statuses(2, first).size(), firstBody);
+        String historyBody = client(2).get("/jobs?limit=50").toString();
 
         ProcessHandle h = RackAccess.running(rack.sleds().get(2)).orElseThrow();
         h.destroyForcibly();
@@ -133,6 +142,12 @@ class ForgettingDaemonTest extends ProcessRack {
         // as its fold did before the restart (every sled's status, times and hashes alike).
         assertEquals(firstBody, client(2).get("/jobs/" + first + "/status").toString(),
                 "a forgotten job's status from the restarted sled");
+        // Job history from the restarted sled: every job, as sled 0 (which never restarted) lists
+        // it. Sled 2's own ending of its committed job was told again from its boundary record
+        // (without times), which the rack now shows for it everywhere.
+        JsonNode after = client(2).get("/jobs?limit=50");
+        assertEquals(client(0).get("/jobs?limit=50").get("jobs").toString(), after.get("jobs").toString());
+        assertEquals(ids(historyBody), ids(after.toString()), "the same jobs, in the same order");
         // A client whose kept tip the rack forgot learns where the live chain goes on.
         String tail = client(0).get("/sessions").get("next_job").asString();
         await("the restarted sled says where the chain goes on after a forgotten position", () -> {

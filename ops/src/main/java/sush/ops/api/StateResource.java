@@ -8,10 +8,12 @@ import static sush.ops.api.Replies.sessionId;
 import static sush.ops.api.Replies.sledParameter;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 
 import org.reactivestreams.Publisher;
@@ -36,6 +38,7 @@ import sush.ops.wire.SignedRequests;
 import sush.ops.wire.SignedRequests.BadRequest;
 import sush.ops.api.Replies.Refused;
 import sush.pipeline.journal.JournalException;
+import sush.pipeline.journal.JournalHistory;
 import sush.pipeline.sled.SledConfig;
 import sush.pipeline.sled.SledRuntime;
 import sush.projections.fold.ChainProjection;
@@ -102,7 +105,11 @@ final class StateResource {
         } catch (BadRequest e) {
             return error(s, 400, e.code(), e.getMessage());
         }
-        return query(runtime, s, v -> jobs(v, limit, offset, session));
+        // Issue 39: what the fold no longer knows (forgotten, and this sled restarted since) is
+        // read back from the journal; nothing is read while this universe forgot nothing.
+        return runtime.forgottenHistory().flatMap(extra -> Mono.from(query(runtime, s, v -> jobs(v, extra, limit,
+                offset, session)))).onErrorResume(SledRuntime.HistoryUnavailable.class, e -> error(s, 503,
+                        "history-unavailable", e.getMessage()));
     }
 
     private static long queryNumber(QueryStringDecoder d, String name, long otherwise, long min, long max)
@@ -124,23 +131,37 @@ final class StateResource {
         }
     }
 
-    private JobPage jobs(SledRuntime.View v, int limit, int offset, Optional<SessionId> session) {
+    /**
+     * A page of the jobs the fold knows, newest first, after the ones only the journal still holds
+     * ({@code extra}: forgotten, so older than every job the fold knows).
+     */
+    private JobPage jobs(SledRuntime.View v, JournalHistory.Universe extra, int limit, int offset,
+            Optional<SessionId> session) {
         List<JobPage.Entry> out = new ArrayList<>();
         int matched = 0;
+        List<JobId> ids = new ArrayList<>();
         if (v.fold() != null) {
-            List<JobId> ids = v.fold().statuses().jobs();
-            for (int i = ids.size() - 1; i >= 0; i--) {
-                JobId id = ids.get(i);
-                Optional<SessionId> of = v.fold().sessionOf(id);
-                if (session.isPresent() && !session.equals(of)) {
-                    continue;
-                }
-                matched++;
-                if (matched <= offset || out.size() >= limit) {
-                    continue;
-                }
-                out.add(jobEntry(id, of, Json.statuses(v.fold().statuses().statuses(id))));
+            // The journal's jobs whose requests the fold no longer holds come first (older than
+            // every job it holds), in the order they were delivered; then the fold's.
+            List<JobId> known = v.fold().statuses().jobs();
+            extra.jobs().keySet().stream().filter(j -> v.fold().sessionOf(j).isEmpty()
+                    && !extra.statuses().statuses(j).isEmpty()).forEach(ids::add);
+            Set<JobId> first = new HashSet<>(ids);
+            known.stream().filter(j -> !first.contains(j)).forEach(ids::add);
+        }
+        for (int i = ids.size() - 1; i >= 0; i--) {
+            JobId id = ids.get(i);
+            boolean journal = extra.jobs().containsKey(id) && v.fold().sessionOf(id).isEmpty();
+            Optional<SessionId> of = journal ? Optional.of(extra.jobs().get(id)) : v.fold().sessionOf(id);
+            if (session.isPresent() && !session.equals(of)) {
+                continue;
             }
+            matched++;
+            if (matched <= offset || out.size() >= limit) {
+                continue;
+            }
+            out.add(jobEntry(id, of, Json.statuses(journal ? extra.statuses().statuses(id)
+                    : v.fold().statuses().statuses(id))));
         }
         return jobPage(matched, offset, limit, out);
     }
@@ -219,10 +240,15 @@ final class StateResource {
     Mono<Object> status(HttpServerRequest q) throws BadRequest {
         JobId job = jobId(q.param("jid"));
         Optional<String> sled = sledParameter(q);
-        return runtime.query(v -> v.fold() == null ? Map.entry(Map.<String, SledStatus>of(), Map.<String, Conflict>of())
-                : Map.entry(Json.statuses(v.fold().statuses().statuses(job)),
-                        Json.conflicts(v.fold().statuses().conflicts(job)))).flatMap(known -> known.getKey().isEmpty()
-                                ? fromJournal(job) : Mono.just(known)).flatMap(both -> {
+        // A job whose request the fold does not hold (forgotten, and this sled restarted since) is
+        // read back from the journal, which holds every delivery the fold took and the earlier
+        // ones: its own status re-told from the boundary record (no times) comes after the original.
+        return runtime.query(v -> v.fold() == null ? new Folded(Map.of(), Map.of(), false)
+                : new Folded(Json.statuses(v.fold().statuses().statuses(job)),
+                        Json.conflicts(v.fold().statuses().conflicts(job)), v.fold().sessionOf(job).isPresent()))
+                .flatMap(known -> known.request() ? Mono.just(Map.entry(known.statuses(), known.conflicts()))
+                        : fromJournal(job).map(j -> j.getKey().isEmpty() ? Map.entry(known.statuses(),
+                                known.conflicts()) : j)).flatMap(both -> {
                     Map<String, SledStatus> all = both.getKey();
                     Map<String, SledStatus> m = sled.isEmpty() ? all : all.containsKey(sled.get())
                             ? Map.of(sled.get(), all.get(sled.get())) : Map.of();
@@ -232,6 +258,10 @@ final class StateResource {
                     }
                     return Mono.just((Object) statusBody(job, m, both.getValue()));
                 });
+    }
+
+    /** What the fold knows of a job: its statuses, its conflicts, and whether it holds the job's request. */
+    private record Folded(Map<String, SledStatus> statuses, Map<String, Conflict> conflicts, boolean request) {
     }
 
     /**

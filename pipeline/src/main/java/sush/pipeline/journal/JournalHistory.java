@@ -1,9 +1,13 @@
 package sush.pipeline.journal;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 
+import sush.gossip.set.NetworkId;
 import sush.projections.fold.StatusProjection;
 import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
 import sush.projections.message.Message;
 import sush.projections.message.MessageCodec;
 import sush.projections.message.MessageException;
@@ -28,6 +32,52 @@ public final class JournalHistory {
             }
         });
         return out;
+    }
+
+    /**
+     * The jobs of one universe this journal holds, in the order this sled first delivered their
+     * requests, with their sessions, and every status delivered for them (a job's request always
+     * comes before its statuses).
+     */
+    public record Universe(Map<JobId, SessionId> jobs, StatusProjection statuses) {
+        /** Nothing read. */
+        public static Universe none() {
+            return new Universe(Map.of(), new StatusProjection());
+        }
+    }
+
+    /**
+     * What {@code journal} holds of universe {@code network}: every delivery made while this sled
+     * was in it, in this life or an earlier one (issue 39: {@code job history} after a restart,
+     * for the jobs the gossip set forgot).
+     */
+    public static Universe of(Journal journal, NetworkId network) throws JournalException {
+        Map<JobId, SessionId> jobs = new LinkedHashMap<>();
+        StatusProjection statuses = new StatusProjection();
+        NetworkId[] in = new NetworkId[1];
+        journal.readBack(r -> {
+            if (r instanceof JournalRecord.Entered) {
+                in[0] = ((JournalRecord.Entered) r).network();
+            } else if (r instanceof JournalRecord.Delivered && network.equals(in[0])) {
+                decode(((JournalRecord.Delivered) r).payload()).ifPresent(m -> {
+                    if (m instanceof Message.JobStart) {
+                        jobs.putIfAbsent(((Message.JobStart) m).job().request().job(),
+                                ((Message.JobStart) m).job().request().session());
+                    } else if (Message.report(m).isPresent() && jobs.containsKey(Message.report(m).get().job())) {
+                        statuses.apply(m);
+                    }
+                });
+            }
+        });
+        return new Universe(jobs, statuses);
+    }
+
+    private static Optional<Message> decode(byte[] payload) {
+        try {
+            return Optional.of(MessageCodec.decode(payload));
+        } catch (MessageException | RuntimeException e) {
+            return Optional.empty(); // a kind this sled does not read
+        }
     }
 
     /** The message in {@code payload} when it reports on {@code job}. */

@@ -24,6 +24,7 @@ import sush.locker.store.Locker;
 import sush.pipeline.disk.DiskReserve;
 import sush.pipeline.exec.Launcher;
 import sush.pipeline.journal.Journal;
+import sush.pipeline.journal.JournalException;
 import sush.pipeline.journal.JournalHistory;
 import sush.pipeline.journal.JournalRecord;
 import sush.projections.fold.Ordering;
@@ -245,6 +246,39 @@ public final class SledRuntime {
                 return JournalHistory.statuses(journal.get(), job);
             }
         }).subscribeOn(Schedulers.boundedElastic());
+    }
+
+    /** The journal, asked for what the gossip set forgot, could not be read. */
+    public static final class HistoryUnavailable extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        HistoryUnavailable(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    /**
+     * What this sled's journal holds of the current universe when this sled forgot anything of it
+     * (issue 39: the jobs its fold no longer knows after a restart); nothing read otherwise, or
+     * without a journal. Read off the loop, one read at a time.
+     */
+    public Mono<JournalHistory.Universe> forgottenHistory() {
+        return Mono.fromCallable(() -> {
+            EntryState at = entry;
+            return at == null || journal.isEmpty() || at.replica().forgottenCeiling().equals(Version.ZERO)
+                    ? Optional.<NetworkId>empty() : Optional.of(at.network());
+        }).subscribeOn(loop.scheduler()).publishOn(Schedulers.boundedElastic()).map(network -> {
+            if (network.isEmpty()) {
+                return JournalHistory.Universe.none();
+            }
+            synchronized (history) {
+                try {
+                    return JournalHistory.of(journal.get(), network.get());
+                } catch (JournalException e) {
+                    throw new HistoryUnavailable("this sled's journal could not be read: " + e.getMessage(), e);
+                }
+            }
+        });
     }
 
     /**
