@@ -414,11 +414,12 @@ public final class Settlement {
      * at or after a head is forgotten), the one with the smallest ordinal past
      * {@code position}'s; empty when {@code position}'s ordinal is not known, when there is none,
      * or when two positions are at that ordinal (branches after a burn): no guess. A live
-     * position of unknown place might come first, so it also makes the answer empty, unless the
-     * answer is {@code position}'s very next place and every other sled's newest watermark there
-     * stands on it (nothing lies between, and the rack took that branch): then {@code asking}
-     * goes where the rest of the rack waits (a rack waiting for an operator to re-send a request
-     * that a universe lost).
+     * position of unknown place might come first, so it also makes the answer empty, unless
+     * every other sled's newest watermark there stands on the answer: then {@code asking} goes
+     * where the rest of the rack waits (a rack waiting for an operator to re-send a request that
+     * a universe lost). Nothing live of unknown place lies before it: what is forgotten is a
+     * prefix, so a live position the others walked to reach it keeps its link to it and has a
+     * place; and the others took that branch.
      */
     public Optional<JobId> nextLive(SessionId session, JobId position, String asking) {
         OptionalLong from = ordinal(session, position);
@@ -446,8 +447,7 @@ public final class Settlement {
             best = o.getAsLong();
             found = p;
         }
-        if (found == null || tie || (unplaced && !(best == from.getAsLong() + 1 && everyOtherHeadAt(session, found,
-                asking)))) {
+        if (found == null || tie || (unplaced && !everyOtherHeadAt(session, found, asking))) {
             return Optional.empty();
         }
         return Optional.of(found);

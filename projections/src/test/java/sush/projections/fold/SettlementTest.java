@@ -526,7 +526,7 @@ class SettlementTest {
         assertTrue(three.pastEverywhereElse(S, first, c.baseboard()), "every other sled passed it");
         assertTrue(three.nextLive(S, first, null).isEmpty(), "asked for the whole rack: C's head is elsewhere");
         assertEquals(next, three.nextLive(S, first, c.baseboard()).orElseThrow(),
-                "the very next place, where every other sled stands, though job 2's place is unknown");
+                "the place where every other sled stands, though job 2's place is unknown");
         // One sled elsewhere: a live position of unknown place might come first; no guess.
         three.apply(k.next(), mark(B, S, 2, Chain.afterBurn(next)));
         assertTrue(three.ordinal(S, position(jobs[2])).isEmpty());
