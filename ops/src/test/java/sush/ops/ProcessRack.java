@@ -2,6 +2,8 @@ package sush.ops;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,6 +14,8 @@ import java.util.function.BooleanSupplier;
 
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.AfterTestExecutionCallback;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import sush.ops.cli.Client;
@@ -19,8 +23,31 @@ import sush.ops.cli.RackCommand;
 import sush.ops.daemon.RackFile;
 import sush.ops.wire.Json;
 
-/** Test fixture: a rack whose daemons run as separate JVMs (kill -9 is real), torn down after each test. */
+/**
+ * Test fixture: a rack whose daemons run as separate JVMs (kill -9 is real), torn down after each
+ * test. A test that fails prints the tail of every sled's daemon log (what a daemon that never
+ * served, or stopped, said), since its folder goes with the test.
+ */
 abstract class ProcessRack {
+    /** Lines of each daemon's log printed when a test fails. */
+    private static final int LOG_TAIL = 40;
+
+    @RegisterExtension
+    final AfterTestExecutionCallback logsOnFailure = context -> {
+        if (context.getExecutionException().isPresent() && this.rack != null) {
+            for (RackFile.SledEntry s : this.rack.sleds()) {
+                Path log = s.output().getParent().resolve("daemon.log");
+                try {
+                    List<String> lines = Files.exists(log) ? Files.readAllLines(log) : List.of("(no daemon.log)");
+                    System.out.println("---- " + s.baseboard() + " " + log + " (last " + LOG_TAIL + " lines)");
+                    lines.subList(Math.max(0, lines.size() - LOG_TAIL), lines.size()).forEach(System.out::println);
+                } catch (IOException | RuntimeException e) {
+                    System.out.println("---- " + s.baseboard() + ": " + log + " unreadable: " + e);
+                }
+            }
+        }
+    };
+
     @TempDir
     Path dir;
     RackFile rack;
