@@ -85,4 +85,21 @@ class BoundaryWriterTest {
             assertEquals(0, l.memory().stored());
         }
     }
+
+    @Test
+    void aDrainInAFailedBatchStillCompletesAndIsNotCountedAsWaiting() throws Exception {
+        try (Locker<BoundaryRecord> l = open()) {
+            BoundaryWriter w = new BoundaryWriter(l, writerTime);
+            b.arm(MemorySlot.Fault.NO_SPACE, false);
+            List<Throwable> failed = new ArrayList<>();
+            boolean[] drained = new boolean[1];
+            w.store(next(l)).subscribe(null, failed::add);
+            w.drain().subscribe(null, null, () -> drained[0] = true);
+            assertEquals(1, w.waiting(), "the ticket waits; the drain is no store");
+            runWriter();
+            assertEquals(1, failed.size());
+            assertTrue(drained[0], "the entry after a failed store still goes on");
+            assertEquals(0, w.waiting());
+        }
+    }
 }

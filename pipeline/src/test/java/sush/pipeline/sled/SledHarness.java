@@ -63,6 +63,8 @@ final class SledHarness {
     sush.pipeline.disk.DiskReserve disk = sush.pipeline.disk.DiskReserve.NONE;
     /** The keys the sled trusts. */
     TrustStore trust = Signers.TRUST;
+    /** Shapes the sled's configuration of each new life (a clock, settling); unchanged unless a test says. */
+    java.util.function.UnaryOperator<SledConfig> configure = c -> c;
     /** Runs on each new runtime before it starts (tests install fault probes). */
     java.util.function.Consumer<SledRuntime> beforeStart = sled -> { };
     private Sinks.Many<Entry> entries;
@@ -161,7 +163,8 @@ final class SledHarness {
                 replica.send(payload);
             }
         };
-        sled = new SledRuntime(new SledConfig(Rack.ME, trust, "0.1.0", Limits.DEFAULT).withBounds(bounds).withDisk(disk), gossip, opened,
+        sled = new SledRuntime(configure.apply(new SledConfig(Rack.ME, trust, "0.1.0", Limits.DEFAULT).withBounds(bounds)
+                .withDisk(disk)), gossip, opened,
                 used,
                 journal, time, writerTime, ingress);
         sled.events().subscribe(events::add);
