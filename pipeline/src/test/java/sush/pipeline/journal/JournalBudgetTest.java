@@ -102,4 +102,73 @@ class JournalBudgetTest {
             assertEquals(0, j.prune(), "the only file left is the current hour's");
         }
     }
+
+    private SetTimeProvider clock() {
+        return new SetTimeProvider(TimeUnit.HOURS.toNanos(430_000)).autoIncrement(0, TimeUnit.NANOSECONDS);
+    }
+
+    private Journal open(long budget, SetTimeProvider clock, long seed) {
+        return Journal.open(dir, Optional.empty(), Entropy.seeded(seed), budget,
+                ChronicleQueue.singleBuilder(dir.toFile()).rollCycle(Journal.CYCLE).timeProvider(clock));
+    }
+
+    /** Writes one record in each of {@code hours} hours, with no budget; the clock stays in the last. */
+    private long hours(SetTimeProvider clock, int hours) throws Exception {
+        try (Journal j = open(Long.MAX_VALUE, clock, 1)) {
+            for (int hour = 0; hour < hours; hour++) {
+                if (hour > 0) {
+                    clock.advanceMillis(TimeUnit.HOURS.toMillis(1));
+                }
+                j.append(decision(hour));
+            }
+        }
+        long total = 0;
+        for (Path p : cycles()) {
+            total += Files.size(p);
+        }
+        return total;
+    }
+
+    @Test
+    void filesExactlyAtTheBudgetAreAllKept() throws Exception {
+        SetTimeProvider clock = clock();
+        long total = hours(clock, 2);
+        try (Journal j = open(total, clock, 2)) {
+            assertEquals(2, cycles().size(), "not over the budget");
+            assertEquals(0, j.prune());
+        }
+        List<String> read = new ArrayList<>();
+        Journal.read(dir, Optional.empty(), r -> read.add(((JournalRecord.Decision) r).detail()));
+        assertEquals(List.of("0", "1"), read);
+    }
+
+    @Test
+    void onlyAsManyHoursAreDeletedAsTheBudgetNeeds() throws Exception {
+        SetTimeProvider clock = clock();
+        long total = hours(clock, 3);
+        try (Journal j = open(total / 3 * 2, clock, 2)) {
+            assertEquals(2, cycles().size(), "the oldest hour alone is deleted: " + cycles());
+            assertEquals(0, j.prune());
+        }
+        List<String> read = new ArrayList<>();
+        Journal.read(dir, Optional.empty(), r -> read.add(((JournalRecord.Decision) r).detail()));
+        assertEquals(List.of("1", "2"), read);
+    }
+
+    /** Hours another writer of the directory added are pruned when this journal checks: it says how many. */
+    @Test
+    void pruneSaysHowManyHoursItDeleted() throws Exception {
+        SetTimeProvider clock = clock();
+        try (Journal small = open(1, clock, 1)) {
+            assertEquals(0, small.prune(), "nothing yet");
+            hours(clock, 3);
+            assertEquals(3, cycles().size());
+            assertEquals(2, small.prune());
+            assertEquals(1, cycles().size(), "the newest hour is kept");
+            assertEquals(0, small.prune());
+        }
+        List<String> read = new ArrayList<>();
+        Journal.read(dir, Optional.empty(), r -> read.add(((JournalRecord.Decision) r).detail()));
+        assertEquals(List.of("2"), read);
+    }
 }

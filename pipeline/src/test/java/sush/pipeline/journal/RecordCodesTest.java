@@ -1,7 +1,9 @@
 package sush.pipeline.journal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.EnumSet;
 import java.util.HexFormat;
@@ -47,5 +49,30 @@ class RecordCodesTest {
         JournalException e = assertThrows(JournalException.class,
                 () -> RecordCodec.decode(HexFormat.of().parseHex("0308016a026f6b")));
         assertEquals(JournalException.Kind.CORRUPT, e.kind());
+    }
+
+    /** A value without a code (as a new enum constant would be) is refused by name, never an index error. */
+    @Test
+    void aValueWithoutACodeIsRefusedByName() {
+        assertTrue(assertThrows(IllegalStateException.class, () -> RecordCodec.signatureCode(null)).getMessage()
+                .startsWith("null has no journal code"));
+        assertThrows(IllegalStateException.class, () -> RecordCodec.kindCode(null));
+    }
+
+    /** A delivery cut right after its version is refused for its missing payload, not its version. */
+    @Test
+    void aDeliveryCutAfterItsVersionIsMissingItsPayload() throws Exception {
+        JournalRecord.Delivered x = new JournalRecord.Delivered(Version.ZERO.tick(sush.gossip.clock.Id.ONE),
+                new byte[] {7, 8});
+        byte[] bytes = RecordCodec.encode(x);
+        int versionBytes = x.version().toBytes().length;
+        assertTrue(versionBytes < 128, "a one-byte length");
+        byte[] cut = java.util.Arrays.copyOf(bytes, 2 + versionBytes);
+        JournalException e = assertThrows(JournalException.class, () -> RecordCodec.decode(cut));
+        assertEquals(JournalException.Kind.CORRUPT, e.kind());
+        assertFalse(e.getMessage().contains("version"), e.getMessage());
+        JournalException inside = assertThrows(JournalException.class,
+                () -> RecordCodec.decode(java.util.Arrays.copyOf(bytes, 1 + versionBytes)));
+        assertTrue(inside.getMessage().contains("version cut short"), inside.getMessage());
     }
 }

@@ -131,4 +131,28 @@ class RecordFramingTest {
         assertNotEquals(a, new JournalRecord.Delivered(v, new byte[] {1, 2}, JournalRecord.Signature.values()[
                 JournalRecord.Signature.values().length - 1]));
     }
+
+    /**
+     * Opening a record never constrains the next seal: each direction keeps its own cipher, so a
+     * seal after opening a record with the same nonce (a sealer drawing what the writer drew) works.
+     */
+    @Test
+    void aSealAfterOpeningARecordOfTheSameNonceWorks() throws Exception {
+        byte[] key = new byte[Sealer.KEY_BYTES];
+        byte[] position = {0, 1};
+        byte[] plain = {1, 2, 3};
+        byte[] sealed = new Sealer(key, Entropy.seeded(8)).seal(position, plain);
+        Sealer same = new Sealer(key, Entropy.seeded(8));
+        assertEquals(java.util.List.of((byte) 1, (byte) 2, (byte) 3), bytes(same.open(position, sealed)));
+        assertEquals(bytes(sealed), bytes(same.seal(position, plain)), "the same nonce, key and record");
+        assertEquals(bytes(plain), bytes(same.open(position, sealed)));
+    }
+
+    private static List<Byte> bytes(byte[] b) {
+        List<Byte> out = new java.util.ArrayList<>();
+        for (byte x : b) {
+            out.add(x);
+        }
+        return out;
+    }
 }
