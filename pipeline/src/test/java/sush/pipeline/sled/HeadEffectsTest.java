@@ -141,7 +141,9 @@ class HeadEffectsTest {
         h.operator(new Message.JobStart(other));
         h.operator(new Message.JobStart(unparsable));
         h.sync();
-        h.operator(new Message.JobStart(unparsable)); // re-sent: reported once
+        assertEquals(List.of(id(unparsable)), h.gossiped(Message.JobErrored.class).stream().map(Message.JobErrored::job)
+                .toList(), "reported as its request arrives");
+        h.operator(new Message.JobStart(unparsable)); // re-sent: not reported again
         h.sync();
         List<Message.JobErrored> errors = h.gossiped(Message.JobErrored.class);
         assertEquals(1, errors.size(), errors.toString());
