@@ -11,6 +11,8 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import reactor.core.scheduler.Schedulers;
+
 import sush.gossip.Entropy;
 import sush.pipeline.Rack;
 import sush.pipeline.journal.Journal;
@@ -76,6 +78,38 @@ class ReannouncementTest {
         List<Message.JobStopped> ends = stopped(h, id(c.get(0)));
         assertEquals(2, ends.size(), ends.toString());
         assertEquals(5, ends.get(1).exitCode());
+    }
+
+    @Test
+    void aRequestArrivingAgainBeforeTheSledsOwnStatusesAreBackTellsNothingMore() throws Exception {
+        List<SignedJob> c = Rack.jobs(Rack.session(3), 2, "c", "*");
+        List<Runnable> held = new ArrayList<>();
+        SledHarness h = new SledHarness().provision();
+        h.ingress = Schedulers.fromExecutor(held::add);
+        for (int n : new int[] {2, 3}) {
+            h.operator0(n, Rack.start(3));
+            c.forEach(j -> h.operator0(n, new Message.JobStart(j)));
+        }
+        h.boot(3);
+        h.runHeld(held);
+        h.sync();
+        h.runHeld(held);
+        h.launcher.end(id(c.get(0)), 5);
+        h.settle();
+        h.runHeld(held);
+        h.launcher.end(id(c.get(1)), 0);
+        h.settle();
+        h.runHeld(held);
+        assertEquals(2, h.ledger.size());
+        long starts = started(h, id(c.get(0)));
+        int ends = stopped(h, id(c.get(0))).size();
+        h.migrate(2);
+        // A client re-sends c0's request: it arrives live, after replay, before the statuses told at its end.
+        h.operator(new Message.JobStart(c.get(0)));
+        h.sync();
+        h.runHeld(held);
+        assertEquals(starts + 1, started(h, id(c.get(0))), "told once in the entry");
+        assertEquals(ends + 1, stopped(h, id(c.get(0))).size());
     }
 
     @Test
