@@ -124,21 +124,24 @@ class OrderingRulesTest {
     }
 
     @Test
-    void aSignedStopOfTheJobWaitingAtTheHeadCancelsItAtOnce() throws Exception {
+    void aSignedStopOfAJobAheadOfTheHeadCancelsItAtOnce() throws Exception {
         SledHarness h = new SledHarness().provisionSigned(0);
         SignedGrant g = Rack.grant(100, 1);
-        List<SignedJob> jobs = Rack.jobs(g.grant().session(), 2, "a", "*");
+        List<SignedJob> jobs = Rack.jobs(g.grant().session(), 3, "a", "*");
         h.boot(1);
         h.operator(new Message.SessionGrant(g));
         jobs.forEach(j -> h.operator(new Message.JobStart(j)));
         h.sync();
-        assertEquals(1, h.ledger.size(), "job 1 waits for job 0");
-        h.operator(new Message.JobStop(id(jobs.get(1)), "operator"));
+        assertEquals(1, h.ledger.size(), "job 1 waits for job 0, job 2 behind it");
+        h.operator(new Message.JobStop(id(jobs.get(2)), "operator"));
         h.sync();
-        assertTrue(h.gossiped(Message.JobCancelled.class).contains(new Message.JobCancelled(ME, id(jobs.get(1)))),
+        assertTrue(h.gossiped(Message.JobCancelled.class).contains(new Message.JobCancelled(ME, id(jobs.get(2)))),
                 "cancelled while job 0 still runs: " + h.gossiped());
         h.launcher.end(id(jobs.get(0)), 0);
         h.settle();
-        assertEquals(1, h.ledger.size(), "never launched");
+        h.launcher.end(id(jobs.get(1)), 0);
+        h.settle();
+        assertEquals(List.of(id(jobs.get(0)), id(jobs.get(1))), h.ledger.stream().map(l -> l.job()).toList(),
+                "job 2 never launched");
     }
 }
