@@ -127,4 +127,31 @@ class EndingsTest {
             assertTrue(e.detail().contains("recorded before"), e.detail());
         }
     }
+
+    @Test
+    void aClientThatWentAwayIsAKillSaidAsSuch() {
+        Message.JobErrored gone = assertInstanceOf(Message.JobErrored.class, Endings.message(ME, JOB,
+                new Ending.Killed(9, Ending.Cause.CLIENT_GONE, OUT), false));
+        assertEquals(Message.JobError.KILLED, gone.kind());
+        assertEquals("the streaming client went away before the end", gone.detail());
+        assertEquals(9, gone.signal());
+        assertEquals(Outcome.ended(JobStatus.ERROR, 9, "killed"),
+                Endings.outcome(new Ending.Killed(9, Ending.Cause.CLIENT_GONE, OUT)));
+    }
+
+    @Test
+    void anEndingIsTimedAndAnythingElseIsLeftAsItIs() {
+        Message.JobStopped stop = assertInstanceOf(Message.JobStopped.class,
+                Endings.timed(Endings.stopped(ME, JOB, 0, OUT), 100, 250, 150));
+        assertEquals(100L, stop.startedAtMs());
+        assertEquals(250L, stop.endedAtMs());
+        assertEquals(150L, stop.durationMs());
+        Message.JobErrored error = assertInstanceOf(Message.JobErrored.class, Endings.timed(
+                new Message.JobErrored(ME, JOB, Message.JobError.IO, "disk", 0), 100, 90, -10));
+        assertEquals(100L, error.startedAtMs());
+        assertEquals(90L, error.endedAtMs());
+        assertEquals(0L, error.durationMs(), "a clock that went back gives no negative duration");
+        Message.JobCancelled cancelled = new Message.JobCancelled(ME, JOB);
+        assertEquals(cancelled, Endings.timed(cancelled, 1, 2, 1));
+    }
 }

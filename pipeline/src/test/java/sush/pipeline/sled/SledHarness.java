@@ -61,6 +61,8 @@ final class SledHarness {
     sush.projections.fold.FoldBounds bounds = sush.projections.fold.FoldBounds.DEFAULTS;
     /** The output disk's reserve (never short unless a test gives one). */
     sush.pipeline.disk.DiskReserve disk = sush.pipeline.disk.DiskReserve.NONE;
+    /** Bounded gossip (issue 39): the rack the sled settles with and its watermark period; none unless a test gives it. */
+    SledConfig.Settling settling;
     /** The keys the sled trusts. */
     TrustStore trust = Signers.TRUST;
     /** Shapes the sled's configuration of each new life (a clock, settling); unchanged unless a test says. */
@@ -163,8 +165,11 @@ final class SledHarness {
                 replica.send(payload);
             }
         };
-        sled = new SledRuntime(configure.apply(new SledConfig(Rack.ME, trust, "0.1.0", Limits.DEFAULT).withBounds(bounds)
-                .withDisk(disk)), gossip, opened,
+        SledConfig cfg = new SledConfig(Rack.ME, trust, "0.1.0", Limits.DEFAULT).withBounds(bounds).withDisk(disk);
+        if (settling != null) {
+            cfg = cfg.withSettling(settling);
+        }
+        sled = new SledRuntime(configure.apply(cfg), gossip, opened,
                 used,
                 journal, time, writerTime, ingress);
         sled.events().subscribe(events::add);
