@@ -115,10 +115,15 @@ public final class RackCommand implements Callable<Integer> {
         return to - LOWEST_BASE >= 1_000 ? new int[] {LOWEST_BASE, to} : new int[] {20_000, 40_000};
     }
 
-    /** The first port of the kernel's ephemeral range (Linux), or its default where it cannot be read. */
+    /**
+     * The first port of the kernel's ephemeral range (Linux), or its default where it cannot be
+     * read. Read as lines: procfs reports a size of 0, and {@code Files.readString} of it returned
+     * only its first byte here ("3"), which sent every rack to the fallback span, inside the
+     * ephemeral range, where a daemon's port was now and then taken before it bound it.
+     */
     static int ephemeralLow() {
         try {
-            String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range"));
+            String range = String.join(" ", Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range")));
             return Integer.parseInt(range.trim().split("\\s+")[0]);
         } catch (IOException | RuntimeException e) {
             return 32_768;

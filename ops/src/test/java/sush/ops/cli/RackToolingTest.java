@@ -19,7 +19,6 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
 import sush.ops.Main;
 import sush.ops.daemon.RackFile;
 
@@ -69,8 +68,16 @@ class RackToolingTest {
         assertTrue(span[1] - 1 + 100 + 31 < 32_768, "the highest port of the highest base is below the range");
         // A range starting low leaves no room: the old span.
         assertEquals(20_000, RackCommand.baseSpan(4, 10_500)[0]);
-        // On this machine, a rack of 4 drawn from it.
+        // On this machine, a rack of 4 drawn from it. The range as the kernel states it (read as a
+        // stream: Files.readString of this procfs file once gave "3", and every rack the old span).
         int low = RackCommand.ephemeralLow();
+        Path range = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
+        if (Files.isReadable(range)) {
+            try (InputStream in = Files.newInputStream(range)) {
+                String stated = new String(in.readAllBytes(), StandardCharsets.US_ASCII).trim().split("\\s+")[0];
+                assertEquals(Integer.parseInt(stated), low, "the first port of the kernel's ephemeral range");
+            }
+        }
         int base = RackCommand.freePorts(4);
         int[] here = RackCommand.baseSpan(4, low);
         assertTrue(base >= here[0] && base < here[1], base + " drawn from " + here[0] + ".." + here[1]);
