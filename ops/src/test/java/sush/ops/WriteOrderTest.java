@@ -10,6 +10,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -80,6 +82,26 @@ class WriteOrderTest extends ProcessRack {
                 c.name().equals("execve")).map(c -> c.args().substring(0, Math.min(120, c.args().length()))).toList());
         Path first = rack.sleds().get(0).m2().get(0);
         assertFalse(cycles(calls, first).isEmpty(), "the first slot was written: the store failed half way");
+    }
+
+    @Test
+    void aCloseSplitByAnotherThreadsOpenOfTheSameNumberDoesNotHideTheTempFilesFsync() throws Exception {
+        // Thread 101 closes descriptor 37 while thread 100 opens the temp file and gets 37.
+        Path slot = dir.resolve("m2-a");
+        Path trace = dir.resolve("split.strace");
+        Files.write(trace, List.of(
+                "101 close(37 <unfinished ...>",
+                "100 openat(AT_FDCWD, \"" + slot.resolve("boundary.tmp") + "\", O_WRONLY|O_CREAT|O_TRUNC, 0600) = 37",
+                "101 <... close resumed>) = 0",
+                "100 fsync(37) = 0",
+                "100 close(37) = 0",
+                "100 rename(\"" + slot.resolve("boundary.tmp") + "\", \"" + slot.resolve("boundary") + "\") = 0",
+                "100 openat(AT_FDCWD, \"" + slot + "\", O_RDONLY|O_DIRECTORY) = 38",
+                "100 fsync(38) = 0",
+                "100 close(38) = 0"));
+        List<long[]> cycles = cycles(parse(trace), slot);
+        assertEquals(1, cycles.size());
+        assertEquals(3, cycles.get(0)[1], "the temp file's fsync, seen: " + Arrays.toString(cycles.get(0)));
     }
 
     /** Whether the trace so far shows, on every slot, a write cycle begun after the job's first exec. */
@@ -254,7 +276,13 @@ class WriteOrderTest extends ProcessRack {
         Map<String, String> fds = new HashMap<>();
         List<long[]> out = new ArrayList<>();
         long[] cur = null;
-        for (Call c : calls) {
+        // A close frees its descriptor as it enters (another thread's open may get the number
+        // before strace prints the close's return): closes are taken in entry order, the rest in
+        // exit order. Taken at its exit, a close split by another thread's open once unmapped the
+        // temp file just opened under the same number, and its fsync went unseen.
+        List<Call> ordered = new ArrayList<>(calls);
+        ordered.sort(Comparator.comparingLong(c -> c.name().equals("close") ? c.entry() : c.exit()));
+        for (Call c : ordered) {
             switch (c.name()) {
                 case "openat": {
                     String path = firstString(c.args());
