@@ -37,7 +37,6 @@ import sush.ops.wire.StatusReport;
 import sush.ops.wire.SignedRequests;
 import sush.ops.wire.SignedRequests.BadRequest;
 import sush.ops.api.Replies.Refused;
-import sush.pipeline.journal.JournalException;
 import sush.pipeline.journal.JournalHistory;
 import sush.pipeline.sled.SledConfig;
 import sush.pipeline.sled.SledRuntime;
@@ -271,8 +270,8 @@ final class StateResource {
      */
     private Mono<Map.Entry<Map<String, SledStatus>, Map<String, Conflict>>> fromJournal(JobId job) {
         return runtime.journalStatuses(job).map(p -> Map.entry(Json.statuses(p.statuses(job)),
-                Json.conflicts(p.conflicts(job)))).onErrorMap(JournalException.class, e -> new Refused(503,
-                        "history-unavailable", "this sled's journal could not be read: " + e.getMessage()));
+                Json.conflicts(p.conflicts(job)))).onErrorMap(SledRuntime.HistoryUnavailable.class, e -> new Refused(503,
+                        "history-unavailable", e.getMessage()));
     }
 
     /**

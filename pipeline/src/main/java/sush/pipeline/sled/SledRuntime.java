@@ -234,18 +234,32 @@ public final class SledRuntime {
 
     /**
      * The statuses of {@code job} this sled's journal holds (issue 39): what a job's status was
-     * once every sled forgot it from gossip and this one restarted since. Read off the loop, one
-     * read at a time; empty without a journal.
+     * once every sled forgot it from gossip and this one restarted since. Read only when the
+     * current universe forgot anything (so an unknown job id costs no read otherwise), off the
+     * loop, one read at a time; empty without a journal.
      */
     public Mono<StatusProjection> journalStatuses(JobId job) {
-        if (journal.isEmpty()) {
-            return Mono.just(new StatusProjection());
-        }
-        return Mono.fromCallable(() -> {
-            synchronized (history) {
-                return JournalHistory.statuses(journal.get(), job);
+        return forgetful().publishOn(Schedulers.boundedElastic()).map(network -> {
+            if (network.isEmpty()) {
+                return new StatusProjection();
             }
-        }).subscribeOn(Schedulers.boundedElastic());
+            synchronized (history) {
+                try {
+                    return JournalHistory.statuses(journal.get(), job);
+                } catch (JournalException e) {
+                    throw new HistoryUnavailable("this sled's journal could not be read: " + e.getMessage(), e);
+                }
+            }
+        });
+    }
+
+    /** The current universe, when this sled keeps a journal and the universe forgot anything. */
+    private Mono<Optional<NetworkId>> forgetful() {
+        return Mono.fromCallable(() -> {
+            EntryState at = entry;
+            return at == null || journal.isEmpty() || at.replica().forgottenCeiling().equals(Version.ZERO)
+                    ? Optional.<NetworkId>empty() : Optional.of(at.network());
+        }).subscribeOn(loop.scheduler());
     }
 
     /** The journal, asked for what the gossip set forgot, could not be read. */
@@ -263,11 +277,7 @@ public final class SledRuntime {
      * without a journal. Read off the loop, one read at a time.
      */
     public Mono<JournalHistory.Universe> forgottenHistory() {
-        return Mono.fromCallable(() -> {
-            EntryState at = entry;
-            return at == null || journal.isEmpty() || at.replica().forgottenCeiling().equals(Version.ZERO)
-                    ? Optional.<NetworkId>empty() : Optional.of(at.network());
-        }).subscribeOn(loop.scheduler()).publishOn(Schedulers.boundedElastic()).map(network -> {
+        return forgetful().publishOn(Schedulers.boundedElastic()).map(network -> {
             if (network.isEmpty()) {
                 return JournalHistory.Universe.none();
             }
