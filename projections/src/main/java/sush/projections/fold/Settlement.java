@@ -11,14 +11,14 @@ import java.util.OptionalLong;
 import java.util.Set;
 
 import sush.gossip.clock.Version;
+import sush.projections.fold.Tracked.Burn;
+import sush.projections.fold.Tracked.Job;
 import sush.projections.id.Chain;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
 import sush.projections.job.SignedJob;
 import sush.projections.message.Message;
 import sush.projections.targets.Sled;
-import sush.projections.targets.Target;
-import sush.projections.targets.TargetException;
 
 /**
  * Which messages of a universe no sled of the rack needs any more (bounded-gossip.md sections 2
@@ -565,63 +565,6 @@ public final class Settlement {
 
     private Ordinals chain(SessionId session) {
         return chains.computeIfAbsent(session, Ordinals::new);
-    }
-
-    /** Messages of one position, and the join of their versions (one {@code leq} says all were seen). */
-    private abstract static class Tracked {
-        final SessionId session;
-        final JobId position;
-        final List<Version> versions = new ArrayList<>(4);
-        Version ceiling = Version.ZERO;
-
-        Tracked(SessionId session, JobId position) {
-            this.session = session;
-            this.position = position;
-        }
-
-        void add(Version v) {
-            versions.add(v);
-            ceiling = ceiling.join(v);
-        }
-    }
-
-    /** A job's position: every request there, its statuses and stops. */
-    private static final class Job extends Tracked {
-        /** Each request's target, parsed once (an unparsable one targets no one and is not kept). */
-        final List<Target> targets = new ArrayList<>(1);
-        final Set<String> targetTexts = new HashSet<>(2);
-        final Set<String> ended = new HashSet<>();
-
-        Job(SessionId session, JobId position) {
-            super(session, position);
-        }
-
-        void target(String text) {
-            if (targetTexts.add(text)) {
-                try {
-                    targets.add(Target.parse(text));
-                } catch (TargetException e) {
-                    // targets no one
-                }
-            }
-        }
-
-        /** Whether any request at the position targets {@code sled}. */
-        boolean targets(Sled sled) {
-            for (Target t : targets) {
-                if (t.runsOn(sled)) {
-                    return true;
-                }
-            }
-            return false;
-        }
-    }
-
-    /** A burnt position: every skip sent for it. */
-    private static final class Burn extends Tracked {
-        Burn(SessionId session, JobId position) {
-            super(session, position);
-        }
     }
 
     /** One sled's newest watermarks: those no other of its watermarks is causally after. */
