@@ -82,11 +82,6 @@ public final class JournalHistory {
 
     /** The message in {@code payload} when it reports on {@code job}. */
     private static Optional<Message> about(byte[] payload, JobId job) {
-        try {
-            Message m = MessageCodec.decode(payload);
-            return Message.report(m).filter(rep -> rep.job().equals(job)).map(rep -> m);
-        } catch (MessageException | RuntimeException e) {
-            return Optional.empty(); // a kind this sled does not read: no status of any job
-        }
+        return decode(payload).filter(m -> Message.report(m).map(rep -> rep.job().equals(job)).orElse(false));
     }
 }

@@ -239,13 +239,26 @@ public final class SledRuntime {
      * loop, one read at a time; empty without a journal.
      */
     public Mono<StatusProjection> journalStatuses(JobId job) {
+        return readBack(network -> JournalHistory.statuses(journal.get(), job), new StatusProjection());
+    }
+
+    /** A read of the journal: it may fail. */
+    private interface JournalRead<T> {
+        T read(NetworkId network) throws JournalException;
+    }
+
+    /**
+     * {@code read} of the current universe, off the loop and one read at a time, once the universe
+     * forgot anything and this sled keeps a journal; {@code none} otherwise.
+     */
+    private <T> Mono<T> readBack(JournalRead<T> read, T none) {
         return forgetful().publishOn(Schedulers.boundedElastic()).map(network -> {
             if (network.isEmpty()) {
-                return new StatusProjection();
+                return none;
             }
             synchronized (history) {
                 try {
-                    return JournalHistory.statuses(journal.get(), job);
+                    return read.read(network.get());
                 } catch (JournalException e) {
                     throw new HistoryUnavailable("this sled's journal could not be read: " + e.getMessage(), e);
                 }
@@ -277,18 +290,7 @@ public final class SledRuntime {
      * without a journal. Read off the loop, one read at a time.
      */
     public Mono<JournalHistory.Universe> forgottenHistory() {
-        return forgetful().publishOn(Schedulers.boundedElastic()).map(network -> {
-            if (network.isEmpty()) {
-                return JournalHistory.Universe.none();
-            }
-            synchronized (history) {
-                try {
-                    return JournalHistory.of(journal.get(), network.get());
-                } catch (JournalException e) {
-                    throw new HistoryUnavailable("this sled's journal could not be read: " + e.getMessage(), e);
-                }
-            }
-        });
+        return readBack(network -> JournalHistory.of(journal.get(), network), JournalHistory.Universe.none());
     }
 
     /**
