@@ -15,6 +15,7 @@ import reactor.core.scheduler.Scheduler;
 import sush.gossip.Entropy;
 import sush.gossip.clock.Version;
 import sush.gossip.net.Transport;
+import sush.gossip.set.IdentityKeeper;
 import sush.gossip.set.NetworkId;
 import sush.gossip.set.Replica;
 import sush.gossip.sync.LinkMux;
@@ -87,6 +88,17 @@ public final class GossipNode implements MuxHandler {
         this.links = new PeerLinks(this, this, config, transport, scheduler, traffic, counters);
         this.universe = new UniverseContest(this, config, scheduler, entropy, name, links, counters);
         this.pushes = new PushPath(this, scheduler, name, nameHash, links, universe, counters);
+    }
+
+    /**
+     * Keeps this sled's identity in each universe with {@code keeper} (call before {@link #start}):
+     * a later life that joins the same universe takes its identity back from the keeper's
+     * bookmark instead of forking a provider's, so versions stay bounded by the sleds, not by
+     * their restarts (bounded-gossip.md section 4, D-053).
+     */
+    public GossipNode keepIdentity(IdentityKeeper keeper) {
+        universe.keepIdentity(keeper);
+        return this;
     }
 
     /** Seeds this sled's own universe, starts listening, dials the peers it is the dialer for. */

@@ -9,6 +9,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 import sush.gossip.Entropy;
+import sush.gossip.set.IdentityKeeper;
 import sush.gossip.set.NetworkId;
 import sush.gossip.set.Replica;
 import sush.gossip.sync.LinkMux;
@@ -39,6 +40,8 @@ final class UniverseContest {
     /** The link whose session holds this sled's one bootstrap claim, if any. */
     private LinkMux claimant;
     private long entrySequence;
+    /** Where each universe's identity is kept for this sled's next life (D-053). */
+    private IdentityKeeper keeper = IdentityKeeper.NONE;
 
     UniverseContest(Object lock, GossipConfig config, Scheduler scheduler, Entropy entropy, byte[] name,
             PeerLinks links, NodeCounters counters) {
@@ -51,11 +54,18 @@ final class UniverseContest {
         this.counters = counters;
     }
 
+    /** Keeps every replica's identity with {@code keeper} from now on (before {@link #seed}). */
+    void keepIdentity(IdentityKeeper keeper) {
+        synchronized (lock) {
+            this.keeper = keeper;
+        }
+    }
+
     /** Seeds this sled's own universe and emits the start entry. */
     void seed() {
         Entry first;
         synchronized (lock) {
-            replica = Replica.seed(NetworkId.random(entropy));
+            replica = Replica.seed(NetworkId.random(entropy), keeper);
             entrySequence = 1;
             first = new Entry(entrySequence, Entry.Cause.START, replica.network(), replica);
         }
@@ -153,7 +163,7 @@ final class UniverseContest {
             }
             // The loser drops its whole replica and joins the winner: a universe with more
             // history (minTicks) always wins, so a late joiner never wipes an established rack.
-            replica = Replica.newcomer();
+            replica = Replica.newcomer(keeper);
             bootstrapping = true;
             floor = new SyncSession.UniverseFloor(mismatch.remoteNetwork(), mismatch.remoteMinTicks());
             // If the winner stays out of reach, any universe is better than none.

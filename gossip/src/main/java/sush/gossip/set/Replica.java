@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import reactor.core.publisher.Flux;
+import sush.gossip.clock.ClockException;
 import sush.gossip.clock.Id;
 import sush.gossip.clock.Version;
 
@@ -50,29 +51,58 @@ public final class Replica {
 
     /** This replica's bound on messages held ({@link #MAX_MESSAGES} unless scaled down in a test). */
     private final int maxMessages;
+    /** Where this replica's identity is kept for the sled's next life (D-053). */
+    private final IdentityKeeper keeper;
+    /** At or above every version this replica's identity ticked in its universe (zero before any). */
+    private Version lastSent = Version.ZERO;
 
-    private Replica(NetworkId network, Id identity, int maxMessages) {
+    private Replica(NetworkId network, Id identity, int maxMessages, IdentityKeeper keeper) {
         this.network = network;
         this.identity = identity;
         this.maxMessages = maxMessages;
+        this.keeper = keeper;
     }
 
     /** The first replica of a new universe: owns the whole identity, holds nothing. */
     public static Replica seed(NetworkId network) {
-        return seed(network, MAX_MESSAGES);
+        return seed(network, IdentityKeeper.NONE);
+    }
+
+    /** {@link #seed(NetworkId)} whose identity {@code keeper} keeps for the sled's next life. */
+    public static Replica seed(NetworkId network, IdentityKeeper keeper) {
+        return seed(network, MAX_MESSAGES, keeper);
     }
 
     /** {@link #seed(NetworkId)} with a bound scaled down (tests reach it in a few messages). */
     static Replica seed(NetworkId network, int maxMessages) {
+        return seed(network, maxMessages, IdentityKeeper.NONE);
+    }
+
+    private static Replica seed(NetworkId network, int maxMessages, IdentityKeeper keeper) {
         if (network.isBootstrapping()) {
             throw new IllegalArgumentException("the all-zero network id is reserved for bootstrapping");
         }
-        return new Replica(network, Id.ONE, maxMessages);
+        Replica r = new Replica(network, Id.ONE, maxMessages, keeper);
+        keeper.keep(new Bookmark(network, Id.ONE, Version.ZERO));
+        return r;
     }
 
     /** A replica that will join a universe by bootstrapping from a provider. */
     public static Replica newcomer() {
-        return new Replica(NetworkId.BOOTSTRAPPING, Id.ZERO, MAX_MESSAGES);
+        return newcomer(IdentityKeeper.NONE);
+    }
+
+    /**
+     * A newcomer whose keeper may hold a bookmark of the universe it joins: it then claims its
+     * earlier identity back, and keeps whichever identity it takes.
+     */
+    public static Replica newcomer(IdentityKeeper keeper) {
+        return new Replica(NetworkId.BOOTSTRAPPING, Id.ZERO, MAX_MESSAGES, keeper);
+    }
+
+    /** This replica's keeper (a newcomer asks it for the bookmark of the universe it joins). */
+    public IdentityKeeper keeper() {
+        return keeper;
     }
 
     /**
@@ -102,6 +132,9 @@ public final class Replica {
             }
             requireRoom(1);
             v = frontier.tick(identity);
+            // Kept before the message is held, so before any peer can have it.
+            keeper.keep(new Bookmark(network, identity, v));
+            lastSent = v;
             hold(new Message(v, payload));
             frontier = v;
         }
@@ -301,13 +334,41 @@ public final class Replica {
      * between the snapshot and the fork: keep one half of the identity, hand out the other with
      * the whole set.
      */
-    public synchronized Grant grant() {
+    public Grant grant() {
+        return grant(Optional.empty());
+    }
+
+    /**
+     * {@link #grant()} for a newcomer that claims its earlier identity back with {@code claimed}:
+     * when it names this universe, this replica's frontier covers its last send (so every
+     * message that identity sent here is held or was forgotten) and it shares nothing with this
+     * replica's identity, the grant carries no share ({@link Id#ZERO}) and this replica keeps its
+     * whole identity; otherwise the identity is forked as for any newcomer.
+     */
+    public synchronized Grant grant(Optional<Bookmark> claimed) {
         if (identity.isZero()) {
             throw new ReplicaException(ReplicaException.Kind.NO_IDENTITY, "a replica without identity cannot provide");
         }
+        if (claimed.isPresent() && resumable(claimed.get())) {
+            return new Grant(network, Id.ZERO, frontier, log.held(), forgottenCeiling);
+        }
         Id[] halves = identity.fork();
+        // Kept before the other half leaves: a crash after this leaks it, never doubles it.
+        keeper.keep(new Bookmark(network, halves[0], lastSent));
         identity = halves[0];
         return new Grant(network, halves[1], frontier, log.held(), forgottenCeiling);
+    }
+
+    private boolean resumable(Bookmark b) {
+        if (!b.network().equals(network) || !b.lastSent().leq(frontier)) {
+            return false;
+        }
+        try {
+            identity.join(b.identity());
+            return true;
+        } catch (ClockException e) {
+            return false;
+        }
     }
 
     /**
@@ -323,12 +384,26 @@ public final class Replica {
 
     /** The newcomer's half of a bootstrap: take the universe, the identity share and the set. */
     public void adopt(Grant grant) {
+        adopt(grant, Version.ZERO);
+    }
+
+    /**
+     * {@link #adopt(Grant)} of an identity this sled held before ({@code grant.identity()} its
+     * bookmark's), whose last send was {@code lastSent}: the provider's frontier covers it.
+     */
+    public void adopt(Grant grant, Version lastSent) {
         synchronized (this) {
             if (!network.isBootstrapping() || !frontier.isZero() || log.lastSeq() != 0) {
                 throw new ReplicaException(ReplicaException.Kind.NOT_A_NEWCOMER,
                         "a replica with a universe or history cannot adopt a bootstrap");
             }
+            if (grant.identity().isZero() || !lastSent.leq(grant.frontier())) {
+                throw new ReplicaException(ReplicaException.Kind.NO_IDENTITY,
+                        "a grant without an identity, or one the provider's frontier does not cover");
+            }
             requireRoom(grant.messages().size());
+            keeper.keep(new Bookmark(grant.network(), grant.identity(), lastSent));
+            this.lastSent = lastSent;
             List<Message> sorted = new ArrayList<>(grant.messages());
             sorted.sort((a, b) -> Version.CAUSAL_ORDER.compare(a.version(), b.version()));
             for (Message m : sorted) {

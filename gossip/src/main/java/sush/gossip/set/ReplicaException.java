@@ -15,7 +15,9 @@ public final class ReplicaException extends RuntimeException {
         /** Adopting a bootstrap grant into a replica that already has history. */
         NOT_A_NEWCOMER,
         /** The replica moved to another universe since the operation began. */
-        UNIVERSE_CHANGED
+        UNIVERSE_CHANGED,
+        /** The sled's keeper could not keep the identity's bookmark (D-053): nothing was sent or given. */
+        IDENTITY_NOT_KEPT
     }
 
     private final Kind kind;

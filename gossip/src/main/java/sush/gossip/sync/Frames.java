@@ -8,6 +8,7 @@ import java.util.Optional;
 
 import sush.gossip.clock.Id;
 import sush.gossip.clock.Version;
+import sush.gossip.set.Bookmark;
 import sush.gossip.set.Message;
 import sush.gossip.set.NetworkId;
 import sush.gossip.set.Replica;
@@ -26,7 +27,8 @@ import sush.gossip.wire.WireWriter;
  * GRANT     network 16 | identity bytes | frontier bytes
  * COMMIT    (nothing: the one-byte confirmation)
  * ABORT     reason text
- * CLAIM     (nothing: a newcomer accepts this provider; only then does the provider fork)
+ * CLAIM     [bookmark: network 16 | identity bytes | last sent bytes] (a newcomer accepts this
+ *           provider; only then does the provider fork, or give the bookmark's identity back)
  * PUSH      network 16 | sender bytes | targets (count varint, u32 each) | base bytes |
  *           frontier bytes | count varint | count x (version bytes, payload bytes)
  * </pre>
@@ -138,7 +140,23 @@ final class Frames {
     }
 
     static byte[] claim() {
-        return finish(begin(CLAIM, 0));
+        return claim(Optional.empty());
+    }
+
+    /** A CLAIM, with the bookmark of the newcomer's earlier life in the provider's universe if any. */
+    static byte[] claim(Optional<Bookmark> bookmark) {
+        WireWriter w = begin(CLAIM, bookmark.isPresent() ? 64 : 0);
+        bookmark.ifPresent(b -> b.writeTo(w));
+        return finish(w);
+    }
+
+    static Optional<Bookmark> readClaim(WireReader r) throws MalformedException {
+        if (r.remaining() == 0) {
+            return Optional.empty();
+        }
+        Bookmark b = Bookmark.readFrom(r);
+        r.expectEnd("claim");
+        return Optional.of(b);
     }
 
     static byte[] abort(String reason) {

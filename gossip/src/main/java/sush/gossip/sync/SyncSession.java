@@ -3,11 +3,13 @@ package sush.gossip.sync;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 
 import sush.gossip.clock.Id;
 import sush.gossip.clock.Version;
+import sush.gossip.set.Bookmark;
 import sush.gossip.set.Message;
 import sush.gossip.set.NetworkId;
 import sush.gossip.set.Replica;
@@ -22,7 +24,8 @@ import sush.gossip.wire.WireReader;
  * end the session at once. Otherwise each supplies the messages the other lacks (versions not
  * at or below the other's frontier), checks what it received against the peer's frontier,
  * commits by joining atomically, and confirms with COMMIT. A bootstrap replaces the supply
- * with GRANT: the provider forks its identity and ships its whole set. Any exception leaves
+ * with GRANT: the provider forks its identity (or gives a newcomer's claimed identity back,
+ * D-053) and ships its whole set. Any exception leaves
  * the replica as it was, except after this side's own commit, which stands.
  */
 public final class SyncSession {
@@ -63,6 +66,8 @@ public final class SyncSession {
     private Frames.Preamble remote;
     private Version remoteFrontier;
     private Replica.Grant grant;
+    /** The bookmark a newcomer claimed its earlier identity back with (D-053), if any. */
+    private Optional<Bookmark> claimed = Optional.empty();
     private Version supplyBound;
     private final List<Message> received = new ArrayList<>();
     private final Set<Version> receivedVersions = new HashSet<>();
@@ -118,8 +123,7 @@ public final class SyncSession {
                     return onPreamble(Frames.readPreamble(r));
                 case AWAIT_CLAIM:
                     expect(type, Frames.CLAIM);
-                    r.expectEnd("claim");
-                    return provide();
+                    return provide(Frames.readClaim(r));
                 case AWAIT_FRONTIER:
                     expect(type, Frames.FRONTIER);
                     Version frontier = Version.fromBytes(r.readBytes(r.remaining()));
@@ -188,7 +192,9 @@ public final class SyncSession {
         if (!claimGate.getAsBoolean()) {
             throw new SyncException(SyncException.Kind.BOOTSTRAP_BUSY, "already bootstrapping over another link");
         }
-        return List.of(Frames.claim());
+        // An earlier life of this sled in the provider's universe left its identity: ask it back.
+        claimed = replica.keeper().find(p.network());
+        return List.of(Frames.claim(claimed));
     }
 
     private List<byte[]> onFrontier(Version frontier) throws SyncException {
@@ -218,10 +224,10 @@ public final class SyncSession {
         }
     }
 
-    private List<byte[]> provide() throws SyncException {
+    private List<byte[]> provide(Optional<Bookmark> bookmark) throws SyncException {
         Replica.Grant g;
         try {
-            g = replica.grant();
+            g = replica.grant(bookmark);
         } catch (ReplicaException e) {
             throw new SyncException(SyncException.Kind.REPLICA_REFUSED, e.getMessage(), e);
         }
@@ -239,8 +245,19 @@ public final class SyncSession {
         Id share = Frames.readId(r);
         Version frontier = Frames.readVersion(r);
         r.expectEnd("grant");
-        if (network.isBootstrapping() || share.isZero()) {
-            throw new SyncException(SyncException.Kind.INCONSISTENT_SUPPLY, "grant without a universe or identity");
+        if (network.isBootstrapping()) {
+            throw new SyncException(SyncException.Kind.INCONSISTENT_SUPPLY, "grant without a universe");
+        }
+        if (share.isZero()) {
+            // No share: the provider gives this sled its claimed identity back.
+            if (claimed.isEmpty() || !claimed.get().network().equals(network)
+                    || !claimed.get().lastSent().leq(frontier)) {
+                throw new SyncException(SyncException.Kind.INCONSISTENT_SUPPLY,
+                        "grant without an identity for a claim that asked none back");
+            }
+            share = claimed.get().identity();
+        } else {
+            claimed = Optional.empty();
         }
         grant = new Replica.Grant(network, share, frontier, List.of());
         supplyBound = frontier;
@@ -291,7 +308,7 @@ public final class SyncSession {
         try {
             if (role == Role.NEWCOMER) {
                 replica.adopt(new Replica.Grant(grant.network(), grant.identity(), grant.frontier(), received,
-                        forgotten));
+                        forgotten), claimed.map(Bookmark::lastSent).orElse(Version.ZERO));
                 added = received.size();
             } else {
                 added = replica.commit(view.network(), remoteFrontier, forgotten, received);

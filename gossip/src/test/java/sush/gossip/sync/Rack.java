@@ -6,12 +6,14 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntFunction;
 
 import reactor.core.publisher.Mono;
 import sush.gossip.Entropy;
 import sush.gossip.clock.Version;
 import sush.gossip.link.MemoryLink;
 import sush.gossip.set.Delivery;
+import sush.gossip.set.IdentityKeeper;
 import sush.gossip.set.NetworkId;
 import sush.gossip.set.Replica;
 
@@ -28,10 +30,15 @@ final class Rack {
 
     /** One seeded replica and {@code size - 1} newcomers bootstrapped from it in turn. */
     static Rack of(int size, long seed) {
+        return of(size, seed, i -> IdentityKeeper.NONE);
+    }
+
+    /** {@link #of(int, long)} whose replica {@code i} keeps its identity with {@code keepers.apply(i)}. */
+    static Rack of(int size, long seed, IntFunction<IdentityKeeper> keepers) {
         Rack rack = new Rack();
-        rack.add(Replica.seed(NetworkId.random(Entropy.seeded(seed))));
+        rack.add(Replica.seed(NetworkId.random(Entropy.seeded(seed)), keepers.apply(0)));
         for (int i = 1; i < size; i++) {
-            Replica newcomer = Replica.newcomer();
+            Replica newcomer = Replica.newcomer(keepers.apply(i));
             Outcomes o = sync(rack.replicas.get(i - 1), SyncSession.Intent.GOSSIP, newcomer,
                     SyncSession.Intent.BOOTSTRAP, MemoryLink.pair());
             if (o.error() != null) {

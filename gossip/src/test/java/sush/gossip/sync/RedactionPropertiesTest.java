@@ -11,8 +11,10 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
+import java.util.function.IntFunction;
 import java.util.stream.LongStream;
 
 import org.junit.jupiter.api.Test;
@@ -21,7 +23,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import sush.gossip.clock.Version;
 import sush.gossip.link.MemoryLink;
+import sush.gossip.set.Bookmark;
+import sush.gossip.set.Bookmarks;
 import sush.gossip.set.Delivery;
+import sush.gossip.set.IdentityKeeper;
+import sush.gossip.set.NetworkId;
 import sush.gossip.set.Replica;
 
 /**
@@ -57,10 +63,21 @@ class RedactionPropertiesTest {
     /** A wrong rule: this replica's own watermark covers it (others may not have seen it). */
     static final Rule MY_WATERMARK_SAW_IT = (w, k) -> w.forgettable(k, true);
 
+    /** How replicas keep their identity over restarts (D-053). */
+    enum Keeping {
+        /** Every restart forks a provider's identity. */
+        NONE,
+        /** A restart takes its identity back from its bookmark when the provider covers its last send. */
+        BOOKMARKS,
+        /** Wrong: a bookmark that claims nothing was sent, so the provider always gives it back. */
+        STALE
+    }
+
     @ParameterizedTest
     @MethodSource("seeds")
     void forgettingKeepsWhatIsNeededAndConverges(long seed) {
-        World w = World.run(seed, EVERY_MEMBER_SAW_IT);
+        // Odd seeds restart with bookmarks (D-053), even seeds fork a fresh identity each time.
+        World w = World.run(seed, EVERY_MEMBER_SAW_IT, seed % 2 == 1 ? Keeping.BOOKMARKS : Keeping.NONE);
         assertNull(w.violation, () -> "seed " + seed + ": " + w.violation);
         w.quiesce();
         assertNull(w.violation, () -> "seed " + seed + " (quiet): " + w.violation);
@@ -96,6 +113,23 @@ class RedactionPropertiesTest {
     }
 
     @Test
+    void theCheckerCatchesABookmarkThatClaimsTooLittle() {
+        int caught = 0;
+        for (long seed = 0; seed < 40; seed++) {
+            World w = World.run(seed, EVERY_MEMBER_SAW_IT, Keeping.STALE);
+            if (w.violation == null) {
+                w.quiesce();
+            }
+            if (w.violation != null) {
+                caught++;
+            }
+        }
+        System.out.println("stale bookmarks caught in " + caught + " of 40");
+        assertTrue(caught >= 10, "an identity given back over sends the provider never saw is caught, in " + caught
+                + " of 40");
+    }
+
+    @Test
     void forgettingIsSilentOnTheWireAndNothingComesBack() {
         World w = World.run(7, EVERY_MEMBER_SAW_IT);
         w.quiesce();
@@ -111,6 +145,27 @@ class RedactionPropertiesTest {
             Rack.Outcomes o = w.rack.sync(k, (k + 1) % w.rack.replicas.size());
             assertNull(o.error());
             assertEquals(w.held(0), w.held(k), "a quiet sync brings nothing back");
+        }
+    }
+
+    static IdentityKeeper keeper(Keeping keeping, Bookmarks bookmarks) {
+        switch (keeping) {
+            case BOOKMARKS:
+                return bookmarks;
+            case STALE:
+                return new IdentityKeeper() {
+                    @Override
+                    public void keep(Bookmark b) {
+                        bookmarks.keep(b);
+                    }
+
+                    @Override
+                    public Optional<Bookmark> find(NetworkId network) {
+                        return bookmarks.find(network).map(b -> new Bookmark(b.network(), b.identity(), Version.ZERO));
+                    }
+                };
+            default:
+                return IdentityKeeper.NONE;
         }
     }
 
@@ -144,6 +199,7 @@ class RedactionPropertiesTest {
         final Set<Version> forgottenAnywhere = new HashSet<>();
         final Set<Version> forgottenWhenAllSaw = new HashSet<>();
         String violation;
+        IntFunction<IdentityKeeper> keepers = k -> IdentityKeeper.NONE;
 
         private World(Rack rack, Random random, Rule rule) {
             this.rack = rack;
@@ -152,8 +208,18 @@ class RedactionPropertiesTest {
         }
 
         static World run(long seed, Rule rule) {
+            return run(seed, rule, Keeping.NONE);
+        }
+
+        static World run(long seed, Rule rule, Keeping keeping) {
             Random random = new Random(seed);
-            World w = new World(Rack.of(2 + random.nextInt(5), seed), random, rule);
+            List<Bookmarks> bookmarks = new ArrayList<>();
+            for (int k = 0; k < 7; k++) {
+                bookmarks.add(new Bookmarks());
+            }
+            IntFunction<IdentityKeeper> keepers = k -> keeper(keeping, bookmarks.get(k));
+            World w = new World(Rack.of(2 + random.nextInt(5), seed, keepers), random, rule);
+            w.keepers = keepers;
             int n = w.rack.replicas.size();
             for (int k = 0; k < n; k++) {
                 w.watermark(k);
@@ -185,12 +251,20 @@ class RedactionPropertiesTest {
 
         void send(int k, String text) {
             Version v = rack.replicas.get(k).send(text.getBytes(StandardCharsets.UTF_8));
-            sent.put(v, text);
+            sent(v, text);
+        }
+
+        /** A new message's version names no other message that still exists anywhere. */
+        private void sent(Version v, String text) {
+            String before = sent.put(v, text);
+            if (before != null && violation == null) {
+                violation = "version " + v + " names two messages: " + before + " and " + text;
+            }
         }
 
         void watermark(int k) {
             Version v = rack.replicas.get(k).send(("wm@" + k).getBytes(StandardCharsets.UTF_8));
-            sent.put(v, "wm@" + k);
+            sent(v, "wm@" + k);
             watermarks.put(v, k);
             ordinals.put(v, lastOrdinal.merge(k, 1, Integer::sum));
         }
@@ -253,7 +327,7 @@ class RedactionPropertiesTest {
          * its sends that no other replica had seen are lost with it.
          */
         void restart(int k, int from) {
-            Replica newcomer = Replica.newcomer();
+            Replica newcomer = Replica.newcomer(keepers.apply(k));
             Rack.Outcomes o = Rack.sync(rack.replicas.get(from), SyncSession.Intent.GOSSIP, newcomer,
                     SyncSession.Intent.BOOTSTRAP, MemoryLink.pair());
             if (o.error() != null) {
