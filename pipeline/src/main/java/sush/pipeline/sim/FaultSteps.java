@@ -135,6 +135,7 @@ final class FaultSteps {
         rack.faults.add("wipe");
         SimSled s = rack.sleds.get(step.sled());
         rack.crash(s);
+        s.bookmarks.clear();
         s.a.setContents(Optional.empty());
         s.b.setContents(Optional.empty());
         if (rack.ordering == Ordering.SIGNED) {

@@ -45,6 +45,8 @@ public final class SimMain {
     private static int sessionJobs = Integer.MAX_VALUE;
     /** Issue 39: {@code --restarts N} restarts random sleds N times and follows the largest version. */
     private static Integer restarts;
+    /** Issue 39: {@code --identity keep|fork|stale}: how a restarted sled takes an identity (D-053). */
+    private static Simulation.Identity identity = Simulation.Identity.KEEP;
 
     private SimMain() {
     }
@@ -69,11 +71,12 @@ public final class SimMain {
                 case "--jobs" -> steadyJobs = Integer.parseInt(args[++i]);
                 case "--session-jobs" -> sessionJobs = Integer.parseInt(args[++i]);
                 case "--restarts" -> restarts = Integer.parseInt(args[++i]);
+                case "--identity" -> identity = Simulation.Identity.valueOf(args[++i].toUpperCase(Locale.ROOT));
                 case "--forgetting-break" -> forgetting = Settlement.Break.valueOf(args[++i].toUpperCase(Locale.ROOT)
                         .replace('-', '_'));
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
                         + " (use --seeds N, --sleds K, --seed S, --quick, --ordering signed|causal, --compare, "
-                        + "--client kept-chain|sled-next-job, --forgetting, --forgetting-break unseen|unended|not-prefix)");
+                        + "--client kept-chain|sled-next-job, --forgetting, --forgetting-break unseen|unended|not-prefix, --restarts N, --identity keep|fork|stale)");
             }
         }
         SignerKey key = signerKey();
@@ -83,11 +86,12 @@ public final class SimMain {
         }
         if (restarts != null) {
             Simulation.Restarts r = new Simulation(1, sleds == null ? 5 : sleds, key, trust, ordering)
-                    .forgetting(forgetting).restarts(restarts, new Random(1));
+                    .forgetting(forgetting).identity(identity).restarts(restarts, new Random(1));
             r.violations().forEach(v -> System.out.println("  VIOLATION " + v));
-            System.out.printf(Locale.ROOT, "{\"bench\":\"sim-restarts\",\"ordering\":\"%s\",\"sleds\":%d,"
-                    + "\"restarts\":%d,\"version_bytes_after_32\":%d,\"version_bytes_last\":%d,"
+            System.out.printf(Locale.ROOT, "{\"bench\":\"sim-restarts\",\"ordering\":\"%s\",\"identity\":\"%s\","
+                    + "\"sleds\":%d,\"restarts\":%d,\"version_bytes_after_32\":%d,\"version_bytes_last\":%d,"
                     + "\"version_bytes_max\":%d,\"launches\":%d,\"violations\":%d}%n", ordering,
+                    identity.name().toLowerCase(Locale.ROOT),
                     sleds == null ? 5 : sleds, r.restarts(), r.versionAfterFirst32(), r.versionLast(), r.versionMax(),
                     r.launches(), r.violations().size());
             System.exit(r.violations().isEmpty() ? 0 : 1);
@@ -160,7 +164,7 @@ public final class SimMain {
         Map<String, Long> totals = new TreeMap<>();
         long t0 = System.nanoTime();
         for (long seed = 1; seed <= seeds; seed++) {
-            Simulation sim = new Simulation(seed, sleds, key, trust, ordering).client(client).forgetting(forgetting);
+            Simulation sim = new Simulation(seed, sleds, key, trust, ordering).client(client).forgetting(forgetting).identity(identity);
             Simulation.Result r = (replays ? sim.signerClockGoesBack() : sim).run(schedule(seed, sleds, replays));
             targeted += r.targeted();
             refused += r.refused();
@@ -221,8 +225,8 @@ public final class SimMain {
         List<Step> steps = schedule(seed, sleds, ordering == Ordering.SIGNED);
         boolean signed = ordering == Ordering.SIGNED;
         Supplier<Simulation> sim = () -> signed
-                ? new Simulation(seed, sleds, key, trust, ordering).client(client).forgetting(forgetting).signerClockGoesBack()
-                : new Simulation(seed, sleds, key, trust, ordering).client(client).forgetting(forgetting);
+                ? new Simulation(seed, sleds, key, trust, ordering).client(client).forgetting(forgetting).identity(identity).signerClockGoesBack()
+                : new Simulation(seed, sleds, key, trust, ordering).client(client).forgetting(forgetting).identity(identity);
         Simulation.Result r = sim.get().run(steps);
         r.trace().forEach(System.out::println);
         System.out.println(r.summary());

@@ -2,6 +2,7 @@ package sush.pipeline.sim;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -19,6 +20,9 @@ import sush.gossip.clock.Version;
 import sush.gossip.net.MemoryNetwork;
 import sush.gossip.node.GossipConfig;
 import sush.gossip.node.GossipNode;
+import sush.gossip.set.Bookmark;
+import sush.gossip.set.Bookmarks;
+import sush.gossip.set.IdentityKeeper;
 import sush.gossip.set.NetworkId;
 import sush.locker.admission.FloorCause;
 import sush.locker.record.BoundaryRecord;
@@ -105,8 +109,17 @@ final class SimRack {
 
     /** Every skeleton jump, judged by the checkers at the end (they know the operator's chains). */
     final List<Jump> jumps = new ArrayList<>();
-    /** What the forgetting checker found, as it happened. */
+    /** What the forgetting checker found, as it happened (and the identity checker: D-053). */
     final List<String> forgetViolations = new ArrayList<>();
+    /**
+     * Per universe, every message any sled's replica held, by version (its payload's hash): no
+     * version may name two messages (D-053: an identity taken back must not tick a version again).
+     */
+    private final Map<NetworkId, Map<Version, Integer>> messages = new HashMap<>();
+    /** Restarted sleds take their identity back from their bookmarks (D-053); false: a fork every time. */
+    boolean keepIdentity = true;
+    /** A deliberately wrong keeper: bookmarks that claim nothing was sent (the checkers must catch it). */
+    boolean staleBookmarks;
     /** Messages forgotten, over every sled. */
     long forgotten;
     /** Positions whose request some sled forgot, per universe (a request a universe lost is not among them). */
@@ -165,6 +178,11 @@ final class SimRack {
         s.runtime = new SledRuntime(cfg,
                 Gossip.of(s.node), s.locker, s.launcher, Optional.empty(), time, new SlowWriter(time, () -> s.writeMillis));
         s.runtime.events().subscribe(e -> observe(s, e));
+        if (keepIdentity) {
+            s.node.keepIdentity(staleBookmarks ? stale(s.bookmarks) : s.bookmarks);
+        }
+        s.node.entries().subscribe(e -> e.replica().deliveries(0)
+                .subscribe(d -> noteMessage(s, e.network(), d.version(), d.payload())));
         s.runtime.start();
         // A gossip node that fails to start is said where the sled's own failures are.
         s.node.start().subscribe(v -> { }, e -> observe(s, new SledEvent.Failed("gossip node start: " + e)));
@@ -177,6 +195,29 @@ final class SimRack {
         s.a.beforeWrite(() -> { });
         s.b.beforeWrite(() -> { });
         time.advanceTime();
+    }
+
+    private void noteMessage(SimSled s, NetworkId network, Version v, byte[] payload) {
+        int hash = Arrays.hashCode(payload);
+        Integer before = messages.computeIfAbsent(network, n -> new HashMap<>()).putIfAbsent(v, hash);
+        if (before != null && before != hash) {
+            forgetViolations.add("version named twice: " + s.name() + " (life " + s.life + ") holds a message at " + v
+                    + " that another sled holds with other bytes");
+        }
+    }
+
+    private static IdentityKeeper stale(Bookmarks kept) {
+        return new IdentityKeeper() {
+            @Override
+            public void keep(Bookmark b) {
+                kept.keep(b);
+            }
+
+            @Override
+            public Optional<Bookmark> find(NetworkId network) {
+                return kept.find(network).map(b -> new Bookmark(b.network(), b.identity(), Version.ZERO));
+            }
+        };
     }
 
     void crash(SimSled s) {

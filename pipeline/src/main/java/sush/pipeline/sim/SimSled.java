@@ -7,6 +7,7 @@ import java.util.Set;
 import sush.gossip.clock.Version;
 import sush.gossip.node.GossipNode;
 import sush.gossip.set.NetworkId;
+import sush.gossip.set.Bookmarks;
 import sush.gossip.set.Replica;
 import sush.locker.store.Locker;
 import sush.locker.store.MemorySlot;
@@ -47,6 +48,8 @@ final class SimSled {
             new HashMap<>();
     final Map<NetworkId, Set<JobId>> ended =
             new HashMap<>();
+    /** Its bookmarks: they outlive its lives as the daemon's outlive a crash (D-053); a wipe clears them. */
+    final Bookmarks bookmarks = new Bookmarks();
     /** Per universe, the join of every frontier this sled's replicas had there, over every life: what it saw. */
     final Map<NetworkId, Version> seen = new HashMap<>();
 

@@ -106,6 +106,23 @@ public final class Simulation {
         return this;
     }
 
+    /** How a restarted sled comes back into its universe's identity tree (D-053). */
+    public enum Identity {
+        /** From its bookmark when the provider saw its last send (the daemon's way). */
+        KEEP,
+        /** A fork of the provider's identity at every restart (before D-053). */
+        FORK,
+        /** Wrong: bookmarks that claim nothing was sent (the checkers must catch it). */
+        STALE
+    }
+
+    /** Restarted sleds take their identity back as {@code identity} says ({@link Identity#KEEP} by default). */
+    public Simulation identity(Identity identity) {
+        rack.keepIdentity = identity != Identity.FORK;
+        rack.staleBookmarks = identity == Identity.STALE;
+        return this;
+    }
+
     /** The operator's client places jobs and resumes sessions as {@code c} says (the CLI's own is the default). */
     public Simulation client(Client c) {
         actions.client = c;
@@ -130,6 +147,7 @@ public final class Simulation {
         checkers.checkSafety(violations);
         calm();
         checkers.checkSafety(violations);
+        checkers.checkConverged(violations);
         checkers.checkLiveness(violations);
         checkers.checkStopsHonoured(violations);
         checkers.checkStatusTruth(violations);
@@ -230,8 +248,8 @@ public final class Simulation {
     }
 
     /**
-     * Issue 39's identity bar: {@code restarts} restarts of random sleds (each a crash and a boot,
-     * what a kill -9 and a clean stop both are to the gossip set today), a job on every sled after
+     * Issue 39's identity bar: {@code restarts} restarts of random sleds (each a crash and a boot:
+     * a kill -9 and a clean stop both leave a bookmark, D-053), a job on every sled after
      * every eighth, and the largest encoded frontier of any sled sampled after each: after the
      * first 32 restarts, at the end, and its largest. {@code ./bench.sh sim --restarts N}.
      */
@@ -275,6 +293,7 @@ public final class Simulation {
         }
         List<String> violations = new ArrayList<>();
         checkers.checkSafety(violations);
+        checkers.checkConverged(violations);
         checkers.checkLiveness(violations);
         checkers.checkStatusTruth(violations);
         checkers.checkJumps(rack.forgetViolations);
