@@ -132,12 +132,15 @@ class ForgettingDaemonTest extends ProcessRack {
         assertEquals(3, statuses(2, first).size(), firstBody);
         String historyBody = client(2).get("/jobs?limit=50").toString();
 
+        assertEquals(0, metric(2, "sush_gossip_identity_resumed"), "its first life took a fork or seeded");
         ProcessHandle h = RackAccess.running(rack.sleds().get(2)).orElseThrow();
         h.destroyForcibly();
         h.onExit().get();
         processes.add(RackAccess.start(dir, rack.sleds().get(2), List.of(), List.of("--forgetting")));
         assertTrue(RackAccess.awaitApi(rack.sleds().get(2).api()));
         await("one universe again", () -> oneUniverse(SLEDS));
+        // D-053: the kill -9 left its bookmark; the provider had seen its last send, so no fork.
+        await("sled 2 took its gossip identity back", () -> metricAtLeast(2, "sush_gossip_identity_resumed", 1));
         // The restarted sled no longer folds the forgotten first job: its journal answers for it,
         // as its fold did before the restart (every sled's status, times and hashes alike).
         assertEquals(firstBody, client(2).get("/jobs/" + first + "/status").toString(),

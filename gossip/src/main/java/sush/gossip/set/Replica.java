@@ -55,6 +55,8 @@ public final class Replica {
     private final IdentityKeeper keeper;
     /** At or above every version this replica's identity ticked in its universe (zero before any). */
     private Version lastSent = Version.ZERO;
+    /** Whether this replica's identity is one an earlier life of the sled held here (D-053). */
+    private boolean resumed;
 
     private Replica(NetworkId network, Id identity, int maxMessages, IdentityKeeper keeper) {
         this.network = network;
@@ -384,14 +386,27 @@ public final class Replica {
 
     /** The newcomer's half of a bootstrap: take the universe, the identity share and the set. */
     public void adopt(Grant grant) {
-        adopt(grant, Version.ZERO);
+        adopt(grant, Version.ZERO, false);
     }
 
     /**
-     * {@link #adopt(Grant)} of an identity this sled held before ({@code grant.identity()} its
-     * bookmark's), whose last send was {@code lastSent}: the provider's frontier covers it.
+     * {@link #adopt(Grant)} of the identity an earlier life of this sled held in the grant's
+     * universe ({@code grant.identity()} is {@code bookmark}'s, given back: the provider's
+     * frontier covers the bookmark's last send).
      */
-    public void adopt(Grant grant, Version lastSent) {
+    public void adoptResumed(Grant grant, Bookmark bookmark) {
+        if (!grant.identity().equals(bookmark.identity()) || !grant.network().equals(bookmark.network())) {
+            throw new IllegalArgumentException("a resumed grant carries its bookmark's universe and identity");
+        }
+        adopt(grant, bookmark.lastSent(), true);
+    }
+
+    /** Whether this replica took its identity back from a bookmark instead of a provider's fork (D-053). */
+    public synchronized boolean resumed() {
+        return resumed;
+    }
+
+    private void adopt(Grant grant, Version lastSent, boolean fromBookmark) {
         synchronized (this) {
             if (!network.isBootstrapping() || !frontier.isZero() || log.lastSeq() != 0) {
                 throw new ReplicaException(ReplicaException.Kind.NOT_A_NEWCOMER,
@@ -404,6 +419,7 @@ public final class Replica {
             requireRoom(grant.messages().size());
             keeper.keep(new Bookmark(grant.network(), grant.identity(), lastSent));
             this.lastSent = lastSent;
+            resumed = fromBookmark;
             List<Message> sorted = new ArrayList<>(grant.messages());
             sorted.sort((a, b) -> Version.CAUSAL_ORDER.compare(a.version(), b.version()));
             for (Message m : sorted) {

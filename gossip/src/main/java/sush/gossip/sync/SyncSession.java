@@ -307,8 +307,13 @@ public final class SyncSession {
         }
         try {
             if (role == Role.NEWCOMER) {
-                replica.adopt(new Replica.Grant(grant.network(), grant.identity(), grant.frontier(), received,
-                        forgotten), claimed.map(Bookmark::lastSent).orElse(Version.ZERO));
+                Replica.Grant full = new Replica.Grant(grant.network(), grant.identity(), grant.frontier(), received,
+                        forgotten);
+                if (claimed.isPresent()) {
+                    replica.adoptResumed(full, claimed.get());
+                } else {
+                    replica.adopt(full);
+                }
                 added = received.size();
             } else {
                 added = replica.commit(view.network(), remoteFrontier, forgotten, received);

@@ -33,6 +33,7 @@ import sush.gossip.net.GossipTls;
 import sush.gossip.net.TcpTransport;
 import sush.gossip.node.GossipConfig;
 import sush.gossip.node.GossipNode;
+import sush.gossip.set.IdentityKeeper;
 import sush.locker.record.RecordFormat;
 import sush.locker.store.DirectorySlot;
 import sush.locker.store.Locker;
@@ -45,6 +46,7 @@ import sush.ops.daemon.Daemon.Settings;
 import sush.ops.daemon.Daemon.TlsFiles;
 import sush.pipeline.disk.DiskReserve;
 import sush.pipeline.exec.ProcessLauncher;
+import sush.pipeline.journal.BookmarkFile;
 import sush.pipeline.journal.Journal;
 import sush.pipeline.journal.JournalException;
 import sush.pipeline.sled.Gossip;
@@ -82,6 +84,8 @@ final class Assembly {
     DisposableServer http;
     /** Faults injected into the slots ({@code --fault-injection}, tests only); none by default. */
     Optional<SlotFaults> faults = Optional.empty();
+    /** Where the gossip identity is kept for the next life (D-053): the bookmark file, or nothing. */
+    IdentityKeeper identity = IdentityKeeper.NONE;
     /** Watermarks and forgetting ({@code --forgetting}, issue 39); off by default. */
     Optional<SledConfig.Settling> settling = Optional.empty();
 
@@ -126,6 +130,29 @@ final class Assembly {
             LOG.warn("the journal in " + p.s.output().resolve("journal") + " is NOT sealed: every job's "
                     + "command is stored there in clear; give --journal-key (sush rack init makes one per sled)");
         }
+        openBookmarks(p, key);
+    }
+
+    /**
+     * The bookmark file beside the journal (D-053): a restart in the same universe and the same
+     * kernel boot takes its gossip identity back. Without a boot id, or a file that cannot be
+     * made, the sled runs without (each life forks a fresh identity, as before) and says so.
+     */
+    static void openBookmarks(Assembly p, Optional<byte[]> key) {
+        Optional<String> boot = BookmarkFile.bootId();
+        if (boot.isEmpty()) {
+            LOG.warn("no kernel boot id: the gossip identity is not kept over restarts (each life forks one)");
+            return;
+        }
+        Path file = BookmarkFile.in(p.s.output());
+        try {
+            BookmarkFile bookmarks = BookmarkFile.open(file, key, Entropy.secure(), boot.get(), LOG::warn);
+            p.identity = bookmarks;
+            p.stack.push("bookmarks", bookmarks::close);
+        } catch (IOException e) {
+            LOG.warn("cannot keep the gossip identity in " + file + " (" + e.getMessage()
+                    + "): each life forks one");
+        }
     }
 
     /** The rack's TLS (when given), the gossip transport and node, listening once this returns. */
@@ -155,6 +182,7 @@ final class Assembly {
         p.node = new GossipNode(new GossipConfig(s.gossip(), defaults.sessionTimeout(),
                 defaults.idleTimeout(), defaults.periodicSync(), Duration.ofMillis(50), Duration.ofSeconds(2)),
                 p.transport, Schedulers.parallel(), Entropy.secure());
+        p.node.keepIdentity(p.identity);
         // Stopping the node closes its links and its transport, started or not.
         p.stack.push("gossip", p.node::stop);
     }

@@ -96,6 +96,12 @@ public final class SledMetrics implements AutoCloseable {
         Gauge.builder("sush.gossip.forgotten", node, n -> n.replica().forgottenCount())
                 .description("messages this sled forgot from the current universe's gossip set (settled)")
                 .register(registry);
+        Gauge.builder("sush.gossip.version.bytes", node, n -> n.replica().frontier().encodedSize()).baseUnit("bytes")
+                .description("the encoded size of the current universe's frontier: it grows with identity forks "
+                        + "(D-053)").register(registry);
+        Gauge.builder("sush.gossip.identity.resumed", node, n -> n.replica().resumed() ? 1 : 0)
+                .description("1 when this life took its identity back from its bookmark, 0 when it forked or "
+                        + "seeded one (D-053)").register(registry);
         Gauge.builder("sush.chain.fill", runtime, SledRuntime::chainFill).baseUnit("ratio")
                 .description("the active session's chain: its fullest memory's share of its bound").register(registry);
         Gauge.builder("sush.pending.launches", runtime, SledRuntime::pendingLaunches)
