@@ -3,10 +3,14 @@ package sush.ops;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,6 +21,7 @@ import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 import sush.ops.cli.Client;
+import sush.ops.cli.Invocation;
 import sush.ops.cli.RackAccess;
 import sush.ops.cli.RackCommand;
 import sush.ops.wire.Json;
@@ -36,7 +41,7 @@ import tools.jackson.databind.JsonNode;
  * journal as it did from its fold before, and tells a client asking for the chain after a forgotten position where the
  * live chain goes on.
  */
-class ForgettingDaemonTest extends ProcessRack {
+class ForgettingDaemonTest extends ClientRack {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static final int SLEDS = 3;
 
@@ -88,6 +93,21 @@ class ForgettingDaemonTest extends ProcessRack {
 
     private List<String> ledgerLines() throws Exception {
         return Files.exists(ledger) ? Files.readAllLines(ledger) : List.of();
+    }
+
+    /** One CLI command line in this JVM, in the test's work directory; it must succeed. */
+    private String cli(String... args) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        Path work = Files.createDirectories(dir.resolve("work"));
+        int got;
+        try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+                PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+            got = Main.run(new Invocation(cliEnvironment(), work, InputStream.nullInputStream(), o, e, false), args);
+        }
+        String said = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
+        assertEquals(0, got, String.join(" ", args) + ": " + said);
+        return said;
     }
 
     @Test
@@ -145,6 +165,10 @@ class ForgettingDaemonTest extends ProcessRack {
         // as its fold did before the restart (every sled's status, times and hashes alike).
         assertEquals(firstBody, client(2).get("/jobs/" + first + "/status").toString(),
                 "a forgotten job's status from the restarted sled");
+        // And its output through the CLI, relayed by sled 0 (which forgot it too), checked
+        // against the hash in the status the journals gave.
+        String said = cli("--url", url(0), "job", "output", first, "--sled", sled(2), "-o", "first.out");
+        assertTrue(said.contains("of stdout from " + sled(2) + " written to first.out (hash verified)"), said);
         // Job history from the restarted sled: every job, as sled 0 (which never restarted) lists
         // it. Sled 2's own ending of its committed job was told again from its boundary record
         // (without times), which the rack now shows for it everywhere.
