@@ -64,8 +64,10 @@ class IdentityKeepingTest {
         assertEquals(Optional.of(new Bookmark(NET, bIdentity, last)), kept.find(NET), "each send is kept");
         Id aIdentity = a.identity();
 
+        assertFalse(b.resumed(), "a first life forks");
         Replica again = bootstrap(a, Replica.newcomer(kept));
         assertEquals(bIdentity, again.identity(), "the same identity, from the bookmark");
+        assertTrue(again.resumed());
         assertEquals(aIdentity, a.identity(), "the provider forked nothing");
         Version next = again.send(text("two"));
         assertTrue(last.lessThan(next), "the new life's send follows the old life's last");
@@ -85,6 +87,7 @@ class IdentityKeepingTest {
 
         Replica again = bootstrap(a, Replica.newcomer(kept));
         assertNotEquals(bIdentity, again.identity(), "a fork: a's frontier does not cover the last send");
+        assertFalse(again.resumed());
         assertNotEquals(aIdentity, a.identity(), "the provider gave half of its own");
         assertEquals(again.identity(), kept.find(NET).orElseThrow().identity(), "the new share is kept");
         Version next = again.send(text("new life"));
@@ -108,6 +111,7 @@ class IdentityKeepingTest {
     void theProvidersOwnHalfIsKeptBeforeTheOtherLeaves() {
         Bookmarks kept = new Bookmarks();
         Replica a = Replica.seed(NET, kept);
+        assertEquals(Optional.of(new Bookmark(NET, Id.ONE, Version.ZERO)), kept.find(NET), "a seed keeps its identity");
         Version v = a.send(text("x"));
         Replica.Grant g = a.grant();
         assertEquals(Optional.of(new Bookmark(NET, a.identity(), v)), kept.find(NET));
@@ -152,6 +156,9 @@ class IdentityKeepingTest {
         assertEquals(Optional.of(b), Frames.readClaim(new WireReader(body, 1, body.length - 1)));
         byte[] cut = java.util.Arrays.copyOf(body, body.length - 1);
         assertThrows(MalformedException.class, () -> Frames.readClaim(new WireReader(cut, 1, cut.length - 1)));
+        byte[] longer = java.util.Arrays.copyOf(body, body.length + 1);
+        assertThrows(MalformedException.class, () -> Frames.readClaim(new WireReader(longer, 1, longer.length - 1)),
+                "a byte past the bookmark");
     }
 
     @Test
@@ -183,6 +190,10 @@ class IdentityKeepingTest {
         assertEquals(Optional.empty(), kept.find(nets.get(1)));
         assertEquals(nets.get(2), kept.all().get(3).network(), "the most recently kept is last");
         assertEquals(kept.all(), Bookmarks.fromBytes(kept.toBytes()).all());
+        Bookmarks cleared = Bookmarks.fromBytes(kept.toBytes());
+        cleared.clear();
+        assertEquals(List.of(), cleared.all(), "a wiped sled keeps nothing");
+        assertEquals(Optional.empty(), cleared.find(nets.get(2)));
 
         byte[] bytes = kept.toBytes();
         byte[] format = bytes.clone();
