@@ -72,13 +72,13 @@ public final class Settlement {
     }
 
     private final Break rule;
-    private final Map<String, Sled> peers = new HashMap<>();
+    final Map<String, Sled> peers = new HashMap<>();
     private final Map<SessionId, Ordinals> chains = new HashMap<>();
-    private final Map<JobId, Job> jobs = new HashMap<>();
-    private final Map<JobId, Burn> burns = new HashMap<>();
+    final Map<JobId, Job> jobs = new HashMap<>();
+    final Map<JobId, Burn> burns = new HashMap<>();
     /** Each sled's newest watermarks, over every session, and its newest per session. */
     private final Map<String, Marks> newest = new HashMap<>();
-    private final Map<String, Map<SessionId, Marks>> bySession = new HashMap<>();
+    final Map<String, Map<SessionId, Marks>> bySession = new HashMap<>();
     /** Watermarks replaced by a newer one of their sled in their session, waiting to be stable. */
     private final List<Mark> replaced = new ArrayList<>();
     /** Each sled's newest announcement, and older ones waiting to be stable. */
@@ -111,7 +111,7 @@ public final class Settlement {
     }
 
     /** A watermark and the version it was delivered at. */
-    private record Mark(Version version, Message.Watermark watermark) {
+    record Mark(Version version, Message.Watermark watermark) {
     }
 
     /** Folds one delivered message. */
@@ -274,7 +274,7 @@ public final class Settlement {
         live.removeIf(t -> !ordinal.containsKey(t.position));
         live.sort((x, y) -> Long.compare(ordinal.get(x.position), ordinal.get(y.position)));
         for (Tracked t : live) {
-            boolean settled = t instanceof Job ? settled((Job) t) : past(t.session, t.position) && stable(t.ceiling);
+            boolean settled = t instanceof Job ? settled((Job) t) : pastEverywhere(t.session, t.position) && stable(t.ceiling);
             if (!settled && rule != Break.NOT_PREFIX) {
                 return;
             } else if (!settled) {
@@ -377,7 +377,7 @@ public final class Settlement {
     }
 
     private boolean settled(Job j) {
-        if (!past(j.session, j.position) || !stable(j.ceiling)) {
+        if (!pastEverywhere(j.session, j.position) || !stable(j.ceiling)) {
             return false;
         }
         for (Sled p : peers.values()) {
@@ -422,78 +422,7 @@ public final class Settlement {
      * place; and the others took that branch.
      */
     public Optional<JobId> nextLive(SessionId session, JobId position, String asking) {
-        OptionalLong from = ordinal(session, position);
-        if (from.isEmpty()) {
-            return Optional.empty();
-        }
-        long best = Long.MAX_VALUE;
-        JobId found = null;
-        boolean tie = false;
-        boolean unplaced = false;
-        Set<JobId> distinct = new HashSet<>();
-        for (JobId p : livePositions(session)) {
-            if (!distinct.add(p)) {
-                continue;
-            }
-            OptionalLong o = ordinal(session, p);
-            if (o.isEmpty()) {
-                unplaced = true; // a live position of unknown place might come first
-                continue;
-            }
-            if (o.getAsLong() <= from.getAsLong() || o.getAsLong() > best) {
-                continue;
-            }
-            tie = o.getAsLong() == best;
-            best = o.getAsLong();
-            found = p;
-        }
-        if (found == null || tie || (unplaced && !everyOtherHeadAt(session, found, asking))) {
-            return Optional.empty();
-        }
-        return Optional.of(found);
-    }
-
-    /** The session's live positions: jobs and burns held, and the heads of every sled's newest watermarks. */
-    private List<JobId> livePositions(SessionId session) {
-        List<JobId> candidates = new ArrayList<>();
-        jobs.values().forEach(j -> {
-            if (j.session.equals(session)) {
-                candidates.add(j.position);
-            }
-        });
-        burns.values().forEach(b -> {
-            if (b.session.equals(session)) {
-                candidates.add(b.position);
-            }
-        });
-        bySession.values().forEach(marks -> {
-            Marks m = marks.get(session);
-            if (m != null) {
-                m.held.stream().filter(mark -> !mark.watermark().done())
-                        .forEach(mark -> candidates.add(mark.watermark().head()));
-            }
-        });
-        return candidates;
-    }
-
-    /** Every sled of the rack but {@code asking} has newest watermarks in {@code session}, all standing on {@code head}. */
-    private boolean everyOtherHeadAt(SessionId session, JobId head, String asking) {
-        for (String p : peers.keySet()) {
-            if (p.equals(asking)) {
-                continue;
-            }
-            Marks m = bySession.getOrDefault(p, Map.of()).get(session);
-            if (m == null || m.overflowed || m.held.isEmpty()
-                    || m.held.stream().anyMatch(x -> x.watermark().done() || !x.watermark().head().equals(head))) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** Every sled's newest watermarks in {@code session} are past {@code position}. */
-    private boolean past(SessionId session, JobId position) {
-        return past(session, position, null);
+        return SkeletonJump.nextLive(this, session, position, asking);
     }
 
     /** As above, but for {@code except}'s (none when null). */
@@ -568,7 +497,7 @@ public final class Settlement {
     }
 
     /** One sled's newest watermarks: those no other of its watermarks is causally after. */
-    private static final class Marks {
+    static final class Marks {
         final List<Mark> held = new ArrayList<>(1);
         boolean overflowed;
 
