@@ -140,18 +140,22 @@ final class StateResource {
         int matched = 0;
         List<JobId> ids = new ArrayList<>();
         if (v.fold() != null) {
-            // The journal's jobs whose requests the fold no longer holds come first (older than
-            // every job it holds), in the order they were delivered; then the fold's.
+            // Once the universe forgot anything, the journal's jobs (every job this sled folded in
+            // it, in every life, in the order they were delivered) come first, whether the fold
+            // still holds them or forgot them as settled (D-054): a job keeps its place, on every
+            // sled and across restarts; then any the fold holds that the journal does not.
             List<JobId> known = v.fold().statuses().jobs();
-            extra.jobs().keySet().stream().filter(j -> v.fold().sessionOf(j).isEmpty()
-                    && !extra.statuses().statuses(j).isEmpty()).forEach(ids::add);
+            extra.jobs().keySet().stream().filter(j -> !extra.statuses().statuses(j).isEmpty()
+                    || !v.fold().statuses().statuses(j).isEmpty()).forEach(ids::add);
             Set<JobId> first = new HashSet<>(ids);
             known.stream().filter(j -> !first.contains(j)).forEach(ids::add);
         }
         for (int i = ids.size() - 1; i >= 0; i--) {
             JobId id = ids.get(i);
-            boolean journal = extra.jobs().containsKey(id) && v.fold().sessionOf(id).isEmpty();
-            Optional<SessionId> of = journal ? Optional.of(extra.jobs().get(id)) : v.fold().sessionOf(id);
+            // The fold's statuses when it holds any, else the journal's; the fold's session of the
+            // request when it holds it, else the journal's.
+            boolean journal = extra.jobs().containsKey(id) && v.fold().statuses().statuses(id).isEmpty();
+            Optional<SessionId> of = v.fold().sessionOf(id).or(() -> Optional.ofNullable(extra.jobs().get(id)));
             if (session.isPresent() && !session.equals(of)) {
                 continue;
             }
@@ -239,13 +243,14 @@ final class StateResource {
     Mono<Object> status(HttpServerRequest q) throws BadRequest {
         JobId job = jobId(q.param("jid"));
         Optional<String> sled = sledParameter(q);
-        // A job whose request the fold does not hold (forgotten, and this sled restarted since) is
-        // read back from the journal, which holds every delivery the fold took and the earlier
-        // ones: its own status re-told from the boundary record (no times) comes after the original.
-        return runtime.query(v -> v.fold() == null ? new Folded(Map.of(), Map.of(), false)
+        // A job of which the fold holds no status (settled and forgotten, D-054, or forgotten before
+        // this sled restarted) is read back from the journal, which holds every delivery the fold
+        // took and the earlier ones: its own status re-told from the boundary record (no times)
+        // comes after the original. Nothing is read while the universe forgot nothing.
+        return runtime.query(v -> v.fold() == null ? new Folded(Map.of(), Map.of())
                 : new Folded(Json.statuses(v.fold().statuses().statuses(job)),
-                        Json.conflicts(v.fold().statuses().conflicts(job)), v.fold().sessionOf(job).isPresent()))
-                .flatMap(known -> known.request() ? Mono.just(Map.entry(known.statuses(), known.conflicts()))
+                        Json.conflicts(v.fold().statuses().conflicts(job))))
+                .flatMap(known -> !known.statuses().isEmpty() ? Mono.just(Map.entry(known.statuses(), known.conflicts()))
                         : fromJournal(job).map(j -> j.getKey().isEmpty() ? Map.entry(known.statuses(),
                                 known.conflicts()) : j)).flatMap(both -> {
                     Map<String, SledStatus> all = both.getKey();
@@ -259,8 +264,8 @@ final class StateResource {
                 });
     }
 
-    /** What the fold knows of a job: its statuses, its conflicts, and whether it holds the job's request. */
-    private record Folded(Map<String, SledStatus> statuses, Map<String, Conflict> conflicts, boolean request) {
+    /** What the fold knows of a job: its statuses and its conflicts. */
+    private record Folded(Map<String, SledStatus> statuses, Map<String, Conflict> conflicts) {
     }
 
     /**

@@ -129,7 +129,9 @@ final class Checkers {
                     continue;
                 }
                 Optional<StatusProjection.Entry> st = v.fold().statuses().status(id, s.sled.baseboard());
-                boolean terminal = st.map(e -> e.status().isTerminal()).orElse(false);
+                // Issue 39 (D-054): the fold forgot the statuses of a job this life's settlement settled.
+                boolean terminal = st.map(e -> e.status().isTerminal()).orElse(false)
+                        || (st.isEmpty() && s.settledThisLife.contains(id));
                 if (!terminal && !v.running().contains(id)) {
                     boolean active = v.fold().activeSession().map(a -> a.id().equals(j.request().session()))
                             .orElse(false);

@@ -159,6 +159,7 @@ final class SimRack {
 
     void boot(SimSled s) {
         s.life++;
+        s.settledThisLife.clear();
         s.dying = false;
         s.node = new GossipNode(new GossipConfig(s.name(), GOSSIP.sessionTimeout(), GOSSIP.idleTimeout(),
                 GOSSIP.periodicSync(), GOSSIP.reconnectMin(), GOSSIP.reconnectMax()), network.transport(s.name()), time,
@@ -275,6 +276,7 @@ final class SimRack {
             s.ended.computeIfAbsent(s.universe, u -> new HashSet<>()).add(ownEnding(s, ((SledEvent.Gossiped) e).message()));
         } else if (e instanceof SledEvent.Forgot) {
             checkForgot(s, ((SledEvent.Forgot) e).versions());
+            s.settledThisLife.addAll(((SledEvent.Forgot) e).jobs());
         } else if (e instanceof SledEvent.Jumped && s.universe != null) {
             faults.add("skeleton-jump");
             jumps.add(new Jump(s, (SledEvent.Jumped) e, Set.copyOf(s.ended.getOrDefault(s.universe, Set.of()))));

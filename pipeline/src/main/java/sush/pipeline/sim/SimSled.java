@@ -1,6 +1,7 @@
 package sush.pipeline.sim;
 
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 
@@ -48,6 +49,8 @@ final class SimSled {
             new HashMap<>();
     final Map<NetworkId, Set<JobId>> ended =
             new HashMap<>();
+    /** Jobs this life's settlement settled: its fold forgot their statuses (D-054). */
+    final Set<JobId> settledThisLife = new HashSet<>();
     /** Its bookmarks: they outlive its lives as the daemon's outlive a crash (D-053); a wipe clears them. */
     final Bookmarks bookmarks = new Bookmarks();
     /** Per universe, the join of every frontier this sled's replicas had there, over every life: what it saw. */

@@ -51,8 +51,11 @@ final class Settler {
         skeleton(at, s);
         List<Version> settled = s.drain();
         if (!settled.isEmpty()) {
-            loop.emit(new SledEvent.Forgot(settled)); // said first: a watcher may still read what goes
+            List<JobId> jobs = s.settledJobs();
+            loop.emit(new SledEvent.Forgot(settled, jobs)); // said first: a watcher may still read what goes
             at.replica().forget(settled);
+            // And what the fold keeps of the settled jobs (D-054): the journal answers for them.
+            at.fold().forgetSettled(jobs);
         }
     }
 

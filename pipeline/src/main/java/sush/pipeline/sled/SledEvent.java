@@ -88,11 +88,13 @@ public sealed interface SledEvent {
 
     /**
      * The sled forgot {@code versions} from its gossip set (issue 39): what its settlement found
-     * no sled of the rack needs any more.
+     * no sled of the rack needs any more; its fold forgot what it kept of {@code jobs}, the jobs
+     * among them that the rack settled (D-054).
      */
-    record Forgot(List<Version> versions) implements SledEvent {
+    record Forgot(List<Version> versions, List<JobId> jobs) implements SledEvent {
         public Forgot {
             versions = List.copyOf(versions);
+            jobs = List.copyOf(jobs);
         }
     }
 

@@ -120,6 +120,17 @@ final class ChainWalk {
         return out;
     }
 
+    /**
+     * The rack settled {@code job}: if it is the last job this sled ran, it ended here (settled
+     * needs every sled it targets to have ended it), and its status is about to be forgotten, so
+     * a sequential job no longer waits on it.
+     */
+    void settled(JobId job) {
+        if (job.equals(lastRan)) {
+            lastRan = null;
+        }
+    }
+
     /** See {@link SledProjection#mayStart}: {@code statuses} holds this sled's ({@code baseboard}) ends. */
     boolean mayStart(SignedJob job, StatusProjection statuses, String baseboard) {
         if (job.request().concurrent() || lastRan == null) {

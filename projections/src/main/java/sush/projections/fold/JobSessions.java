@@ -45,6 +45,11 @@ final class JobSessions {
         }
     }
 
+    /** Forgets {@code job}'s session: the rack settled it (its pin, if any, stays). */
+    void forget(JobId job) {
+        jobSessions.remove(job);
+    }
+
     /** The remembered session of {@code job}'s request, or null. */
     SessionId get(JobId job) {
         return jobSessions.get(job);

@@ -87,6 +87,8 @@ public final class Settlement {
     /** Statuses of jobs no longer known here, waiting to be stable. */
     private final List<Version> orphans = new ArrayList<>();
     private final Set<JobId> changedJobs = new HashSet<>();
+    /** Jobs settled since {@link #settledJobs()} was last asked. */
+    private final List<JobId> settledJobs = new ArrayList<>();
     /** Each session's own messages (start or grant, stops, access): kept until every sled is done with it. */
     private final Map<SessionId, List<Version>> sessions = new HashMap<>();
     /** Settled positions whose ordinals are kept because they are some sled's resume point. */
@@ -204,6 +206,16 @@ public final class Settlement {
     }
 
     /**
+     * The jobs settled since the last call, each once (their versions were among {@link #drain}'s):
+     * what a fold keeps of them may go too (D-054).
+     */
+    public List<JobId> settledJobs() {
+        List<JobId> out = List.copyOf(settledJobs);
+        settledJobs.clear();
+        return out;
+    }
+
+    /**
      * The versions to forget since the last call, each once. The caller forgets them from its
      * replica; nothing here is told again.
      */
@@ -283,6 +295,7 @@ public final class Settlement {
             out.addAll(t.versions);
             if (t instanceof Job) {
                 jobs.remove(t.position);
+                settledJobs.add(t.position);
             } else {
                 burns.remove(t.position);
             }

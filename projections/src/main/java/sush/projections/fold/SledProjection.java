@@ -1,5 +1,6 @@
 package sush.projections.fold;
 
+import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -352,6 +353,21 @@ public final class SledProjection {
         // The active session's chain holds its requests even when the bounded map forgot them.
         ChainProjection chain = fold.walk.chain();
         return chain == null ? Optional.empty() : chain.known(job).map(j -> j.request().session());
+    }
+
+    /**
+     * Forgets what this fold keeps of jobs the rack settled (their statuses, conflicts and
+     * remembered sessions) as their messages leave the gossip set (D-054): what an operator asks
+     * of them is answered from the journal. A settled job ended on every sled it targets, so no
+     * pin holds it, and a sequential job after it no longer waits on its status; the active
+     * session's chain keeps its own memory, bounded by the session.
+     */
+    public void forgetSettled(Collection<JobId> jobs) {
+        for (JobId job : jobs) {
+            fold.walk.settled(job);
+            fold.statuses.forget(job);
+            fold.jobSessions.forget(job);
+        }
     }
 
     /** Who may stop a job this sled committed and has not seen end: its session and that session's starter. */

@@ -49,6 +49,15 @@ public final class StatusProjection {
         this.untracked = o.untracked;
     }
 
+    /**
+     * Forgets every status and conflict of {@code job}: the rack settled it (every sled it
+     * targets ended it and every sled passed it), and the sleds' journals answer for it (D-054).
+     */
+    public void forget(JobId job) {
+        jobs.remove(job);
+        conflicts.remove(job);
+    }
+
     /** Applies a job event; returns whether it changed the job's status on its reporter. */
     public boolean apply(Message event) {
         if (event instanceof Message.JobStarted) {

@@ -110,6 +110,8 @@ class SettlementTest {
         assertTrue(forgot.containsAll(job), forgot.toString());
         assertTrue(!forgot.contains(lastA), "a sled's newest watermark is never forgotten");
         assertEquals(0, s.live());
+        assertEquals(List.of(position(jobs[0])), s.settledJobs(), "the settled job, for the fold to forget (D-054)");
+        assertEquals(List.of(), s.settledJobs(), "once");
         assertEquals(List.of(), s.drain(), "each once");
         assertEquals(job.size() + 3L, s.forgotten(), "the job and A's and B's replaced watermarks");
     }
@@ -163,6 +165,7 @@ class SettlementTest {
         List<Version> forgot = s.drain();
         assertTrue(forgot.contains(burn), forgot.toString());
         assertEquals(0, s.live());
+        assertEquals(List.of(), s.settledJobs(), "a burn is no job");
     }
 
     @Test

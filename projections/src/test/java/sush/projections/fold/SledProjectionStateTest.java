@@ -154,6 +154,31 @@ class SledProjectionStateTest {
         assertTrue(f.p.mayStart(jobs[1]));
     }
 
+    /**
+     * D-054: a settled job's statuses, conflicts and remembered session leave the fold, and a
+     * sequential job after it (it ended here: settled needs that) no longer waits on its status.
+     */
+    @Test
+    void aSettledJobLeavesTheFoldAndTheNextJobDoesNotWaitOnIt() {
+        SignedJob[] jobs = Jobs.onTargets(Signers.KEY::sign, S, "*", "*");
+        Fold f = new Fold(Ordering.CAUSAL);
+        f.apply(START);
+        f.apply(new Message.JobStart(jobs[0]));
+        f.apply(new Message.JobStart(jobs[1]));
+        JobId first = jobs[0].request().job();
+        f.p.passHead(first, ChainProjection.Passed.RAN);
+        f.apply(new Message.JobStarted(ME.baseboard(), first));
+        f.apply(new Message.JobStopped(ME.baseboard(), first, 0, null, 0, new byte[32], 0, new byte[32]));
+        assertTrue(f.p.mayStart(jobs[1]));
+        f.p.forgetSettled(List.of(first));
+        assertEquals(Map.of(), f.p.statuses().statuses(first), "its statuses went");
+        assertEquals(Map.of(), f.p.statuses().conflicts(first));
+        assertTrue(f.p.mayStart(jobs[1]), "the last job it ran was settled: nothing to wait on");
+        assertEquals(Optional.of(S), f.p.sessionOf(first), "the active chain still knows the request");
+        f.p.forgetSettled(List.of(jobs[1].request().job()));
+        assertTrue(f.p.mayStart(jobs[1]), "forgetting a job it did not run changes nothing here");
+    }
+
     // ---- Evictions. ----
 
     /**
