@@ -160,11 +160,12 @@ class SledProjectionStateTest {
      */
     @Test
     void aSettledJobLeavesTheFoldAndTheNextJobDoesNotWaitOnIt() {
-        SignedJob[] jobs = Jobs.onTargets(Signers.KEY::sign, S, "*", "*");
+        SignedJob[] jobs = Jobs.onTargets(Signers.KEY::sign, S, "*", "*", "*");
         Fold f = new Fold(Ordering.CAUSAL);
         f.apply(START);
         f.apply(new Message.JobStart(jobs[0]));
         f.apply(new Message.JobStart(jobs[1]));
+        f.apply(new Message.JobStart(jobs[2]));
         JobId first = jobs[0].request().job();
         f.p.passHead(first, ChainProjection.Passed.RAN);
         f.apply(new Message.JobStarted(ME.baseboard(), first));
@@ -177,6 +178,12 @@ class SledProjectionStateTest {
         assertEquals(Optional.of(S), f.p.sessionOf(first), "the active chain still knows the request");
         f.p.forgetSettled(List.of(jobs[1].request().job()));
         assertTrue(f.p.mayStart(jobs[1]), "forgetting a job it did not run changes nothing here");
+        // Outside the active chain, only the remembered session said which session a job was of.
+        JobId third = jobs[2].request().job();
+        f.apply(START_LATER);
+        assertEquals(Optional.of(S), f.p.sessionOf(third), "remembered after its session was superseded");
+        f.p.forgetSettled(List.of(third));
+        assertEquals(Optional.empty(), f.p.sessionOf(third), "forgotten with the settled job");
     }
 
     // ---- Evictions. ----
