@@ -87,7 +87,10 @@ class BookmarkFileTest {
                 altered[at] ^= 0x10;
                 Files.write(BookmarkFile.in(dir), altered);
                 int at2 = at;
+                int said = notes.size();
                 assertEquals(Optional.empty(), open(key, "boot-1").find(NET), () -> "byte " + at2);
+                assertEquals(said + 1, notes.size(), () -> "byte " + at2 + " is said unreadable: " + notes);
+                assertTrue(notes.get(notes.size() - 1).contains("unreadable"), notes::toString);
             }
             byte[] cut = Arrays.copyOf(bytes, 12 + length / 2);
             Files.write(BookmarkFile.in(dir), cut);
@@ -122,8 +125,18 @@ class BookmarkFileTest {
         ReplicaException e = assertThrows(ReplicaException.class,
                 () -> f.keep(new Bookmark(NET, MARK.identity(), Version.ZERO.tick(Id.ONE).tick(Id.ONE))));
         assertEquals(ReplicaException.Kind.IDENTITY_NOT_KEPT, e.kind());
+        assertTrue(e.getMessage().contains("cannot void a stale bookmark"), e.getMessage());
+        assertTrue(e.getMessage().contains("; after "), "the write's own failure is said too: " + e.getMessage());
+        assertTrue(notes.stream().anyMatch(n -> n.contains("write failed")), notes::toString);
         assertFalse(f.voided(), "the file still says the last send it kept");
         assertEquals(Optional.of(MARK), open(Optional.of(KEY), "boot-1").find(NET));
+    }
+
+    @Test
+    void thisKernelHasABootId() {
+        Optional<String> boot = BookmarkFile.bootId();
+        assertTrue(boot.isPresent(), "Linux names each boot");
+        assertEquals(36, boot.get().length(), boot.get());
     }
 
     @Test
