@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Optional;
 
+import sush.gossip.clock.Version;
 import sush.gossip.wire.MalformedException;
 import sush.gossip.wire.WireReader;
 import sush.gossip.wire.WireWriter;
@@ -39,6 +40,25 @@ public final class Bookmarks implements IdentityKeeper {
     /** Every bookmark, least recently kept first. */
     public synchronized List<Bookmark> all() {
         return new ArrayList<>(byNetwork.values());
+    }
+
+    /**
+     * A deliberately wrong keeper over these bookmarks, whose bookmarks claim nothing was sent
+     * (so a provider always gives the identity back): the checkers are shown catching it (D-053).
+     */
+    public IdentityKeeper stale() {
+        Bookmarks kept = this;
+        return new IdentityKeeper() {
+            @Override
+            public void keep(Bookmark b) {
+                kept.keep(b);
+            }
+
+            @Override
+            public Optional<Bookmark> find(NetworkId network) {
+                return kept.find(network).map(b -> new Bookmark(b.network(), b.identity(), Version.ZERO));
+            }
+        };
     }
 
     /** Forgets every bookmark (the sled lost its state: its next life forks). */

@@ -11,7 +11,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.function.IntFunction;
@@ -23,11 +22,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import sush.gossip.clock.Version;
 import sush.gossip.link.MemoryLink;
-import sush.gossip.set.Bookmark;
 import sush.gossip.set.Bookmarks;
 import sush.gossip.set.Delivery;
 import sush.gossip.set.IdentityKeeper;
-import sush.gossip.set.NetworkId;
 import sush.gossip.set.Replica;
 
 /**
@@ -153,17 +150,7 @@ class RedactionPropertiesTest {
             case BOOKMARKS:
                 return bookmarks;
             case STALE:
-                return new IdentityKeeper() {
-                    @Override
-                    public void keep(Bookmark b) {
-                        bookmarks.keep(b);
-                    }
-
-                    @Override
-                    public Optional<Bookmark> find(NetworkId network) {
-                        return bookmarks.find(network).map(b -> new Bookmark(b.network(), b.identity(), Version.ZERO));
-                    }
-                };
+                return bookmarks.stale();
             default:
                 return IdentityKeeper.NONE;
         }

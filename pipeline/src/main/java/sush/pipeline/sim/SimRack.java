@@ -20,9 +20,6 @@ import sush.gossip.clock.Version;
 import sush.gossip.net.MemoryNetwork;
 import sush.gossip.node.GossipConfig;
 import sush.gossip.node.GossipNode;
-import sush.gossip.set.Bookmark;
-import sush.gossip.set.Bookmarks;
-import sush.gossip.set.IdentityKeeper;
 import sush.gossip.set.NetworkId;
 import sush.locker.admission.FloorCause;
 import sush.locker.record.BoundaryRecord;
@@ -180,7 +177,7 @@ final class SimRack {
                 Gossip.of(s.node), s.locker, s.launcher, Optional.empty(), time, new SlowWriter(time, () -> s.writeMillis));
         s.runtime.events().subscribe(e -> observe(s, e));
         if (keepIdentity) {
-            s.node.keepIdentity(staleBookmarks ? stale(s.bookmarks) : s.bookmarks);
+            s.node.keepIdentity(staleBookmarks ? s.bookmarks.stale() : s.bookmarks);
         }
         s.node.entries().subscribe(e -> e.replica().deliveries(0)
                 .subscribe(d -> noteMessage(s, e.network(), d.version(), d.payload())));
@@ -205,20 +202,6 @@ final class SimRack {
             forgetViolations.add("version named twice: " + s.name() + " (life " + s.life + ") holds a message at " + v
                     + " that another sled holds with other bytes");
         }
-    }
-
-    private static IdentityKeeper stale(Bookmarks kept) {
-        return new IdentityKeeper() {
-            @Override
-            public void keep(Bookmark b) {
-                kept.keep(b);
-            }
-
-            @Override
-            public Optional<Bookmark> find(NetworkId network) {
-                return kept.find(network).map(b -> new Bookmark(b.network(), b.identity(), Version.ZERO));
-            }
-        };
     }
 
     void crash(SimSled s) {
