@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -50,7 +51,12 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
 
     private final Path jobsDir;
     final ExecutorService copiers = Executors.newCachedThreadPool(daemon("sush-job-io"));
-    final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(daemon("sush-job-timer"));
+    /**
+     * Each job's wall-time timer (and its grace and drain timers). A timer cancelled when its job
+     * ends leaves the queue at once (issue 39's soak: kept until its deadline, each held its job,
+     * request and paths, a thousand jobs a minute for the ten minutes of the longest wall time).
+     */
+    final ScheduledExecutorService timers = timers();
     /** Starts recorded jobs, one after the other, off the caller's thread (the sled's loop). */
     private final ExecutorService starter = Executors.newSingleThreadExecutor(daemon("sush-job-start"));
     final AtomicInteger running = new AtomicInteger();
@@ -371,6 +377,12 @@ public final class ProcessLauncher implements Launcher, AutoCloseable {
                 // Nothing runs.
             }
         };
+    }
+
+    private static ScheduledExecutorService timers() {
+        ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, daemon("sush-job-timer"));
+        t.setRemoveOnCancelPolicy(true);
+        return t;
     }
 
     private static ThreadFactory daemon(String name) {

@@ -14,6 +14,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -82,6 +83,16 @@ class ProcessLauncherTest {
         String out = stdout(r);
         assertTrue(out.contains("\"job\":\"" + r.job().codephrase() + "\""), out);
         assertTrue(out.contains("700\n600\n"), out);
+    }
+
+    @Test
+    void anEndedJobLeavesNoTimerBehind() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            assertInstanceOf(Ending.Exited.class, run("true").ending().block(WAIT));
+        }
+        ScheduledThreadPoolExecutor timers = (ScheduledThreadPoolExecutor) launcher.timers;
+        // The wall-time timers were cancelled as the jobs ended; none waits for its deadline.
+        await().atMost(WAIT).until(() -> timers.getQueue().isEmpty());
     }
 
     @Test
