@@ -113,10 +113,8 @@ final class SimRack {
      * version may name two messages (D-053: an identity taken back must not tick a version again).
      */
     private final Map<NetworkId, Map<Version, Integer>> messages = new HashMap<>();
-    /** Restarted sleds take their identity back from their bookmarks (D-053); false: a fork every time. */
-    boolean keepIdentity = true;
-    /** A deliberately wrong keeper: bookmarks that claim nothing was sent (the checkers must catch it). */
-    boolean staleBookmarks;
+    /** How restarted sleds take their identity (D-053): from their bookmarks unless told otherwise. */
+    Simulation.Identity identity = Simulation.Identity.KEEP;
     /** Messages forgotten, over every sled. */
     long forgotten;
     /** Positions whose request some sled forgot, per universe (a request a universe lost is not among them). */
@@ -176,11 +174,14 @@ final class SimRack {
         s.runtime = new SledRuntime(cfg,
                 Gossip.of(s.node), s.locker, s.launcher, Optional.empty(), time, new SlowWriter(time, () -> s.writeMillis));
         s.runtime.events().subscribe(e -> observe(s, e));
-        if (keepIdentity) {
-            s.node.keepIdentity(staleBookmarks ? s.bookmarks.stale() : s.bookmarks);
+        if (identity != Simulation.Identity.FORK) {
+            s.node.keepIdentity(identity == Simulation.Identity.STALE ? s.bookmarks.stale() : s.bookmarks);
         }
+        // A failure to record is said where the checkers' findings are, never dropped.
         s.node.entries().subscribe(e -> e.replica().deliveries(0)
-                .subscribe(d -> noteMessage(s, e.network(), d.version(), d.payload())));
+                .subscribe(d -> noteMessage(s, e.network(), d.version(), d.payload()),
+                        t -> forgetViolations.add("message record of " + s.name() + " failed: " + t)),
+                t -> forgetViolations.add("entries of " + s.name() + " failed: " + t));
         s.runtime.start();
         // A gossip node that fails to start is said where the sled's own failures are.
         s.node.start().subscribe(v -> { }, e -> observe(s, new SledEvent.Failed("gossip node start: " + e)));

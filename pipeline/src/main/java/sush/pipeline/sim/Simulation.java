@@ -118,8 +118,7 @@ public final class Simulation {
 
     /** Restarted sleds take their identity back as {@code identity} says ({@link Identity#KEEP} by default). */
     public Simulation identity(Identity identity) {
-        rack.keepIdentity = identity != Identity.FORK;
-        rack.staleBookmarks = identity == Identity.STALE;
+        rack.identity = identity;
         return this;
     }
 

@@ -107,7 +107,7 @@ class JournalTest {
         try (var files = Files.walk(dir)) {
             for (Path f : files.filter(Files::isRegularFile).toList()) {
                 byte[] b = Files.readAllBytes(f);
-                assertFalse(indexOf(b, needle) >= 0, "plain text in " + f);
+                assertFalse(JournalLifecycleTest.indexOf(b, needle) >= 0, "plain text in " + f);
             }
         }
     }
@@ -328,9 +328,9 @@ class JournalTest {
             file = files.filter(f -> f.toString().endsWith(".cq4")).findFirst().orElseThrow();
         }
         byte[] bytes = Files.readAllBytes(file);
-        int at = indexOf(bytes, count);
+        int at = JournalLifecycleTest.indexOf(bytes, count);
         while (at >= 0 && bytes[at - Long.BYTES - 1] != 1) { // the record header: sealed, segment, count
-            int next = indexOf(java.util.Arrays.copyOfRange(bytes, at + 1, bytes.length), count);
+            int next = JournalLifecycleTest.indexOf(java.util.Arrays.copyOfRange(bytes, at + 1, bytes.length), count);
             at = next < 0 ? -1 : at + 1 + next;
         }
         assertTrue(at > 0, "record " + bad + " found");
@@ -379,19 +379,6 @@ class JournalTest {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-    }
-
-    private static int indexOf(byte[] hay, byte[] needle) {
-        outer:
-        for (int i = 0; i + needle.length <= hay.length; i++) {
-            for (int k = 0; k < needle.length; k++) {
-                if (hay[i + k] != needle[k]) {
-                    continue outer;
-                }
-            }
-            return i;
-        }
-        return -1;
     }
 
     /**

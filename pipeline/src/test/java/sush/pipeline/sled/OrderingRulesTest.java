@@ -65,20 +65,7 @@ class OrderingRulesTest {
     @Test
     void theFirstCommitAboveAHopsFloorForgetsTheOtherSidesSessionInItsExecutedJoin() throws Exception {
         SledHarness h = new SledHarness().provision();
-        h.side(1, 1); // side 1 forks before anything happens: the sides are concurrent
-        List<SignedJob> a = Rack.jobs(Rack.session(1), 1, "a", "*");
-        h.boot(1, 0);
-        h.operator(Rack.start(1));
-        h.operator(new Message.JobStart(a.get(0)));
-        h.sync();
-        h.launcher.end(id(a.get(0)), 0);
-        h.settle();
-        h.crash();
-        List<SignedJob> b = Rack.jobs(Rack.session(2), 1, "b", "*");
-        h.operator0side(1, 1, Rack.start(2));
-        h.operator0side(1, 1, new Message.JobStart(b.get(0)));
-        h.boot(1, 1);
-        h.sync(); // a hop: a floor is raised, B is refused
+        SignedJob a = h.hopToAConcurrentSide(); // a hop: a floor is raised, B is refused
         List<SignedJob> d = Rack.jobs(Rack.session(4), 2, "d", "*");
         h.operator(Rack.start(4));
         d.forEach(j -> h.operator(new Message.JobStart(j)));
@@ -88,7 +75,7 @@ class OrderingRulesTest {
                 "the first commit above the floor resets the executed join to the session's start");
         h.launcher.end(id(d.get(0)), 0);
         h.settle();
-        assertEquals(List.of(id(a.get(0)), id(d.get(0)), id(d.get(1))), h.ledger.stream().map(l -> l.job()).toList());
+        assertEquals(List.of(id(a), id(d.get(0)), id(d.get(1))), h.ledger.stream().map(l -> l.job()).toList());
         assertEquals(start, h.locker.newest().orElseThrow().executed(), "the next commit joins the same start");
     }
 

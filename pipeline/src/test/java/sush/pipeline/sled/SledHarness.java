@@ -23,6 +23,7 @@ import sush.pipeline.Rack;
 import sush.pipeline.exec.LedgerLauncher;
 import sush.pipeline.exec.Limits;
 import sush.projections.fixtures.Signers;
+import sush.projections.job.SignedJob;
 import sush.projections.job.TrustStore;
 import sush.projections.message.Message;
 import sush.projections.message.MessageCodec;
@@ -217,6 +218,29 @@ final class SledHarness {
     /** An operator message in universe {@code n} before the sled is there. */
     Version operator0(int n, Message m) {
         return rack(n).send(MessageCodec.encode(m));
+    }
+
+    /**
+     * A hop (a provisioned harness, not booted): side 1 forks before anything happens; the sled
+     * runs job A of session 1 on side 0, crashes, and boots on side 1, which never heard of A and
+     * started session 2 with job B concurrently; after the sync its floor is raised. Returns A.
+     */
+    SignedJob hopToAConcurrentSide() throws Exception {
+        side(1, 1);
+        SignedJob a = Rack.jobs(Rack.session(1), 1, "a", "*").get(0);
+        boot(1, 0);
+        operator(Rack.start(1));
+        operator(new Message.JobStart(a));
+        sync();
+        launcher.end(a.request().job(), 0);
+        settle();
+        crash();
+        SignedJob b = Rack.jobs(Rack.session(2), 1, "b", "*").get(0);
+        operator0side(1, 1, Rack.start(2));
+        operator0side(1, 1, new Message.JobStart(b));
+        boot(1, 1);
+        sync();
+        return a;
     }
 
     /** An operator message on side {@code k} of universe {@code n}. */

@@ -50,21 +50,8 @@ class SledLifeTest {
     @Test
     void aHopRefusesTheOtherSidesSessionThenServesANewerOne() throws Exception {
         SledHarness h = new SledHarness().provision();
-        h.side(1, 1); // side 1 forks before anything happens: the sides are concurrent
-        List<SignedJob> a = Rack.jobs(Rack.session(1), 1, "a", "*");
-        h.boot(1, 0);
-        h.operator(Rack.start(1));
-        h.operator(new Message.JobStart(a.get(0)));
-        h.sync();
-        h.launcher.end(id(a.get(0)), 0);
-        h.settle();
-        h.crash();
         // Side 1 never heard of A; it started B concurrently.
-        List<SignedJob> b = Rack.jobs(Rack.session(2), 1, "b", "*");
-        h.operator0side(1, 1, Rack.start(2));
-        h.operator0side(1, 1, new Message.JobStart(b.get(0)));
-        h.boot(1, 1);
-        h.sync();
+        SignedJob a = h.hopToAConcurrentSide();
         assertEquals(Message.RackErrorKind.SESSION_HOP, h.gossiped(Message.RackError.class).get(0).kind());
         assertEquals(FloorCause.SESSION_HOP, h.events(SledEvent.FloorRaised.class).get(0).cause());
         assertEquals(Message.SkipReason.BELOW_FLOOR, h.gossiped(Message.JobSkipped.class).get(0).reason());
@@ -74,7 +61,7 @@ class SledLifeTest {
         h.operator(Rack.start(4));
         h.operator(new Message.JobStart(d.get(0)));
         h.sync();
-        assertEquals(List.of(id(a.get(0)), id(d.get(0))), h.ledger.stream().map(l -> l.job()).toList());
+        assertEquals(List.of(id(a), id(d.get(0))), h.ledger.stream().map(l -> l.job()).toList());
     }
 
     @Test
