@@ -209,9 +209,7 @@ class HeadEffectsTest {
         SledHarness h = new SledHarness().provision();
         h.journal = Optional.of(Journal.open(dir, Optional.empty(), Entropy.seeded(14)));
         List<Runnable> held = new ArrayList<>();
-        h.writerTime = reactor.core.scheduler.Schedulers.fromExecutor(held::add);
-        h.boot(1);
-        h.runHeld(held);
+        h.bootHoldingWrites(held);
         List<SignedJob> jobs = Rack.jobs(Rack.session(1), 1, "w", "*");
         h.operator(Rack.start(1));
         h.operator(new Message.JobStart(jobs.get(0)));

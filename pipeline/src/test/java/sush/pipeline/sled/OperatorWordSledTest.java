@@ -29,9 +29,7 @@ class OperatorWordSledTest {
     void aStopWhileTheCommitIsStoredCancelsTheJobAndTheRecordSaysSoAcrossARestart() throws Exception {
         SledHarness h = new SledHarness().provision();
         List<Runnable> held = new ArrayList<>();
-        h.writerTime = reactor.core.scheduler.Schedulers.fromExecutor(held::add);
-        h.boot(1);
-        h.runHeld(held);
+        h.bootHoldingWrites(held);
         List<SignedJob> jobs = Rack.jobs(Rack.session(1), 2, "w", "*");
         h.operator(Rack.start(1));
         h.operator(new Message.JobStart(jobs.get(0)));

@@ -348,9 +348,7 @@ class SledDecisionsTest {
     void aHaltedSledFollowsNothingMoreAndItsQueuedWriteNeverLands() throws Exception {
         SledHarness h = new SledHarness().provision();
         List<Runnable> held = new ArrayList<>();
-        h.writerTime = reactor.core.scheduler.Schedulers.fromExecutor(held::add);
-        h.boot(1);
-        h.runHeld(held); // the entry's drain
+        h.bootHoldingWrites(held); // the entry's drain
         List<SignedJob> jobs = Rack.jobs(Rack.session(1), 2, "z", "*", true);
         h.operator(Rack.start(1));
         h.operator(new Message.JobStart(jobs.get(0)));

@@ -171,9 +171,7 @@ class SledEdgesTest {
         // A burn of the job whose commit is still being written: it runs; no skip contradicts it.
         SledHarness g = new SledHarness().provision();
         List<Runnable> held = new ArrayList<>();
-        g.writerTime = reactor.core.scheduler.Schedulers.fromExecutor(held::add);
-        g.boot(1);
-        g.runHeld(held);
+        g.bootHoldingWrites(held);
         List<SignedJob> k = Rack.jobs(Rack.session(1), 1, "k", "*");
         g.operator(Rack.start(1));
         g.operator(new Message.JobStart(k.get(0)));

@@ -92,9 +92,7 @@ class SledFacadeTest {
     void closingHaltsTheWriterSoAStoreItHeldNeverLands() throws Exception {
         SledHarness h = new SledHarness().provision();
         List<Runnable> held = new ArrayList<>();
-        h.writerTime = Schedulers.fromExecutor(held::add);
-        h.boot(1);
-        h.runHeld(held);
+        h.bootHoldingWrites(held);
         List<SignedJob> jobs = Rack.jobs(Rack.session(1), 1, "c", "*");
         h.operator(Rack.start(1));
         h.operator(new Message.JobStart(jobs.get(0)));
@@ -149,9 +147,7 @@ class SledFacadeTest {
     void theViewShowsTheEntrysFloorAndNoFoldWhileTheNextEntryWaitsForTheWriter() throws Exception {
         SledHarness h = new SledHarness();
         List<Runnable> held = new ArrayList<>();
-        h.writerTime = Schedulers.fromExecutor(held::add);
-        h.boot(1);
-        h.runHeld(held);
+        h.bootHoldingWrites(held);
         SledRuntime.View v = h.sled.view().block();
         assertTrue(v.floor().isPresent(), "an unprovisioned sled's entry raised a floor");
         assertEquals(h.events(SledEvent.FloorRaised.class).get(0).version(), v.floor().get());
@@ -245,9 +241,7 @@ class SledFacadeTest {
         SledHarness h = new SledHarness().provision();
         h.journal = Optional.of(Journal.open(dir, Optional.empty(), Entropy.seeded(3)));
         List<Runnable> held = new ArrayList<>();
-        h.writerTime = Schedulers.fromExecutor(held::add);
-        h.boot(1);
-        h.runHeld(held);
+        h.bootHoldingWrites(held);
         List<SignedJob> jobs = Rack.jobs(Rack.session(1), 1, "w", "*");
         h.operator(Rack.start(1));
         h.operator(new Message.JobStart(jobs.get(0)));

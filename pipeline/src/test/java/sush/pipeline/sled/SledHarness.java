@@ -265,6 +265,17 @@ final class SledHarness {
         settle();
     }
 
+    /**
+     * Boots (life 1) with every boundary write held in {@code held} until the test runs it, and
+     * runs the boot's own: the next write waits for {@link #runHeld}.
+     */
+    SledHarness bootHoldingWrites(List<Runnable> held) throws LockerException {
+        writerTime = reactor.core.scheduler.Schedulers.fromExecutor(held::add);
+        boot(1);
+        runHeld(held);
+        return this;
+    }
+
     /** Runs tasks a test held back (a stalled writer or ingress), and what they schedule, until none is left. */
     void runHeld(List<Runnable> held) {
         while (!held.isEmpty()) {
