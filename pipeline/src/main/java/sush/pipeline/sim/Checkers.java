@@ -18,6 +18,7 @@ import sush.pipeline.sled.SledEvent;
 import sush.pipeline.sled.SledRuntime;
 import sush.projections.fold.Ordering;
 import sush.projections.fold.StatusProjection;
+import sush.projections.id.Chain;
 import sush.projections.id.JobId;
 import sush.projections.job.SignedJob;
 import sush.projections.message.Message;
@@ -155,7 +156,21 @@ final class Checkers {
      * never used (a burn's) is judged by the other checkers.
      */
     void checkJumps(List<String> violations) {
+        Map<JobId, JobId> before = new HashMap<>();
+        for (SignedJob job : operator.allJobs) {
+            before.put(job.request().successor(), job.request().job());
+        }
+        for (Message.JobSkip burn : operator.allBurns) {
+            before.put(Chain.afterBurn(burn.position()), burn.position());
+        }
         for (SimRack.Jump j : rack.jumps) {
+            if (!follows(before, Chain.first(j.jump().session()), j.jump().from(), j.jump().to())) {
+                String v = "jumped across: " + j.sled().name() + " jumped from " + name(j.jump().from()) + " to "
+                        + name(j.jump().to()) + ", which is not on the chain after it (another branch)";
+                if (!violations.contains(v)) {
+                    violations.add(v);
+                }
+            }
             int[] from = operator.positions.get(j.jump().from());
             int[] to = operator.positions.get(j.jump().to());
             if (to == null) {
@@ -188,7 +203,10 @@ final class Checkers {
      * forgot, and which no live sled holds any more. The rack forgot what that sled still needed;
      * only the operator's resume (re-sending every kept request) would move it on. A request the
      * universe lost (held only by a sled that was wiped) is the operator's resume's to bring back,
-     * with or without forgetting.
+     * with or without forgetting. A session whose starter burnt positions other than the next
+     * free one may have two live branches; a sled there that cannot tell which one its forgotten
+     * head leads to waits for the next session rather than guess (bounded-gossip.md section 3; a
+     * guess ran a job across branches, D-055), which the calm's stop of such sessions brings.
      */
     void checkNotStuckOnForgotten(List<String> violations) {
         Set<JobId> held = new HashSet<>();
@@ -205,12 +223,40 @@ final class Checkers {
             JobId head = v.fold().chain().get().head();
             boolean folded = s.requested.getOrDefault(v.network(), Set.of()).contains(head);
             boolean forgotten = rack.forgottenRequests.getOrDefault(v.network(), Set.of()).contains(head);
-            if (folded && forgotten && !held.contains(head) && v.fold().chain().get().known(head).isEmpty()) {
+            boolean forked = v.fold().activeSession().map(a -> operator.forked.contains(a.id())).orElse(false);
+            if (folded && forgotten && !forked && !held.contains(head) && v.fold().chain().get().known(head).isEmpty()) {
                 int[] pos = operator.positions.get(head);
                 violations.add("stuck on forgotten: " + s.name() + " waits at " + (pos == null ? head.codephrase()
                         : "job " + pos[1] + " of session " + pos[0]) + ", which it folded before and no live sled holds");
             }
         }
+    }
+
+    /**
+     * Whether {@code to} follows {@code from} in the chain the operator signed and burnt, walking
+     * back from {@code to} (each position has one predecessor: a job's successor names its digest,
+     * a burn's next position its burnt one) to the session's first position. A walk that stops
+     * short of the first, at a position the operator never signed or burnt after, cannot tell
+     * (true): the other checkers judge it.
+     */
+    private static boolean follows(Map<JobId, JobId> before, JobId first, JobId from, JobId to) {
+        JobId at = to;
+        for (int steps = 0; steps <= before.size() + 1; steps++) {
+            if (at.equals(from)) {
+                return true;
+            }
+            JobId previous = before.get(at);
+            if (previous == null) {
+                return !at.equals(first);
+            }
+            at = previous;
+        }
+        return false;
+    }
+
+    private String name(JobId position) {
+        int[] pos = operator.positions.get(position);
+        return pos == null ? position.codephrase() : "job " + pos[1] + " of session " + pos[0];
     }
 
     /**

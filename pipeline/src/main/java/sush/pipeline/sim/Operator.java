@@ -33,6 +33,8 @@ final class Operator {
      * session ends (at-most-once.md section 9). The calm tail then stops the session.
      */
     boolean strayBurns;
+    /** Sessions stray burns were sent in: their chains may have two live branches. */
+    final Set<SessionId> forked = new HashSet<>();
     /** Stray burns were sent in some session of the run (the operator may have moved on since). */
     boolean strayBurnsEver;
     /** Every session's chain, as the client keeps it. */

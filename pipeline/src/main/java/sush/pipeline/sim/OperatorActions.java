@@ -209,6 +209,7 @@ final class OperatorActions {
                 Message.JobSkip burn = operator.allBurns.get(r.index() % operator.allBurns.size());
                 operator.strayBurns |= burn.session().equals(operator.session);
                 operator.strayBurnsEver = true;
+                operator.forked.add(burn.session());
                 send(rack.sleds.get(r.via()), burn);
             }
         } else if (step instanceof Step.StopJob) {
@@ -238,6 +239,9 @@ final class OperatorActions {
         if (burn(rack.sleds.get(b.via()), position)) {
             operator.strayBurns |= !position.equals(tip);
             operator.strayBurnsEver |= operator.strayBurns;
+            if (!position.equals(tip)) {
+                operator.forked.add(operator.session);
+            }
         }
     }
 

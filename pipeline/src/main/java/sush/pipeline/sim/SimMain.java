@@ -76,7 +76,7 @@ public final class SimMain {
                         .replace('-', '_'));
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
                         + " (use --seeds N, --sleds K, --seed S, --quick, --ordering signed|causal, --compare, "
-                        + "--client kept-chain|sled-next-job, --forgetting, --forgetting-break unseen|unended|not-prefix, --restarts N, --identity keep|fork|stale)");
+                        + "--client kept-chain|sled-next-job, --forgetting, --forgetting-break unseen|unended|not-prefix|any-branch, --restarts N, --identity keep|fork|stale)");
             }
         }
         SignerKey key = signerKey();

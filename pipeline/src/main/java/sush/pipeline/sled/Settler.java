@@ -71,10 +71,10 @@ final class Settler {
             return;
         }
         JobId from = chain.get().head();
-        if (chain.get().holds(from) || !s.pastEverywhereElse(session.get(), from, cfg.me().baseboard())) {
+        if (chain.get().holds(from) || !chain.get().standsWherePut()) {
             return;
         }
-        s.nextLive(session.get(), from, cfg.me().baseboard()).ifPresent(to -> {
+        s.jumpFor(session.get(), from, cfg.me().baseboard()).ifPresent(to -> {
             loop.emit(new SledEvent.Jumped(session.get(), from, to));
             head.handle(at.fold().jumpHead(from, to));
         });

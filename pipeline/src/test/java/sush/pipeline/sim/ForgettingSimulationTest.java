@@ -136,4 +136,30 @@ class ForgettingSimulationTest {
                         new Step.Submit(3, "913-0000019:SIM0003", false), new Step.Wipe(3), new Step.Restart(3)));
         assertTrue(wiped.ok(), wiped.summary());
     }
+
+    /**
+     * Seed 1 of 32 signed sleds, shrunk: a split-brain cold boot leaves two branches of the
+     * session's chain (a burn of the first position, re-sent into one group); a sled of that group
+     * runs the burn branch's job, and after the merge its head stands on that branch's hole while
+     * every other sled stands further on the other branch. By ordinal the next live position is
+     * the other branch's job 3; jumping there ran job 3 after job 4 (chain order), and the new
+     * checker "jumped across" names the jump. The wrong rule, kept as {@code ANY_BRANCH}, is caught.
+     */
+    @Test
+    void aSledNeverJumpsOntoAnotherBranch() {
+        List<Step> steps = List.of(new Step.StartSession(23), new Step.Submit(6, "913-0000019:SIM0010", false),
+                new Step.Submit(28, "913-0000019:SIM0014", false), new Step.Submit(0, "SIM0016", true),
+                new Step.SplitBrainColdBoot(List.of(Set.of(0, 1, 2, 5, 10, 15, 17, 22, 26, 28, 29),
+                        Set.of(3, 4, 6, 7, 8, 9, 11, 12, 13, 14, 16, 18, 19, 20, 21, 23, 24, 25, 27, 30, 31))),
+                new Step.Submit(18, "*", true), new Step.Advance(153), new Step.Burn(14, 0), new Step.Advance(517),
+                new Step.ResendBurn(15, 7), new Step.Resend(11, 1), new Step.Submit(17, "SIM0017", true));
+        Simulation.Result wrong = new Simulation(1, 32, Signers.KEY, Signers.TRUST, Ordering.SIGNED)
+                .forgetting(Settlement.Break.ANY_BRANCH).signerClockGoesBack().run(steps);
+        assertTrue(wrong.violations().stream().anyMatch(v -> v.startsWith("jumped across")), wrong.summary());
+        assertTrue(wrong.violations().stream().anyMatch(v -> v.startsWith("chain order")), wrong.summary());
+        Simulation.Result r = new Simulation(1, 32, Signers.KEY, Signers.TRUST, Ordering.SIGNED)
+                .forgetting(Settlement.Break.NONE).signerClockGoesBack().run(steps);
+        assertTrue(r.ok(), r.summary());
+        assertTrue(r.faultKinds().contains("forgot"), r.faultKinds().toString());
+    }
 }

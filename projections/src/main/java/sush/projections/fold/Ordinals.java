@@ -70,6 +70,25 @@ final class Ordinals {
         return o == null ? OptionalLong.empty() : OptionalLong.of(o);
     }
 
+    /**
+     * Whether walking back from {@code from} over held links, one predecessor at a time, meets
+     * {@code to} ({@code from} itself included); false where a link is missing or two lead there.
+     */
+    boolean leadsBackTo(JobId from, JobId to) {
+        JobId at = from;
+        for (int steps = 0; steps <= previous.size() + 1; steps++) {
+            if (at.equals(to)) {
+                return true;
+            }
+            List<JobId> before = previous.get(at);
+            if (before == null || before.size() != 1) {
+                return false;
+            }
+            at = before.get(0);
+        }
+        return false;
+    }
+
     /** A settled position: its ordinal and links are not needed any more (its successors have theirs). */
     void forget(JobId position) {
         ordinals.remove(position);

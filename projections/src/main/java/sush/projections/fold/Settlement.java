@@ -68,7 +68,9 @@ public final class Settlement {
         /** Forgets a job before every sled it targets ended it (drops rule 1). */
         UNENDED,
         /** Settles any settled position, not only a prefix of the session's chain (found at 1,000 seeds). */
-        NOT_PREFIX
+        NOT_PREFIX,
+        /** Jumps to the next live position by ordinal, on whichever branch it lies (found at 32 sleds, D-055). */
+        ANY_BRANCH
     }
 
     private final Break rule;
@@ -91,6 +93,14 @@ public final class Settlement {
     private final List<JobId> settledJobs = new ArrayList<>();
     /** Each session's own messages (start or grant, stops, access): kept until every sled is done with it. */
     private final Map<SessionId, List<Version>> sessions = new HashMap<>();
+    /**
+     * For each resume point some sled's watermarks named: the furthest head a watermark naming it
+     * stood on. The sled walked there from that resume point (or from a burn of the job it last
+     * started there), so a sled resuming at it that finds it forgotten may land on that head's
+     * path, and nowhere else (the skeleton's entries, bounded-gossip.md section 3). Kept while a
+     * held watermark names the resume point.
+     */
+    private final Map<JobId, Beyond> beyond = new HashMap<>();
     /** Settled positions whose ordinals are kept because they are some sled's resume point. */
     private final Map<JobId, SessionId> keptResumes = new HashMap<>();
     private boolean marksChanged;
@@ -114,6 +124,10 @@ public final class Settlement {
 
     /** A watermark and the version it was delivered at. */
     record Mark(Version version, Message.Watermark watermark) {
+    }
+
+    /** The furthest head seen with a resume point, in its session. */
+    record Beyond(SessionId session, JobId head, long ordinal) {
     }
 
     /** Folds one delivered message. */
@@ -198,6 +212,12 @@ public final class Settlement {
         if (w.resumeOrdinal() != null) {
             chain(w.session()).seed(w.resume(), w.resumeOrdinal());
         }
+        if (!w.done() && w.resume() != null) {
+            Beyond b = beyond.get(w.resume());
+            if (b == null || w.ordinal() > b.ordinal()) {
+                beyond.put(w.resume(), new Beyond(w.session(), w.head(), w.ordinal()));
+            }
+        }
         newest.computeIfAbsent(w.baseboard(), b -> new Marks()).offer(mark, null);
         Marks session = bySession.computeIfAbsent(w.baseboard(), b -> new HashMap<>())
                 .computeIfAbsent(w.session(), s -> new Marks());
@@ -247,6 +267,7 @@ public final class Settlement {
                 }
             }
             retireSessions(out);
+            beyond.entrySet().removeIf(e -> !resumePoint(e.getValue().session(), e.getKey()));
             keptResumes.entrySet().removeIf(e -> {
                 if (resumePoint(e.getValue(), e.getKey())) {
                     return false;
@@ -436,6 +457,29 @@ public final class Settlement {
      */
     public Optional<JobId> nextLive(SessionId session, JobId position, String asking) {
         return SkeletonJump.nextLive(this, session, position, asking);
+    }
+
+    /**
+     * Where a sled whose head stands on {@code head} in {@code session}, a position it holds
+     * nothing of, jumps over forgotten positions: {@link #nextLive}, when every other sled passed
+     * the head ({@link #pastEverywhereElse}), and only onto the path a sled walked from there
+     * (the landing lies on the way back from the furthest head a watermark naming {@code head} as
+     * its resume point stood on, by links held), or from the session's first position (every
+     * position follows it). Ordinals alone do not order two branches of a chain: without this,
+     * a sled whose head stood on one branch's hole jumped onto the other branch and ran a job the
+     * starter signed before the one it had run (seed 1 of 32 signed sleds, D-055).
+     */
+    public Optional<JobId> jumpFor(SessionId session, JobId head, String asking) {
+        if (!pastEverywhereElse(session, head, asking)) {
+            return Optional.empty();
+        }
+        return nextLive(session, head, asking).filter(to -> {
+            if (rule == Break.ANY_BRANCH || head.equals(Chain.first(session))) {
+                return true;
+            }
+            Beyond b = beyond.get(head);
+            return b != null && b.session().equals(session) && chain(session).leadsBackTo(b.head(), to);
+        });
     }
 
     /** As above, but for {@code except}'s (none when null). */

@@ -19,6 +19,7 @@ import sush.projections.id.KeyId;
 import sush.projections.id.SessionId;
 import sush.projections.id.SessionIds;
 import sush.projections.job.Grant;
+import sush.projections.job.JobRequest;
 import sush.projections.job.SignatureAlgorithm;
 import sush.projections.job.SignedGrant;
 import sush.projections.job.SignedJob;
@@ -291,6 +292,42 @@ class SettlementTest {
         deliver(new Message.Watermark(A.baseboard(), S, 1, Chain.afterBurn(burnt), Chain.first(S), 0L));
         deliver(new Message.Watermark(B.baseboard(), S, 1, jobs[0].request().successor(), Chain.first(S), 0L));
         assertTrue(s.nextLive(S, Chain.first(S), null).isEmpty(), "two heads at the 1st position: no guess");
+    }
+
+    /**
+     * Ordinals do not order two branches (D-055): A took a burn of the first position and ran the
+     * burn's branch job, so its head stands on a hole of that branch at the 2nd position, while B
+     * stands on the other branch at the 4th. By ordinal A's head is passed and job 3 is next
+     * live; but no sled walked from A's head to job 3, so A does not jump there. A sled resuming
+     * where its earlier life's watermark said it resumed lands on the path that life walked.
+     */
+    @Test
+    void theSkeletonJumpsOnlyOntoThePathASledWalkedFromItsHead() {
+        SignedJob[] jobs = chain("*", "*", "*", "*");
+        JobId branch = Chain.afterBurn(Chain.first(S));
+        SignedJob onBranch = Jobs.unsigned(new JobRequest(S, branch, "echo b", A.baseboard(), false));
+        JobId hole = onBranch.request().successor();
+        deliver(new Message.JobStart(jobs[3]));
+        deliver(new Message.Watermark(B.baseboard(), S, 4, jobs[3].request().successor(), Chain.first(S), 0L));
+        deliver(new Message.Watermark(A.baseboard(), S, 2, hole, hole, 2L));
+        assertTrue(s.pastEverywhereElse(S, hole, A.baseboard()), "by ordinal, B passed A's head");
+        assertEquals(position(jobs[3]), s.nextLive(S, hole, A.baseboard()).orElseThrow(), "by ordinal, job 3 comes next");
+        assertTrue(s.jumpFor(S, hole, A.baseboard()).isEmpty(), "but nobody walked from A's head to job 3");
+
+        Settlement restarted = new Settlement(List.of(A, B));
+        Clock c = new Clock(Id.ONE);
+        JobId resume = jobs[1].request().job();
+        restarted.apply(c.next(), new Message.JobStart(jobs[2]));
+        restarted.apply(c.next(), new Message.JobStart(jobs[3]));
+        restarted.apply(c.next(), new Message.Watermark(B.baseboard(), S, 4, jobs[3].request().successor(), Chain.first(S), 0L));
+        // A's earlier life: it resumed at job 1 and walked to the chain's end; then it restarted there.
+        restarted.apply(c.next(), new Message.Watermark(A.baseboard(), S, 4, jobs[3].request().successor(), resume, 1L));
+        restarted.apply(c.next(), new Message.Watermark(A.baseboard(), S, 1, resume, resume, 1L));
+        assertEquals(position(jobs[2]), restarted.jumpFor(S, resume, A.baseboard()).orElseThrow(),
+                "job 2: on the way its earlier life walked");
+        assertEquals(position(jobs[3]), restarted.nextLive(S, position(jobs[2]), A.baseboard()).orElseThrow());
+        assertTrue(restarted.jumpFor(S, position(jobs[2]), A.baseboard()).isEmpty(),
+                "job 2's position: no watermark resumed there, so no jump");
     }
 
     @Test
