@@ -27,11 +27,14 @@ import sush.projections.fold.Ordering;
  * Issue 35: the output budget kept by the daemon as an operator runs it, not only by its class
  * (whose test passed while the daemon never called it successfully): a sled with a 100 KB budget
  * stays within it, plus the job that just ended, over ten jobs of 120 KB; the oldest outputs go
- * first, and a deleted one answers that it was deleted.
+ * first, and a deleted one answers that it was deleted. Issue 39: the count of jobs kept holds
+ * too, for outputs of a few bytes that no byte budget would ever reach (the budget's memory and
+ * the disk's directories followed every job the sled ever ran).
  */
 class OutputBudgetDaemonTest {
     static final long BUDGET_BYTES = 100_000;
     static final long JOB_BYTES = 120_000;
+    static final int MAX_JOBS = 4;
 
     @TempDir
     static Path root;
@@ -45,7 +48,7 @@ class OutputBudgetDaemonTest {
         rack.daemons.get(0).close();
         rack.daemons.set(0, Daemon.start(new Daemon.Settings(d.baseboard(), d.cubby(), d.gossip(), d.api(), d.m2(),
                 d.output(), d.trust(), d.journalKey(), d.peers(), d.tls(), d.identities(), d.operators(), d.ordering(),
-                d.journalMaxBytes(), BUDGET_BYTES, d.jobLimits())));
+                d.journalMaxBytes(), BUDGET_BYTES, d.jobLimits()).withOutputMaxJobs(MAX_JOBS)));
         client = LocalRack.clientOf(rack.dir, rack.url(0));
     }
 
@@ -82,6 +85,35 @@ class OutputBudgetDaemonTest {
         var oldest = client.raw("GET", "/jobs/" + jobs.get(0) + "/output/stdout", new byte[0], Map.of());
         assertEquals(410, oldest.statusCode(), oldest.body());
         assertTrue(oldest.body().contains("output-deleted"), oldest.body());
+    }
+
+    @Test
+    void theCountOfJobsKeptHoldsForTinyOutputs() throws Exception {
+        List<String> common = List.of("--url", rack.url(0), "--operator-key",
+                rack.dir.resolve("operator.key").toString(), "--key", rack.dir.resolve("signer.key").toString());
+        List<String> jobs = new ArrayList<>();
+        for (int i = 0; i < MAX_JOBS + 3; i++) {
+            List<String> line = new ArrayList<>(List.of("job", "start"));
+            line.addAll(common);
+            line.addAll(List.of("--wait", "--json", "--", "echo tiny " + i));
+            CliRun r = CliRun.of(line.toArray(String[]::new));
+            assertEquals(0, r.exit(), r.out() + r.err());
+            jobs.add(Json.MAPPER.readTree(r.lastLine()).get("job_id").asString());
+        }
+        Path outputs = rack.rack.sleds().get(0).output().resolve("jobs");
+        await().atMost(Duration.ofSeconds(5)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50))
+                .untilAsserted(() -> {
+                    try (Stream<Path> dirs = Files.list(outputs)) {
+                        long n = dirs.filter(Files::isDirectory).count();
+                        assertTrue(n <= MAX_JOBS, n + " job directories kept, at most " + MAX_JOBS);
+                    }
+                });
+        var newest = client.raw("GET", "/jobs/" + jobs.get(jobs.size() - 1) + "/output/stdout", new byte[0], Map.of());
+        assertEquals(200, newest.statusCode(), newest.body());
+        assertEquals("tiny " + (jobs.size() - 1) + "\n", newest.body());
+        var oldest = client.raw("GET", "/jobs/" + jobs.get(0) + "/output/stdout", new byte[0], Map.of());
+        assertEquals(410, oldest.statusCode(), oldest.body());
+        assertTrue(oldest.body().contains("--output-max-jobs"), oldest.body());
     }
 
     private static long bytes(Path dir) throws java.io.IOException {

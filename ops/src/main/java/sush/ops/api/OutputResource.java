@@ -114,7 +114,7 @@ final class OutputResource {
                 // Issue 35: said as such, never as if there had been none: the length and hash in
                 // the status are what it was.
                 return error(s, 410, "output-deleted", "this sled deleted the output of job " + job.codephrase()
-                        + " to keep its outputs within their budget (--output-max-bytes); the length and hash in its "
+                        + " to keep its outputs within their budget (--output-max-bytes, --output-max-jobs); the length and hash in its "
                         + "status are what it was");
             }
             return error(s, 404, "no-output", "this sled holds no " + stream + " for job " + job.codephrase());

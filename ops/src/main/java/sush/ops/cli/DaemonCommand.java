@@ -84,6 +84,9 @@ public final class DaemonCommand implements Callable<Integer> {
     @Option(names = "--output-max-bytes", description = "the job outputs' byte budget: past it the oldest finished "
             + "jobs' outputs are deleted (default: 8 GiB)")
     Long outputMaxBytes;
+    @Option(names = "--output-max-jobs", paramLabel = "N", description = "the most finished jobs whose outputs are "
+            + "kept: past it the oldest finished jobs' outputs are deleted (default: 10000)")
+    Integer outputMaxJobs;
     @Option(names = "--disk-reserve-bytes", paramLabel = "BYTES", description = "free space kept on the output "
             + "disk: below it jobs are refused no-space and outputs stop, and the sled serves again once space "
             + "returns (default: the smaller of 64 MiB and 5%% of the disk)")
@@ -238,6 +241,12 @@ public final class DaemonCommand implements Callable<Integer> {
         }
         s = s.withBudgets(journalMaxBytes != null ? journalMaxBytes : s.journalMaxBytes(),
                 outputMaxBytes != null ? outputMaxBytes : s.outputMaxBytes());
+        if (outputMaxJobs != null) {
+            if (outputMaxJobs <= 0) {
+                throw new Refused("--output-max-jobs is a positive number of jobs");
+            }
+            s = s.withOutputMaxJobs(outputMaxJobs);
+        }
         if (diskReserveBytes != null) {
             if (diskReserveBytes < 0) {
                 throw new Refused("--disk-reserve-bytes is a number of bytes, 0 or more");

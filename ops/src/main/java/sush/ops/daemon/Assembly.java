@@ -281,7 +281,7 @@ final class Assembly {
             return t;
         }), "sush-housekeeping");
         p.stack.push("housekeeping", housekeeping::dispose);
-        OutputBudget outputs = new OutputBudget(p.s.output().resolve("jobs"), p.s.outputMaxBytes());
+        OutputBudget outputs = new OutputBudget(p.s.output().resolve("jobs"), p.s.outputMaxBytes(), p.s.outputMaxJobs());
         // The API is made later; the budget asks it which outputs are being read.
         AtomicReference<ApiServer> apiOf = new AtomicReference<>();
         SledRuntime runtime = p.runtime;

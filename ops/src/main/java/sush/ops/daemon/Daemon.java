@@ -50,7 +50,16 @@ public final class Daemon implements AutoCloseable {
     public record Settings(String baseboard, int cubby, String gossip, String api, List<Path> m2, Path output,
             List<Path> trust, Optional<Path> journalKey, Map<String, String> peers, Optional<TlsFiles> tls,
             Map<String, String> identities, Path operators, Ordering ordering, long journalMaxBytes,
-            long outputMaxBytes, Limits jobLimits, long diskReserveBytes) {
+            long outputMaxBytes, Limits jobLimits, long diskReserveBytes, int outputMaxJobs) {
+        /** With the default bound on job output directories kept ({@link OutputBudget#DEFAULT_MAX_JOBS}). */
+        public Settings(String baseboard, int cubby, String gossip, String api, List<Path> m2, Path output,
+                List<Path> trust, Optional<Path> journalKey, Map<String, String> peers, Optional<TlsFiles> tls,
+                Map<String, String> identities, Path operators, Ordering ordering, long journalMaxBytes,
+                long outputMaxBytes, Limits jobLimits, long diskReserveBytes) {
+            this(baseboard, cubby, gossip, api, m2, output, trust, journalKey, peers, tls, identities, operators,
+                    ordering, journalMaxBytes, outputMaxBytes, jobLimits, diskReserveBytes, OutputBudget.DEFAULT_MAX_JOBS);
+        }
+
         /** With the output disk's default reserve (the smaller of 64 MiB and 5% of the disk). */
         public Settings(String baseboard, int cubby, String gossip, String api, List<Path> m2, Path output,
                 List<Path> trust, Optional<Path> journalKey, Map<String, String> peers, Optional<TlsFiles> tls,
@@ -71,7 +80,17 @@ public final class Daemon implements AutoCloseable {
         /** The same settings with these budgets. */
         public Settings withBudgets(long journal, long outputs) {
             return new Settings(baseboard, cubby, gossip, api, m2, output, trust, journalKey, peers, tls, identities,
-                    operators, ordering, journal, outputs, jobLimits, diskReserveBytes);
+                    operators, ordering, journal, outputs, jobLimits, diskReserveBytes, outputMaxJobs);
+        }
+
+        /**
+         * The same settings keeping at most {@code jobs} finished jobs' output directories: past it
+         * the oldest go, as past the byte budget (issue 39: the budget's memory and the disk's
+         * directories follow the jobs kept, not every job the sled ever ran).
+         */
+        public Settings withOutputMaxJobs(int jobs) {
+            return new Settings(baseboard, cubby, gossip, api, m2, output, trust, journalKey, peers, tls, identities,
+                    operators, ordering, journalMaxBytes, outputMaxBytes, jobLimits, diskReserveBytes, jobs);
         }
 
         /**
@@ -80,7 +99,7 @@ public final class Daemon implements AutoCloseable {
          */
         public Settings withDiskReserve(long bytes) {
             return new Settings(baseboard, cubby, gossip, api, m2, output, trust, journalKey, peers, tls, identities,
-                    operators, ordering, journalMaxBytes, outputMaxBytes, jobLimits, bytes);
+                    operators, ordering, journalMaxBytes, outputMaxBytes, jobLimits, bytes, outputMaxJobs);
         }
 
         /**
@@ -89,7 +108,7 @@ public final class Daemon implements AutoCloseable {
          */
         public Settings withLimits(Limits limits) {
             return new Settings(baseboard, cubby, gossip, api, m2, output, trust, journalKey, peers, tls, identities,
-                    operators, ordering, journalMaxBytes, outputMaxBytes, limits, diskReserveBytes);
+                    operators, ordering, journalMaxBytes, outputMaxBytes, limits, diskReserveBytes, outputMaxJobs);
         }
 
         /** The URL the API answers at, as announced to the rack; empty while its port is not fixed (0). */

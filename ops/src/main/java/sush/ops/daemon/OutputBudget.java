@@ -21,8 +21,10 @@ import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 /**
- * Job output directories within a byte budget (issue 16): past it the directories of finished
- * jobs are deleted, the oldest finished first; a running job's directory is never touched. What
+ * Job output directories within a byte budget (issue 16) and a count of jobs (issue 39): past
+ * either the directories of finished jobs are deleted, the oldest finished first; a running job's
+ * directory is never touched. The count keeps this budget's own memory (one entry per directory
+ * kept) and the disk's directories bounded over a long life of tiny outputs. What
  * keeps a job from running twice is the boundary record, not its directory: deleting an output
  * only means {@code job output} answers 404 for it.
  *
@@ -35,6 +37,8 @@ import java.util.stream.Stream;
 final class OutputBudget {
     /** The default budget of all job outputs of a sled: 8 GiB ({@code --output-max-bytes}). */
     static final long DEFAULT_MAX_BYTES = 8L << 30;
+    /** The default bound on finished jobs' output directories kept: 10,000 ({@code --output-max-jobs}). */
+    static final int DEFAULT_MAX_JOBS = 10_000;
 
     /** One job's directory, its bytes, and when it last changed (its ending). */
     record JobDir(Path dir, long bytes, long modifiedMillis) {
@@ -45,26 +49,39 @@ final class OutputBudget {
 
     private final Path jobsDir;
     private final long maxBytes;
+    private final int maxJobs;
     private final Map<Path, JobDir> known = new HashMap<>();
     private final TreeSet<JobDir> byAge = new TreeSet<>(OLDEST_FIRST);
     private long total;
     private boolean listed;
     /** Bound on the deleted directories remembered (so that their jobs' outputs answer "deleted", not "none"). */
     static final int MAX_DELETED_REMEMBERED = 65_536;
-    /** The jobs whose directories this budget deleted, the most recent {@link #MAX_DELETED_REMEMBERED}. */
-    private final Set<String> deleted = Collections.newSetFromMap(
-            new LinkedHashMap<String, Boolean>() {
-                private static final long serialVersionUID = 1L;
-
-                @Override
-                protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
-                    return size() > MAX_DELETED_REMEMBERED;
-                }
-            });
+    /**
+     * The jobs whose directories this budget deleted, the most recent ones: as many as it keeps
+     * (at least 1,024, at most {@link #MAX_DELETED_REMEMBERED}).
+     */
+    private final Set<String> deleted;
 
     OutputBudget(Path jobsDir, long maxBytes) {
+        this(jobsDir, maxBytes, DEFAULT_MAX_JOBS);
+    }
+
+    OutputBudget(Path jobsDir, long maxBytes, int maxJobs) {
+        if (maxJobs <= 0) {
+            throw new IllegalArgumentException("keeping outputs of " + maxJobs + " jobs");
+        }
         this.jobsDir = jobsDir;
         this.maxBytes = maxBytes;
+        this.maxJobs = maxJobs;
+        int remembered = Math.min(MAX_DELETED_REMEMBERED, Math.max(1_024, maxJobs));
+        this.deleted = Collections.newSetFromMap(new LinkedHashMap<String, Boolean>() {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+                return size() > remembered;
+            }
+        });
     }
 
     /** Whether this budget deleted {@code job}'s output directory (one of the most recent it deleted). */
@@ -78,9 +95,15 @@ final class OutputBudget {
         return total;
     }
 
+    /** The directories it knows (tests, metrics). */
+    synchronized int directories() throws IOException {
+        listOnce();
+        return known.size();
+    }
+
     /**
      * Counts {@code job}'s directory (it just ended), then deletes finished jobs' directories,
-     * oldest first, while all of them hold more than the budget. {@code running} is asked only
+     * oldest first, while all of them hold more than the budget or there are more than its count. {@code running} is asked only
      * when something must go: the directories to keep whatever their age. Returns the directories
      * deleted.
      */
@@ -100,14 +123,18 @@ final class OutputBudget {
         });
     }
 
+    private boolean over() {
+        return total > maxBytes || known.size() > maxJobs;
+    }
+
     private List<Path> keep(Supplier<Set<String>> running) throws IOException {
-        if (total <= maxBytes) {
+        if (!over()) {
             return List.of();
         }
         Set<String> keep = running.get();
         List<Path> gone = new ArrayList<>();
         List<JobDir> kept = new ArrayList<>();
-        while (total > maxBytes && !byAge.isEmpty()) {
+        while (over() && !byAge.isEmpty()) {
             JobDir oldest = byAge.pollFirst();
             if (keep.contains(oldest.dir().getFileName().toString())) {
                 kept.add(oldest);

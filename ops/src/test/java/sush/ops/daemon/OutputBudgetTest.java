@@ -2,6 +2,7 @@ package sush.ops.daemon;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -65,5 +66,25 @@ class OutputBudgetTest {
         assertEquals(List.of(), budget.ended("e", () -> running));
         assertEquals(240, budget.total());
         assertTrue(Files.exists(c) && Files.exists(d) && Files.exists(e));
+    }
+
+    /** Issue 39: past the count of jobs kept, the oldest finished go too, however small; a running one never. */
+    @Test
+    void theCountOfJobsKeptHoldsLikeTheBytes() throws Exception {
+        Path a = job("a", 1, 1);
+        Path b = job("b", 1, 2);
+        OutputBudget budget = new OutputBudget(jobs, 1 << 20, 2);
+        assertEquals(2, budget.directories());
+        Set<String> running = new java.util.HashSet<>(Set.of("a"));
+        job("c", 1, 3);
+        assertEquals(List.of(b), budget.ended("c", () -> running), "three kept: the oldest finished goes (a runs)");
+        assertTrue(budget.wasDeleted("b"));
+        assertEquals(2, budget.directories());
+        running.clear();
+        job("d", 1, 4);
+        assertEquals(List.of(a), budget.ended("d", () -> running));
+        assertEquals(2, budget.directories());
+        assertTrue(Files.exists(jobs.resolve("c")) && Files.exists(jobs.resolve("d")));
+        assertThrows(IllegalArgumentException.class, () -> new OutputBudget(jobs, 1, 0));
     }
 }
