@@ -308,10 +308,21 @@ final class Checkers {
                 });
             }
         }
-        // Issue 39: statuses of forgotten jobs are no longer in any fold; every one a fold took is judged.
-        for (SledEvent.StatusChanged c : rack.statusesSeen) {
+        // Issue 39: statuses of forgotten jobs are no longer in any fold; every one a fold took is
+        // judged, against the launches before it was taken: "cancelled (never ran)" said in one
+        // universe stays true when, after a cold boot lost the stop with that universe, a replayed
+        // request runs the job later (seed 2973 of 8 signed sleds; the folds that hold a status
+        // now are judged against every launch, above).
+        Map<String, Integer> firstLaunch = new HashMap<>();
+        List<LedgerLauncher.Launch> ledger = List.copyOf(rack.ledger);
+        for (int i = 0; i < ledger.size(); i++) {
+            firstLaunch.putIfAbsent(ledger.get(i).sled() + "/" + ledger.get(i).job().codephrase(), i);
+        }
+        for (SimRack.Seen seen : rack.statusesSeen) {
+            SledEvent.StatusChanged c = seen.status();
             String key = c.baseboard() + "/" + c.job().codephrase();
-            String lie = lie(new StatusProjection.Entry(c.status(), c.message()), launched.contains(key),
+            boolean launchedBefore = firstLaunch.getOrDefault(key, Integer.MAX_VALUE) < seen.launches();
+            String lie = lie(new StatusProjection.Entry(c.status(), c.message()), launchedBefore,
                     rack.reserved.contains(key));
             if (lie != null) {
                 int[] pos = operator.positions.get(c.job());

@@ -98,8 +98,15 @@ final class SimRack {
     FoldBounds bounds = BOUNDS;
     /** Each sled's watermark period, in virtual time. */
     static final Duration WATERMARK_EVERY = Duration.ofMillis(500);
-    /** Every status any sled's fold took, when forgetting: the status-truth checker reads forgotten ones too. */
-    final List<SledEvent.StatusChanged> statusesSeen = new ArrayList<>();
+    /**
+     * Every status any sled's fold took, when forgetting, with the launches the ledger held then:
+     * the status-truth checker reads forgotten ones too, each as true or not when it was taken.
+     */
+    final List<Seen> statusesSeen = new ArrayList<>();
+
+    /** A status a fold took, and how many launches the ledger held at that moment. */
+    record Seen(SledEvent.StatusChanged status, int launches) {
+    }
     /** A sled's head jumped over forgotten positions, and the jobs it had seen itself end by then. */
     record Jump(SimSled sled, SledEvent.Jumped jump, Set<JobId> endedBefore) {
     }
@@ -253,7 +260,7 @@ final class SimRack {
                 s.ended.computeIfAbsent(s.universe, u -> new HashSet<>()).add(c.job());
             }
             if (settling != null) {
-                statusesSeen.add(c);
+                statusesSeen.add(new Seen(c, ledger.size()));
             }
         } else if (e instanceof SledEvent.Gossiped && s.universe != null
                 && ownEnding(s, ((SledEvent.Gossiped) e).message()) != null) {

@@ -89,6 +89,34 @@ final class Ordinals {
         return false;
     }
 
+    /**
+     * Whether {@code target} (at {@code ordinal}) may lie behind {@code from}: walking back from
+     * {@code from} over held links meets it, or the links end (forgotten) at a position numbered
+     * past it. False when the walk reaches another position numbered at or before it (the path
+     * went another way), or meets two links back, or ends where it cannot be placed.
+     */
+    boolean reachesBack(JobId from, JobId target, long ordinal) {
+        JobId at = from;
+        for (int steps = 0; steps <= previous.size() + 1; steps++) {
+            if (at.equals(target)) {
+                return true;
+            }
+            Long o = ordinals.get(at);
+            if (o != null && o <= ordinal) {
+                return false;
+            }
+            List<JobId> before = previous.get(at);
+            if (before == null) {
+                return o != null;
+            }
+            if (before.size() != 1) {
+                return false;
+            }
+            at = before.get(0);
+        }
+        return false;
+    }
+
     /** A settled position: its ordinal and links are not needed any more (its successors have theirs). */
     void forget(JobId position) {
         ordinals.remove(position);

@@ -136,7 +136,9 @@ public final class Settlement {
             onRequest(version, ((Message.JobStart) m).job());
         } else if (m instanceof Message.JobSkip) {
             Message.JobSkip s = (Message.JobSkip) m;
-            burns.computeIfAbsent(s.position(), p -> new Burn(s.session(), p)).add(version);
+            Burn b = burns.computeIfAbsent(s.position(), p -> new Burn(s.session(), p));
+            b.add(version);
+            b.fork |= jobs.containsKey(s.position());
             chain(s.session()).link(s.position(), Chain.afterBurn(s.position()));
         } else if (m instanceof Message.Watermark) {
             onWatermark(new Mark(version, (Message.Watermark) m));
@@ -175,6 +177,13 @@ public final class Settlement {
         SessionId session = job.request().session();
         Job j = jobs.computeIfAbsent(position, p -> new Job(session, p));
         j.add(version);
+        if (j.successors.add(job.request().successor()) && j.successors.size() > 1) {
+            j.fork = true; // two requests at one position: two ways on
+        }
+        Burn burnt = burns.get(position);
+        if (burnt != null) {
+            burnt.fork = true;
+        }
         j.target(job.request().target());
         chain(session).link(position, job.request().successor());
         changedJobs.add(position);
@@ -307,7 +316,15 @@ public final class Settlement {
         live.removeIf(t -> !ordinal.containsKey(t.position));
         live.sort((x, y) -> Long.compare(ordinal.get(x.position), ordinal.get(y.position)));
         for (Tracked t : live) {
-            boolean settled = t instanceof Job ? settled((Job) t) : pastEverywhere(t.session, t.position) && stable(t.ceiling);
+            boolean settled;
+            if (t.fork) {
+                // Two ways on from here (a burn of a position a request holds, or two requests at
+                // one position): which one a sled takes depends on what it started there, so the
+                // fork stays known while anyone is in the session (D-055).
+                settled = doneEverywhere(session) && (t instanceof Job ? settled((Job) t) : stable(t.ceiling));
+            } else {
+                settled = t instanceof Job ? settled((Job) t) : pastEverywhere(t.session, t.position) && stable(t.ceiling);
+            }
             if (!settled && rule != Break.NOT_PREFIX) {
                 return;
             } else if (!settled) {
@@ -462,19 +479,28 @@ public final class Settlement {
     /**
      * Where a sled whose head stands on {@code head} in {@code session}, a position it holds
      * nothing of, jumps over forgotten positions: {@link #nextLive}, when every other sled passed
-     * the head ({@link #pastEverywhereElse}), and only onto the path a sled walked from there
+     * the head ({@link #pastEverywhereElse}), only where walking back from the landing over the
+     * links held does not pass the head's place on another way (it meets the head, or the links
+     * end in the forgotten stretch after it; a fork is never forgotten while anyone is in the
+     * session, so that stretch is one way), and only onto the path a sled walked from there
      * (the landing lies on the way back from the furthest head a watermark naming {@code head} as
-     * its resume point stood on, by links held), or from the session's first position (every
-     * position follows it). Ordinals alone do not order two branches of a chain: without this,
+     * its resume point stood on), or from the session's first position. Ordinals alone do not order two branches of a chain: without this,
      * a sled whose head stood on one branch's hole jumped onto the other branch and ran a job the
      * starter signed before the one it had run (seed 1 of 32 signed sleds, D-055).
      */
     public Optional<JobId> jumpFor(SessionId session, JobId head, String asking) {
-        if (!pastEverywhereElse(session, head, asking)) {
+        OptionalLong at = chain(session).ordinal(head);
+        if (at.isEmpty() || !pastEverywhereElse(session, head, asking)) {
             return Optional.empty();
         }
         return nextLive(session, head, asking).filter(to -> {
-            if (rule == Break.ANY_BRANCH || head.equals(Chain.first(session))) {
+            if (rule == Break.ANY_BRANCH) {
+                return true;
+            }
+            if (!chain(session).reachesBack(to, head, at.getAsLong())) {
+                return false;
+            }
+            if (head.equals(Chain.first(session))) {
                 return true;
             }
             Beyond b = beyond.get(head);

@@ -21,6 +21,8 @@ abstract class Tracked {
     final JobId position;
     final List<Version> versions = new ArrayList<>(4);
     Version ceiling = Version.ZERO;
+    /** Two ways on from this position: a burn of a position a request holds, or two requests at it (D-055). */
+    boolean fork;
 
     Tracked(SessionId session, JobId position) {
         this.session = session;
@@ -38,6 +40,8 @@ abstract class Tracked {
         final List<Target> targets = new ArrayList<>(1);
         final Set<String> targetTexts = new HashSet<>(2);
         final Set<String> ended = new HashSet<>();
+        /** The successors of the requests held at this position (two: a fork). */
+        final Set<JobId> successors = new HashSet<>(2);
 
         Job(SessionId session, JobId position) {
             super(session, position);
