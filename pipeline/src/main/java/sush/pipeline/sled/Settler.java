@@ -71,7 +71,7 @@ final class Settler {
             return;
         }
         JobId from = chain.get().head();
-        if (chain.get().holds(from) || !chain.get().standsWherePut()) {
+        if (chain.get().holds(from)) {
             return;
         }
         s.jumpFor(session.get(), from, cfg.me().baseboard()).ifPresent(to -> {

@@ -48,12 +48,6 @@ public final class ChainProjection {
     private final Set<JobId> walked = new HashSet<>();
     private final JobId first;
     private JobId head;
-    /**
-     * Where the head was last put rather than walked to: the session's first position or the
-     * resumption's successor when the chain started, or a jump's landing. Only a head still
-     * standing there may jump (see {@link #standsWherePut()}).
-     */
-    private JobId put;
     private JobId lastStarted;
     /** The successor of {@link #lastStarted}, known even when its job is not (the committed one). */
     private JobId lastStartedSuccessor;
@@ -92,7 +86,6 @@ public final class ChainProjection {
         this.maxPositions = maxPositions;
         this.first = Chain.first(session);
         this.head = committed.map(c -> c[1]).orElse(first);
-        this.put = head;
         committed.ifPresent(c -> {
             lastStarted = c[0];
             lastStartedSuccessor = c[1];
@@ -112,7 +105,6 @@ public final class ChainProjection {
         this.walked.addAll(o.walked);
         this.first = o.first;
         this.head = o.head;
-        this.put = o.put;
         this.lastStarted = o.lastStarted;
         this.lastStartedSuccessor = o.lastStartedSuccessor;
         this.ignoredBurns = o.ignoredBurns;
@@ -388,25 +380,12 @@ public final class ChainProjection {
      * @return whether the head jumped
      */
     public boolean jump(JobId from, JobId to) {
-        if (!head.equals(from) || !head.equals(put) || from.equals(to) || jobs.containsKey(head) || burns.contains(head)) {
+        if (!head.equals(from) || from.equals(to) || jobs.containsKey(head) || burns.contains(head)) {
             return false;
         }
         head = to;
-        put = to;
         walk();
         return true;
-    }
-
-    /**
-     * Whether the head still stands where it was put (where the chain started, at the session's
-     * first position or where the sled resumed, or where a jump landed), not walked to. Only such
-     * a head may stand on forgotten positions: a sled holds every link it walked, and its own
-     * watermark holds back the settling of everything at and after its head, so a head it walked
-     * to that holds nothing is a hole, not a forgotten stretch, even when every other sled's
-     * ordinal is larger (they stand on another branch: ordinals do not order two branches).
-     */
-    public boolean standsWherePut() {
-        return head.equals(put);
     }
 
     /** Whether {@code job} is the position at the head (a job waiting there is screened only while it is). */

@@ -71,25 +71,6 @@ final class Ordinals {
     }
 
     /**
-     * Whether walking back from {@code from} over held links, one predecessor at a time, meets
-     * {@code to} ({@code from} itself included); false where a link is missing or two lead there.
-     */
-    boolean leadsBackTo(JobId from, JobId to) {
-        JobId at = from;
-        for (int steps = 0; steps <= previous.size() + 1; steps++) {
-            if (at.equals(to)) {
-                return true;
-            }
-            List<JobId> before = previous.get(at);
-            if (before == null || before.size() != 1) {
-                return false;
-            }
-            at = before.get(0);
-        }
-        return false;
-    }
-
-    /**
      * Whether {@code target} (at {@code ordinal}) may lie behind {@code from}: walking back from
      * {@code from} over held links meets it, or the links end (forgotten) at a position numbered
      * past it. False when the walk reaches another position numbered at or before it (the path

@@ -93,14 +93,6 @@ public final class Settlement {
     private final List<JobId> settledJobs = new ArrayList<>();
     /** Each session's own messages (start or grant, stops, access): kept until every sled is done with it. */
     private final Map<SessionId, List<Version>> sessions = new HashMap<>();
-    /**
-     * For each resume point some sled's watermarks named: the furthest head a watermark naming it
-     * stood on. The sled walked there from that resume point (or from a burn of the job it last
-     * started there), so a sled resuming at it that finds it forgotten may land on that head's
-     * path, and nowhere else (the skeleton's entries, bounded-gossip.md section 3). Kept while a
-     * held watermark names the resume point.
-     */
-    private final Map<JobId, Beyond> beyond = new HashMap<>();
     /** Settled positions whose ordinals are kept because they are some sled's resume point. */
     private final Map<JobId, SessionId> keptResumes = new HashMap<>();
     private boolean marksChanged;
@@ -124,10 +116,6 @@ public final class Settlement {
 
     /** A watermark and the version it was delivered at. */
     record Mark(Version version, Message.Watermark watermark) {
-    }
-
-    /** The furthest head seen with a resume point, in its session. */
-    record Beyond(SessionId session, JobId head, long ordinal) {
     }
 
     /** Folds one delivered message. */
@@ -221,12 +209,6 @@ public final class Settlement {
         if (w.resumeOrdinal() != null) {
             chain(w.session()).seed(w.resume(), w.resumeOrdinal());
         }
-        if (!w.done() && w.resume() != null) {
-            Beyond b = beyond.get(w.resume());
-            if (b == null || w.ordinal() > b.ordinal()) {
-                beyond.put(w.resume(), new Beyond(w.session(), w.head(), w.ordinal()));
-            }
-        }
         newest.computeIfAbsent(w.baseboard(), b -> new Marks()).offer(mark, null);
         Marks session = bySession.computeIfAbsent(w.baseboard(), b -> new HashMap<>())
                 .computeIfAbsent(w.session(), s -> new Marks());
@@ -276,7 +258,6 @@ public final class Settlement {
                 }
             }
             retireSessions(out);
-            beyond.entrySet().removeIf(e -> !resumePoint(e.getValue().session(), e.getKey()));
             keptResumes.entrySet().removeIf(e -> {
                 if (resumePoint(e.getValue(), e.getKey())) {
                     return false;
@@ -479,12 +460,10 @@ public final class Settlement {
     /**
      * Where a sled whose head stands on {@code head} in {@code session}, a position it holds
      * nothing of, jumps over forgotten positions: {@link #nextLive}, when every other sled passed
-     * the head ({@link #pastEverywhereElse}), only where walking back from the landing over the
-     * links held does not pass the head's place on another way (it meets the head, or the links
-     * end in the forgotten stretch after it; a fork is never forgotten while anyone is in the
-     * session, so that stretch is one way), and only onto the path a sled walked from there
-     * (the landing lies on the way back from the furthest head a watermark naming {@code head} as
-     * its resume point stood on), or from the session's first position. Ordinals alone do not order two branches of a chain: without this,
+     * the head ({@link #pastEverywhereElse}), and only where walking back from the landing over
+     * the links held does not pass the head's place on another way: it meets the head, or the
+     * links end in the forgotten stretch after it. A fork is never forgotten while anyone is in
+     * the session and forgetting is a prefix, so that stretch is one way. Ordinals alone do not order two branches of a chain: without this,
      * a sled whose head stood on one branch's hole jumped onto the other branch and ran a job the
      * starter signed before the one it had run (seed 1 of 32 signed sleds, D-055).
      */
@@ -493,19 +472,8 @@ public final class Settlement {
         if (at.isEmpty() || !pastEverywhereElse(session, head, asking)) {
             return Optional.empty();
         }
-        return nextLive(session, head, asking).filter(to -> {
-            if (rule == Break.ANY_BRANCH) {
-                return true;
-            }
-            if (!chain(session).reachesBack(to, head, at.getAsLong())) {
-                return false;
-            }
-            if (head.equals(Chain.first(session))) {
-                return true;
-            }
-            Beyond b = beyond.get(head);
-            return b != null && b.session().equals(session) && chain(session).leadsBackTo(b.head(), to);
-        });
+        return nextLive(session, head, asking)
+                .filter(to -> rule == Break.ANY_BRANCH || chain(session).reachesBack(to, head, at.getAsLong()));
     }
 
     /** As above, but for {@code except}'s (none when null). */

@@ -298,21 +298,23 @@ class SettlementTest {
      * Ordinals do not order two branches (D-055): A took a burn of the first position and ran the
      * burn's branch job, so its head stands on a hole of that branch at the 2nd position, while B
      * stands on the other branch at the 4th. By ordinal A's head is passed and job 3 is next
-     * live; but no sled walked from A's head to job 3, so A does not jump there. A sled resuming
-     * where its earlier life's watermark said it resumed lands on the path that life walked.
+     * live; but walking back from job 3 meets job 2 at A's head's place, another way: no jump.
+     * A sled restarted at a forgotten position jumps where the way back from the landing ends in
+     * the forgotten stretch after it.
      */
     @Test
-    void theSkeletonJumpsOnlyOntoThePathASledWalkedFromItsHead() {
+    void theSkeletonNeverJumpsAcrossBranches() {
         SignedJob[] jobs = chain("*", "*", "*", "*");
         JobId branch = Chain.afterBurn(Chain.first(S));
         SignedJob onBranch = Jobs.unsigned(new JobRequest(S, branch, "echo b", A.baseboard(), false));
         JobId hole = onBranch.request().successor();
+        deliver(new Message.JobStart(jobs[2]));
         deliver(new Message.JobStart(jobs[3]));
         deliver(new Message.Watermark(B.baseboard(), S, 4, jobs[3].request().successor(), Chain.first(S), 0L));
         deliver(new Message.Watermark(A.baseboard(), S, 2, hole, hole, 2L));
         assertTrue(s.pastEverywhereElse(S, hole, A.baseboard()), "by ordinal, B passed A's head");
-        assertEquals(position(jobs[3]), s.nextLive(S, hole, A.baseboard()).orElseThrow(), "by ordinal, job 3 comes next");
-        assertTrue(s.jumpFor(S, hole, A.baseboard()).isEmpty(), "but nobody walked from A's head to job 3");
+        assertEquals(position(jobs[3]), s.nextLive(S, hole, A.baseboard()).orElseThrow(), "by ordinal, job 3 is next");
+        assertTrue(s.jumpFor(S, hole, A.baseboard()).isEmpty(), "job 2 holds A's head's place on the other way");
 
         Settlement restarted = new Settlement(List.of(A, B));
         Clock c = new Clock(Id.ONE);
@@ -320,14 +322,38 @@ class SettlementTest {
         restarted.apply(c.next(), new Message.JobStart(jobs[2]));
         restarted.apply(c.next(), new Message.JobStart(jobs[3]));
         restarted.apply(c.next(), new Message.Watermark(B.baseboard(), S, 4, jobs[3].request().successor(), Chain.first(S), 0L));
-        // A's earlier life: it resumed at job 1 and walked to the chain's end; then it restarted there.
-        restarted.apply(c.next(), new Message.Watermark(A.baseboard(), S, 4, jobs[3].request().successor(), resume, 1L));
         restarted.apply(c.next(), new Message.Watermark(A.baseboard(), S, 1, resume, resume, 1L));
         assertEquals(position(jobs[2]), restarted.jumpFor(S, resume, A.baseboard()).orElseThrow(),
-                "job 2: on the way its earlier life walked");
-        assertEquals(position(jobs[3]), restarted.nextLive(S, position(jobs[2]), A.baseboard()).orElseThrow());
-        assertTrue(restarted.jumpFor(S, position(jobs[2]), A.baseboard()).isEmpty(),
-                "job 2's position: no watermark resumed there, so no jump");
+                "job 2: the way back from it ends in the forgotten stretch after A's head");
+    }
+
+    /**
+     * D-055: a burn of a position a request holds is a fork (two ways on); it and everything
+     * after it stay while anyone is in the session, then go with it.
+     */
+    @Test
+    void aForkAndWhatFollowsItStayUntilTheSessionIsDoneEverywhere() {
+        SignedJob[] jobs = chain("*", "*");
+        List<Version> job0 = new ArrayList<>(List.of(deliver(new Message.JobStart(jobs[0]))));
+        Version burn = deliver(new Message.JobSkip(S, position(jobs[0]), "operator"));
+        Version request1 = deliver(new Message.JobStart(jobs[1]));
+        for (Sled x : List.of(A, B)) {
+            job0.add(deliver(ended(x, jobs[0])));
+            deliver(ended(x, jobs[1]));
+        }
+        JobId end = jobs[1].request().successor();
+        deliver(mark(A, S, 2, end));
+        deliver(mark(B, S, 2, end));
+        List<Version> forgot = s.drain();
+        assertTrue(!forgot.contains(burn), "the fork stays");
+        assertTrue(!forgot.contains(request1), "and what follows it");
+        deliver(done(A, S));
+        deliver(done(B, S));
+        deliver(mark(A, T, 0, Chain.first(T)));
+        deliver(mark(B, T, 0, Chain.first(T)));
+        forgot = s.drain();
+        assertTrue(forgot.containsAll(List.of(burn, request1)), "the session is done everywhere: " + forgot);
+        assertEquals(0, s.live());
     }
 
     @Test
