@@ -198,4 +198,21 @@ class ForgettingSimulationTest {
                 .forgetting(Settlement.Break.NONE).signerClockGoesBack().run(steps);
         assertTrue(r.ok(), r.summary());
     }
+
+    /**
+     * Seed 178 of 8 signed sleds (found at 10,000 seeds by "jumped across", on the code before
+     * D-055 too), shrunk: the rack walked and forgot a stopped job and a skipped position; then a
+     * stray burn of the first position moved every head back onto a fresh way, where nothing is.
+     * A sled there saw the others' ordinals (sent before the burn reached them) past its head and
+     * jumped forward onto the old way. A burn behind a head is a fork, and a sled on a hole a held
+     * burn leads to never jumps.
+     */
+    @Test
+    void aBurnBehindTheHeadsOpensAFreshWayNoJumpLeaves() {
+        List<Step> steps = List.of(new Step.StartSession(5), new Step.Submit(3, "SIM0004", false), new Step.StopNewest(2),
+                new Step.Skip(2), new Step.Advance(566), new Step.Burn(0, 3));
+        Simulation.Result r = new Simulation(178, 8, Signers.KEY, Signers.TRUST, Ordering.SIGNED)
+                .forgetting(Settlement.Break.NONE).signerClockGoesBack().run(steps);
+        assertTrue(r.ok(), r.summary());
+    }
 }

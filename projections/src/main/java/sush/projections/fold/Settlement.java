@@ -126,7 +126,7 @@ public final class Settlement {
             Message.JobSkip s = (Message.JobSkip) m;
             Burn b = burns.computeIfAbsent(s.position(), p -> new Burn(s.session(), p));
             b.add(version);
-            b.fork |= jobs.containsKey(s.position());
+            b.fork |= jobs.containsKey(s.position()) || behindAHead(s.session(), s.position());
             chain(s.session()).link(s.position(), Chain.afterBurn(s.position()));
         } else if (m instanceof Message.Watermark) {
             onWatermark(new Mark(version, (Message.Watermark) m));
@@ -154,6 +154,25 @@ public final class Settlement {
         } else {
             onStatus(version, m);
         }
+    }
+
+    /**
+     * Whether a burn of {@code position} comes behind where some sled stands (a head past it, or
+     * a position this settlement cannot place, perhaps settled and forgotten): a new way from a
+     * position sleds already walked, a fork whether or not a request there is still held.
+     */
+    private boolean behindAHead(SessionId session, JobId position) {
+        OptionalLong at = chain(session).ordinal(position);
+        if (at.isEmpty()) {
+            return true;
+        }
+        for (Map<SessionId, Marks> byPeer : bySession.values()) {
+            Marks m = byPeer.get(session);
+            if (m != null && m.held.stream().anyMatch(x -> !x.watermark().done() && x.watermark().ordinal() > at.getAsLong())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void sessionMessage(SessionId session, Version version) {
@@ -469,11 +488,31 @@ public final class Settlement {
      */
     public Optional<JobId> jumpFor(SessionId session, JobId head, String asking) {
         OptionalLong at = chain(session).ordinal(head);
-        if (at.isEmpty() || !pastEverywhereElse(session, head, asking)) {
+        if (at.isEmpty() || !pastEverywhereElse(session, head, asking) || freshWay(session, head)) {
             return Optional.empty();
         }
         return nextLive(session, head, asking)
                 .filter(to -> rule == Break.ANY_BRANCH || chain(session).reachesBack(to, head, at.getAsLong()));
+    }
+
+    /**
+     * Whether a held burn, or a held request at a fork, leads to {@code position}: then nothing
+     * at or after it was forgotten (forgetting is a prefix, and stops at a fork), so a sled
+     * standing there with nothing stands on a hole of a fresh way (a burn behind the heads moved
+     * it back there), however far the others' ordinals on the other way go (seed 178, D-055).
+     */
+    private boolean freshWay(SessionId session, JobId position) {
+        for (Burn b : burns.values()) {
+            if (b.session.equals(session) && Chain.afterBurn(b.position).equals(position)) {
+                return true;
+            }
+        }
+        for (Job j : jobs.values()) {
+            if (j.fork && j.session.equals(session) && j.successors.contains(position)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** As above, but for {@code except}'s (none when null). */
