@@ -215,4 +215,22 @@ class ForgettingSimulationTest {
                 .forgetting(Settlement.Break.NONE).signerClockGoesBack().run(steps);
         assertTrue(r.ok(), r.summary());
     }
+
+    /**
+     * Seed 8628 of 8 signed sleds (10,000 seeds), shrunk: four jobs ran and the rack forgot them;
+     * a stray burn of the second position moved a sled back onto a fresh way, where it walked past
+     * a new job to that way's tip; the others, who ran jobs of the old way, stood further on it by
+     * ordinal, and its links there were forgotten before the fork was known. A sled whose head
+     * comes after a fork by links held does not jump.
+     */
+    @Test
+    void aSledOnTheWayAfterALateForkStaysOnIt() {
+        List<Step> steps = List.of(new Step.StartSession(0), new Step.Submit(0, "SIM0007", false),
+                new Step.Submit(2, "4,0", true), new Step.Submit(1, "1,6", true),
+                new Step.Submit(0, "913-0000019:SIM0002", false), new Step.Advance(2141), new Step.EndJobs(),
+                new Step.Advance(1067), new Step.Burn(5, 7), new Step.Submit(3, "913-0000019:SIM0000", false));
+        Simulation.Result r = new Simulation(8628, 8, Signers.KEY, Signers.TRUST, Ordering.SIGNED)
+                .forgetting(Settlement.Break.NONE).signerClockGoesBack().run(steps);
+        assertTrue(r.ok(), r.summary());
+    }
 }

@@ -70,6 +70,11 @@ final class Ordinals {
         return o == null ? OptionalLong.empty() : OptionalLong.of(o);
     }
 
+    /** The positions whose held links lead to {@code position} (none when none is held). */
+    List<JobId> before(JobId position) {
+        return previous.getOrDefault(position, List.of());
+    }
+
     /**
      * Whether {@code target} (at {@code ordinal}) may lie behind {@code from}: walking back from
      * {@code from} over held links meets it, or the links end (forgotten) at a position numbered

@@ -488,7 +488,7 @@ public final class Settlement {
      */
     public Optional<JobId> jumpFor(SessionId session, JobId head, String asking) {
         OptionalLong at = chain(session).ordinal(head);
-        if (at.isEmpty() || !pastEverywhereElse(session, head, asking) || freshWay(session, head)) {
+        if (at.isEmpty() || !pastEverywhereElse(session, head, asking) || afterAFork(session, head)) {
             return Optional.empty();
         }
         return nextLive(session, head, asking)
@@ -496,23 +496,33 @@ public final class Settlement {
     }
 
     /**
-     * Whether a held burn, or a held request at a fork, leads to {@code position}: then nothing
-     * at or after it was forgotten (forgetting is a prefix, and stops at a fork), so a sled
-     * standing there with nothing stands on a hole of a fresh way (a burn behind the heads moved
-     * it back there), however far the others' ordinals on the other way go (seed 178, D-055).
+     * Whether {@code position} lies after a fork by links held: walking back from it over held
+     * links meets a fork (a held fork burn it comes after, or a held request at a fork). Nothing
+     * after a fork was forgotten once the fork was known, so a sled standing there with nothing
+     * stands on a hole of that way; but the forgotten stretch of the other way may lie before the
+     * fork was known (a stray burn of a position the rack had forgotten past), and the others'
+     * ordinals there say nothing of this way (seeds 178 and 8628, D-055).
      */
-    private boolean freshWay(SessionId session, JobId position) {
-        for (Burn b : burns.values()) {
-            if (b.session.equals(session) && Chain.afterBurn(b.position).equals(position)) {
+    private boolean afterAFork(SessionId session, JobId position) {
+        JobId at = position;
+        for (int steps = 0; steps <= jobs.size() + burns.size() + 1; steps++) {
+            List<JobId> before = chain(session).before(at);
+            if (before.isEmpty()) {
+                return false;
+            }
+            for (JobId p : before) {
+                Burn b = burns.get(p);
+                Job j = jobs.get(p);
+                if ((b != null && b.fork && Chain.afterBurn(p).equals(at)) || (j != null && j.fork)) {
+                    return true;
+                }
+            }
+            if (before.size() != 1) {
                 return true;
             }
+            at = before.get(0);
         }
-        for (Job j : jobs.values()) {
-            if (j.fork && j.session.equals(session) && j.successors.contains(position)) {
-                return true;
-            }
-        }
-        return false;
+        return true;
     }
 
     /** As above, but for {@code except}'s (none when null). */
