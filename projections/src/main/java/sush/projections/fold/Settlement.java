@@ -69,7 +69,7 @@ public final class Settlement {
         UNENDED,
         /** Settles any settled position, not only a prefix of the session's chain (found at 1,000 seeds). */
         NOT_PREFIX,
-        /** Jumps to the next live position by ordinal, on whichever branch it lies (found at 32 sleds, D-055). */
+        /** Jumps to the next live position by ordinal, on whichever branch it lies (the rule before D-055). */
         ANY_BRANCH
     }
 
@@ -488,11 +488,16 @@ public final class Settlement {
      */
     public Optional<JobId> jumpFor(SessionId session, JobId head, String asking) {
         OptionalLong at = chain(session).ordinal(head);
-        if (at.isEmpty() || !pastEverywhereElse(session, head, asking) || afterAFork(session, head)) {
+        if (at.isEmpty() || !pastEverywhereElse(session, head, asking)) {
             return Optional.empty();
         }
-        return nextLive(session, head, asking)
-                .filter(to -> rule == Break.ANY_BRANCH || chain(session).reachesBack(to, head, at.getAsLong()));
+        if (rule == Break.ANY_BRANCH) {
+            return nextLive(session, head, asking); // the rule before D-055: by ordinal alone
+        }
+        if (afterAFork(session, head)) {
+            return Optional.empty();
+        }
+        return nextLive(session, head, asking).filter(to -> chain(session).reachesBack(to, head, at.getAsLong()));
     }
 
     /**
