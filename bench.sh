@@ -21,7 +21,7 @@ declare -A ABOUT=(
   [handshakes]="32 transports with rack certificates dial a full mesh (496 mutual TLS handshakes), three rounds: cold to warm"
   [hostile]="one real daemon: RSS and /version latency under 20 stalled downloads of a 60 MB output and 900 idle connections"
   [soak]="4 real daemons of a signed rack run --jobs N (20,000) in sessions of 100: every 1,000 jobs heap after GC, RSS, messages held, journal and output bytes, p50/p99; what grows per job"
-  [nemesis]="real daemons in network namespaces under a seeded nemesis (partitions, one-way drops, congested and lossy links, kill -9, power cuts, SIGSTOP, slow and failing slots, a full disk, shifted clocks, cold boots) for --minutes M (10), then healed: at most once, status truth, liveness (--sleds N, --ordering signed|causal, --seed S; root)"
+  [nemesis]="real daemons in network namespaces under a seeded nemesis (partitions, one-way drops, congested and lossy links, kill -9, power cuts, SIGSTOP, slow and failing slots, a full disk, shifted clocks, cold boots) for --minutes M (10), then healed: at most once, status truth, liveness (--sleds N, --ordering signed|causal, --seed S, --forgetting; root)"
   [page]="the rack page in Chromium: 32 real daemons (in one JVM), 1,000 jobs of history, ms from navigation to everything drawn (--sleds, --jobs, --loads)"
   [rack]="32 sleds on loopback TCP: cold boot, dissemination (also at 100 ms per hop), against ScaleCube (its loopback profile) and JGroups (stock tcp.xml), each in its own warmed JVM"
 )

@@ -60,7 +60,7 @@ public final class NemesisBench {
         if (n < 3) {
             throw new IllegalArgumentException("--sleds: at least 3");
         }
-        System.exit(run(minutes, n, ordering, seed) ? 0 : 1);
+        System.exit(run(minutes, n, ordering, seed, Arrays.asList(args).contains("--forgetting")) ? 0 : 1);
     }
 
     private static String option(String[] args, String name, String otherwise) {
@@ -81,13 +81,18 @@ public final class NemesisBench {
 
     /** One run; true when every checker passed. */
     static boolean run(double minutes, int n, Ordering ordering, long seed) throws Exception {
+        return run(minutes, n, ordering, seed, false);
+    }
+
+    /** One run, every daemon forgetting what the rack settled when {@code forgetting} (issue 39). */
+    static boolean run(double minutes, int n, Ordering ordering, long seed, boolean forgetting) throws Exception {
         long pid = ProcessHandle.current().pid();
         String tag = String.format("%03x", (seed ^ pid) & 0xfff);
         int subnet = 1 + (int) (pid % 250);
         Path dir = Files.createTempDirectory(Files.createDirectories(Path.of("ops", "target")), "nemesis-" + seed + "-")
                 .toAbsolutePath();
-        System.out.printf(Locale.ROOT, "nemesis: %d sleds, %s ordering, %.1f min, seed %d, in %s%n", n,
-                ordering.wireName(), minutes, seed, dir);
+        System.out.printf(Locale.ROOT, "nemesis: %d sleds, %s ordering, %.1f min, seed %d%s, in %s%n", n,
+                ordering.wireName(), minutes, seed, forgetting ? ", forgetting" : "", dir);
         Netns net = new Netns(tag, subnet, n);
         AtomicBoolean closed = new AtomicBoolean();
         Sleds[] sledsRef = new Sleds[1];
@@ -113,6 +118,7 @@ public final class NemesisBench {
             RackFile rack = made.withSleds(entries);
             rack.write(dir.resolve("rack.json"));
             Sleds sleds = new Sleds(dir, rack, net);
+            sleds.forgetting = forgetting;
             sledsRef[0] = sleds;
             sleds.prepare();
             return new Run(dir, n, ordering, seed, minutes, net, sleds).go();

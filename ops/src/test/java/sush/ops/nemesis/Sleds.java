@@ -38,6 +38,8 @@ final class Sleds implements AutoCloseable {
     private final boolean[] paused;
     private final List<String> mounted = new ArrayList<>();
     private final List<String> unexpected = new ArrayList<>();
+    /** Every daemon runs {@code --forgetting} (issue 39): watermarks, settlement, skeleton jumps. */
+    boolean forgetting;
 
     Sleds(Path dir, RackFile rack, Netns net) {
         this.dir = dir;
@@ -94,8 +96,11 @@ final class Sleds implements AutoCloseable {
             prefix.addAll(List.of("env", "LD_PRELOAD=" + FAKETIME_LIB, "FAKETIME=" + (offsetSeconds > 0 ? "+" : "")
                     + offsetSeconds));
         }
-        procs[i] = RackAccess.start(dir, entry(i), prefix, List.of("--fault-injection", faults(i).toString(),
-                "--max-wall-time", "120"));
+        List<String> flags = new ArrayList<>(List.of("--fault-injection", faults(i).toString(), "--max-wall-time", "120"));
+        if (forgetting) {
+            flags.add("--forgetting");
+        }
+        procs[i] = RackAccess.start(dir, entry(i), prefix, flags);
         down[i] = false;
         paused[i] = false;
     }
