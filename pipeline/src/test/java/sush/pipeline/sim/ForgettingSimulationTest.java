@@ -233,4 +233,23 @@ class ForgettingSimulationTest {
                 .forgetting(Settlement.Break.NONE).signerClockGoesBack().run(steps);
         assertTrue(r.ok(), r.summary());
     }
+
+    /**
+     * Seed 6154 of 8 causal sleds (10,000 seeds), shrunk: a sled committed the first job, which
+     * was stopped before it launched; the rack walked on and forgot it; then a stray burn of the
+     * first position. The sled restarts: the burn moves its head off the job's successor onto the
+     * burn's way, where nothing is. Its fresh settlement had seen the burn before any watermark
+     * that passed it, took it for a skip, forgot it, and the sled jumped onto the old way. A burn
+     * is a fork whenever a head stands past it on a way not through it.
+     */
+    @Test
+    void aStrayBurnSeenBeforeTheWatermarksIsStillAFork() {
+        List<Step> steps = List.of(new Step.StartSession(3), new Step.Submit(2, "*", false), new Step.StopNewest(3),
+                new Step.Submit(2, "SIM0006", false), new Step.Advance(1868), new Step.StopNewest(4),
+                new Step.Submit(5, "1,1", false), new Step.Burn(4, 5), new Step.Advance(480), new Step.Crash(0),
+                new Step.Restart(0));
+        Simulation.Result r = new Simulation(6154, 8, Signers.KEY, Signers.TRUST).forgetting(Settlement.Break.NONE)
+                .run(steps);
+        assertTrue(r.ok(), r.summary());
+    }
 }

@@ -70,6 +70,22 @@ final class Ordinals {
         return o == null ? OptionalLong.empty() : OptionalLong.of(o);
     }
 
+    /** Whether walking back from {@code from} over held links, one predecessor at a time, meets {@code to}. */
+    boolean meets(JobId from, JobId to) {
+        JobId at = from;
+        for (int steps = 0; steps <= previous.size() + 1; steps++) {
+            if (at.equals(to)) {
+                return true;
+            }
+            List<JobId> before = previous.get(at);
+            if (before == null || before.size() != 1) {
+                return false;
+            }
+            at = before.get(0);
+        }
+        return false;
+    }
+
     /** The positions whose held links lead to {@code position} (none when none is held). */
     List<JobId> before(JobId position) {
         return previous.getOrDefault(position, List.of());

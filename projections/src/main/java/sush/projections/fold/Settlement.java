@@ -175,6 +175,38 @@ public final class Settlement {
         return false;
     }
 
+    /**
+     * Whether a burn is a fork as this settlement sees it now: a request at its position is held,
+     * or the position cannot be placed, or some sled's newest watermark stands past it on a way
+     * that does not come through the burn (walking back from its head over held links never meets
+     * the burn's next position). A skip of the next free position is none: every head past it
+     * came through it, and its way after it is held (seed 6154, causal: a restarted sled's
+     * settlement saw the stray burn before the watermarks that passed it, D-055).
+     */
+    private boolean strayNow(Burn b) {
+        if (jobs.containsKey(b.position)) {
+            return true;
+        }
+        OptionalLong at = chain(b.session).ordinal(b.position);
+        if (at.isEmpty()) {
+            return true;
+        }
+        JobId next = Chain.afterBurn(b.position);
+        for (Map<SessionId, Marks> byPeer : bySession.values()) {
+            Marks m = byPeer.get(b.session);
+            if (m == null) {
+                continue;
+            }
+            for (Mark mark : m.held) {
+                Message.Watermark w = mark.watermark();
+                if (!w.done() && w.ordinal() > at.getAsLong() && !chain(b.session).meets(w.head(), next)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     private void sessionMessage(SessionId session, Version version) {
         sessions.computeIfAbsent(session, s -> new ArrayList<>(2)).add(version);
     }
@@ -317,6 +349,9 @@ public final class Settlement {
         live.sort((x, y) -> Long.compare(ordinal.get(x.position), ordinal.get(y.position)));
         for (Tracked t : live) {
             boolean settled;
+            if (t instanceof Burn && !t.fork && strayNow((Burn) t)) {
+                t.fork = true;
+            }
             if (t.fork) {
                 // Two ways on from here (a burn of a position a request holds, or two requests at
                 // one position): which one a sled takes depends on what it started there, so the
@@ -494,21 +529,22 @@ public final class Settlement {
         if (rule == Break.ANY_BRANCH) {
             return nextLive(session, head, asking); // the rule before D-055: by ordinal alone
         }
-        if (afterAFork(session, head)) {
+        if (afterABurn(session, head)) {
             return Optional.empty();
         }
         return nextLive(session, head, asking).filter(to -> chain(session).reachesBack(to, head, at.getAsLong()));
     }
 
     /**
-     * Whether {@code position} lies after a fork by links held: walking back from it over held
-     * links meets a fork (a held fork burn it comes after, or a held request at a fork). Nothing
-     * after a fork was forgotten once the fork was known, so a sled standing there with nothing
-     * stands on a hole of that way; but the forgotten stretch of the other way may lie before the
-     * fork was known (a stray burn of a position the rack had forgotten past), and the others'
-     * ordinals there say nothing of this way (seeds 178 and 8628, D-055).
+     * Whether {@code position} lies after a burn or a fork by links held: walking back from it over
+     * held links meets a held burn it comes after, or a held request at a fork. Forgetting is a
+     * prefix, so nothing on a held burn's way after it was forgotten since the burn was known, and
+     * nothing after a fork: a sled standing there with nothing stands on a hole of that way. But
+     * the other way's forgotten stretch may be older than the burn (a stray burn of a position the
+     * rack had walked and forgotten past, perhaps before this sled restarted), and the others'
+     * ordinals there say nothing of this way (seeds 178, 6154 and 8628, D-055).
      */
-    private boolean afterAFork(SessionId session, JobId position) {
+    private boolean afterABurn(SessionId session, JobId position) {
         JobId at = position;
         for (int steps = 0; steps <= jobs.size() + burns.size() + 1; steps++) {
             List<JobId> before = chain(session).before(at);
@@ -518,7 +554,7 @@ public final class Settlement {
             for (JobId p : before) {
                 Burn b = burns.get(p);
                 Job j = jobs.get(p);
-                if ((b != null && b.fork && Chain.afterBurn(p).equals(at)) || (j != null && j.fork)) {
+                if ((b != null && Chain.afterBurn(p).equals(at)) || (j != null && j.fork)) {
                     return true;
                 }
             }
