@@ -59,17 +59,9 @@ class OutputBudgetDaemonTest {
 
     @Test
     void aSmallBudgetIsKeptByTheDaemonOldestFirstAndADeletedOutputSaysSo() throws Exception {
-        String url = rack.url(0);
-        List<String> common = List.of("--url", url, "--operator-key", rack.dir.resolve("operator.key").toString(),
-                "--key", rack.dir.resolve("signer.key").toString());
         List<String> jobs = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
-            List<String> line = new ArrayList<>(List.of("job", "start"));
-            line.addAll(common);
-            line.addAll(List.of("--wait", "--json", "--", "head -c " + JOB_BYTES + " /dev/zero | tr '\\0' x"));
-            CliRun r = CliRun.of(line.toArray(String[]::new));
-            assertEquals(0, r.exit(), r.out() + r.err());
-            jobs.add(Json.MAPPER.readTree(r.lastLine()).get("job_id").asString());
+            jobs.add(run("head -c " + JOB_BYTES + " /dev/zero | tr '\\0' x"));
         }
         Path outputs = rack.rack.sleds().get(0).output().resolve("jobs");
         await().atMost(Duration.ofSeconds(5)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50))
@@ -89,16 +81,9 @@ class OutputBudgetDaemonTest {
 
     @Test
     void theCountOfJobsKeptHoldsForTinyOutputs() throws Exception {
-        List<String> common = List.of("--url", rack.url(0), "--operator-key",
-                rack.dir.resolve("operator.key").toString(), "--key", rack.dir.resolve("signer.key").toString());
         List<String> jobs = new ArrayList<>();
         for (int i = 0; i < MAX_JOBS + 3; i++) {
-            List<String> line = new ArrayList<>(List.of("job", "start"));
-            line.addAll(common);
-            line.addAll(List.of("--wait", "--json", "--", "echo tiny " + i));
-            CliRun r = CliRun.of(line.toArray(String[]::new));
-            assertEquals(0, r.exit(), r.out() + r.err());
-            jobs.add(Json.MAPPER.readTree(r.lastLine()).get("job_id").asString());
+            jobs.add(run("echo tiny " + i));
         }
         Path outputs = rack.rack.sleds().get(0).output().resolve("jobs");
         await().atMost(Duration.ofSeconds(5)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50))
@@ -114,6 +99,15 @@ class OutputBudgetDaemonTest {
         var oldest = client.raw("GET", "/jobs/" + jobs.get(0) + "/output/stdout", new byte[0], Map.of());
         assertEquals(410, oldest.statusCode(), oldest.body());
         assertTrue(oldest.body().contains("--output-max-jobs"), oldest.body());
+    }
+
+    /** Starts {@code command} on the sled through the CLI, waits for its end, and returns its job id. */
+    private static String run(String command) throws Exception {
+        CliRun r = CliRun.of("job", "start", "--url", rack.url(0), "--operator-key",
+                rack.dir.resolve("operator.key").toString(), "--key", rack.dir.resolve("signer.key").toString(),
+                "--wait", "--json", "--", command);
+        assertEquals(0, r.exit(), r.out() + r.err());
+        return Json.MAPPER.readTree(r.lastLine()).get("job_id").asString();
     }
 
     private static long bytes(Path dir) throws java.io.IOException {

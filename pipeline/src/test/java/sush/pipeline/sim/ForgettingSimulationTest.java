@@ -33,6 +33,17 @@ class ForgettingSimulationTest {
         return sim.run(SimMain.schedule(seed, sleds, ordering == Ordering.SIGNED));
     }
 
+    /** Runs a fixed schedule of {@code sleds} sleds forgetting by the right rule, and asserts every checker passed. */
+    private static Simulation.Result keepsEveryPromise(long seed, int sleds, Ordering ordering, List<Step> steps) {
+        Simulation sim = new Simulation(seed, sleds, Signers.KEY, Signers.TRUST, ordering).forgetting(Settlement.Break.NONE);
+        if (ordering == Ordering.SIGNED) {
+            sim.signerClockGoesBack();
+        }
+        Simulation.Result r = sim.run(steps);
+        assertTrue(r.ok(), r.summary());
+        return r;
+    }
+
     private static void keepsEveryPromise(Ordering ordering) {
         List<String> failures = new ArrayList<>();
         Set<String> kinds = new TreeSet<>();
@@ -157,9 +168,7 @@ class ForgettingSimulationTest {
                 .forgetting(Settlement.Break.ANY_BRANCH).signerClockGoesBack().run(steps);
         assertTrue(wrong.violations().stream().anyMatch(v -> v.startsWith("jumped across")), wrong.summary());
         assertTrue(wrong.violations().stream().anyMatch(v -> v.startsWith("chain order")), wrong.summary());
-        Simulation.Result r = new Simulation(1, 32, Signers.KEY, Signers.TRUST, Ordering.SIGNED)
-                .forgetting(Settlement.Break.NONE).signerClockGoesBack().run(steps);
-        assertTrue(r.ok(), r.summary());
+        Simulation.Result r = keepsEveryPromise(1, 32, Ordering.SIGNED, steps);
         assertTrue(r.faultKinds().contains("forgot"), r.faultKinds().toString());
     }
 
@@ -176,9 +185,7 @@ class ForgettingSimulationTest {
                 new Step.Submit(2, "913-0000019:SIM0007", false), new Step.Advance(2016), new Step.StopJob(4, 1),
                 new Step.Partition(List.of(Set.of(1, 5, 6, 7), Set.of(0, 2, 3, 4))), new Step.ColdBoot(),
                 new Step.ReplayStart(7), new Step.Resend(7, 7));
-        Simulation.Result r = new Simulation(2973, 8, Signers.KEY, Signers.TRUST, Ordering.SIGNED)
-                .forgetting(Settlement.Break.NONE).signerClockGoesBack().run(steps);
-        assertTrue(r.ok(), r.summary());
+        keepsEveryPromise(2973, 8, Ordering.SIGNED, steps);
     }
 
     /**
@@ -194,9 +201,7 @@ class ForgettingSimulationTest {
     void aForkIsNeverForgottenWhileTheSessionLives() {
         List<Step> steps = List.of(new Step.StartSession(1), new Step.Submit(7, "SIM0000", true), new Step.StopNewest(5),
                 new Step.Advance(2604), new Step.Burn(7, 0), new Step.Crash(2), new Step.Skip(1), new Step.Restart(2));
-        Simulation.Result r = new Simulation(6710, 8, Signers.KEY, Signers.TRUST, Ordering.SIGNED)
-                .forgetting(Settlement.Break.NONE).signerClockGoesBack().run(steps);
-        assertTrue(r.ok(), r.summary());
+        keepsEveryPromise(6710, 8, Ordering.SIGNED, steps);
     }
 
     /**
@@ -211,9 +216,7 @@ class ForgettingSimulationTest {
     void aBurnBehindTheHeadsOpensAFreshWayNoJumpLeaves() {
         List<Step> steps = List.of(new Step.StartSession(5), new Step.Submit(3, "SIM0004", false), new Step.StopNewest(2),
                 new Step.Skip(2), new Step.Advance(566), new Step.Burn(0, 3));
-        Simulation.Result r = new Simulation(178, 8, Signers.KEY, Signers.TRUST, Ordering.SIGNED)
-                .forgetting(Settlement.Break.NONE).signerClockGoesBack().run(steps);
-        assertTrue(r.ok(), r.summary());
+        keepsEveryPromise(178, 8, Ordering.SIGNED, steps);
     }
 
     /**
@@ -229,9 +232,7 @@ class ForgettingSimulationTest {
                 new Step.Submit(2, "4,0", true), new Step.Submit(1, "1,6", true),
                 new Step.Submit(0, "913-0000019:SIM0002", false), new Step.Advance(2141), new Step.EndJobs(),
                 new Step.Advance(1067), new Step.Burn(5, 7), new Step.Submit(3, "913-0000019:SIM0000", false));
-        Simulation.Result r = new Simulation(8628, 8, Signers.KEY, Signers.TRUST, Ordering.SIGNED)
-                .forgetting(Settlement.Break.NONE).signerClockGoesBack().run(steps);
-        assertTrue(r.ok(), r.summary());
+        keepsEveryPromise(8628, 8, Ordering.SIGNED, steps);
     }
 
     /**
@@ -248,8 +249,6 @@ class ForgettingSimulationTest {
                 new Step.Submit(2, "SIM0006", false), new Step.Advance(1868), new Step.StopNewest(4),
                 new Step.Submit(5, "1,1", false), new Step.Burn(4, 5), new Step.Advance(480), new Step.Crash(0),
                 new Step.Restart(0));
-        Simulation.Result r = new Simulation(6154, 8, Signers.KEY, Signers.TRUST).forgetting(Settlement.Break.NONE)
-                .run(steps);
-        assertTrue(r.ok(), r.summary());
+        keepsEveryPromise(6154, 8, Ordering.CAUSAL, steps);
     }
 }
