@@ -19,7 +19,6 @@ import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
 import com.sun.jna.Pointer;
 import com.sun.jna.StringArray;
-import com.sun.jna.ptr.IntByReference;
 
 /**
  * Starts a job's first process as the leader of a new session with glibc's {@code posix_spawn}
@@ -65,7 +64,7 @@ final class SessionSpawn {
 
         int sigfillset(Pointer set);
 
-        int posix_spawn(IntByReference pid, String path, Pointer actions, Pointer attr, StringArray argv,
+        int posix_spawn(Pointer pid, String path, Pointer actions, Pointer attr, StringArray argv,
                 StringArray envp);
 
         int pipe2(int[] fds, int flags) throws LastErrorException;
@@ -161,6 +160,10 @@ final class SessionSpawn {
         Memory attr = new Memory(ATTR_BYTES);
         Memory empty = new Memory(SIGSET_BYTES);
         Memory all = new Memory(SIGSET_BYTES);
+        Memory child = new Memory(Integer.BYTES);
+        StringArray args = new StringArray(argv.toArray(String[]::new));
+        StringArray envp = new StringArray(env.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
+                .toArray(String[]::new));
         actions.clear();
         attr.clear();
         LibC c = LibC.C;
@@ -171,16 +174,12 @@ final class SessionSpawn {
                 check("posix_spawnattr_init", c.posix_spawnattr_init(attr));
                 try {
                     prepare(actions, attr, empty, all, dir, out, err);
-                    String[] envp = env.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
-                            .toArray(String[]::new);
-                    IntByReference child = new IntByReference();
-                    int rc = c.posix_spawn(child, exe, actions, attr, new StringArray(argv.toArray(String[]::new)),
-                            new StringArray(envp));
+                    int rc = c.posix_spawn(child, exe, actions, attr, args, envp);
                     if (rc != 0) {
                         throw new IOException("Cannot run program \"" + argv.get(0) + "\": error=" + rc + ", "
                                 + strerror(rc));
                     }
-                    pid = child.getValue();
+                    pid = child.getInt(0);
                 } finally {
                     c.posix_spawnattr_destroy(attr);
                 }
@@ -196,6 +195,11 @@ final class SessionSpawn {
             attr.close();
             empty.close();
             all.close();
+            // Freed now, not when a collection and JNA's cleaner thread get to them: the soak of
+            // issue 39 saw native memory records pile up by about one per job.
+            child.close();
+            args.close();
+            envp.close();
         }
         return pid;
     }

@@ -18,11 +18,15 @@ public final class TrustStore implements Signatures {
 
     /**
      * Bound on remembered signature verdicts, per generation (two are kept): more than the jobs
-     * that can be in flight between the ingress stage that checks ahead and the fold.
+     * that can be in flight between the ingress stage that checks ahead and the fold (at most
+     * 320 deliveries: 64 read ahead, 256 prefetched). Each verdict holds its whole signed job, so
+     * this memory fills with the jobs a sled sees: at 16,384 per generation (before issue 39's
+     * soak) it grew by one signed job per job for the first 32,768 jobs. A verdict forgotten only
+     * costs a second check.
      */
-    public static final int VERDICTS_PER_GENERATION = 16_384;
-    /** Bound on the bytes one generation holds (commands may be long): 8 MiB. */
-    public static final long VERDICT_BYTES_PER_GENERATION = 8L << 20;
+    public static final int VERDICTS_PER_GENERATION = 1_024;
+    /** Bound on the bytes one generation holds (commands may be long): 1 MiB. */
+    public static final long VERDICT_BYTES_PER_GENERATION = 1L << 20;
 
     private final Map<KeyId, Trusted> keys;
     /**
