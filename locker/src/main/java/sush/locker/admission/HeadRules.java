@@ -1,5 +1,6 @@
 package sush.locker.admission;
 
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -143,6 +144,27 @@ public final class HeadRules {
         unmatched.clear();
         stopped.clear();
         evictedStops = 0;
+    }
+
+    /**
+     * The rack settled {@code jobs} (issue 39, D-054): each ended on every sled it targets, this
+     * one included, and every sled's head passed it, so none of them stands at this sled's head
+     * or ahead of it again. What this life and entry remember of them goes, unless one still runs
+     * here: these sets grew by a job per job for the whole life (the soak's heap), and at most
+     * once never rested on them (the boundary record does; they are defence in depth for live
+     * jobs).
+     */
+    public void forgetSettled(Collection<JobId> jobs) {
+        for (JobId job : jobs) {
+            if (running.contains(job) || atLaunch.contains(job)) {
+                continue;
+            }
+            committed.remove(job);
+            launched.remove(job);
+            failedCommits.remove(job);
+            cancelled.remove(job);
+            passed.remove(job);
+        }
     }
 
     // ---- What the caller did ---------------------------------------------------------------

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
@@ -432,5 +433,23 @@ class HeadRulesTest {
         for (SignedJob x : j) {
             assertFalse(head.stopKept(id(x)));
         }
+    }
+
+    /** Issue 39: what this life remembers of a settled job goes, unless it still runs here. */
+    @Test
+    void aSettledJobIsForgottenUnlessItStillRuns() {
+        start();
+        SignedJob[] j = chain(2);
+        arrive(j);
+        ran(j[0]);
+        ends(j[0]);
+        head.committed(id(j[1]));
+        assertTrue(head.launch(id(j[1])));
+        head.forgetSettled(List.of(id(j[0]), id(j[1])));
+        assertFalse(head.committedThisLife(id(j[0])), "ended and settled: forgotten");
+        assertFalse(head.launchedThisLife(id(j[0])));
+        assertTrue(head.committedThisLife(id(j[1])), "still running: kept");
+        assertTrue(head.launchedThisLife(id(j[1])));
+        assertEquals(HeadRules.OnStop.KILL, head.onStop(stop(j[1], "operator"), x -> true));
     }
 }

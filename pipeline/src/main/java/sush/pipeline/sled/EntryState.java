@@ -2,6 +2,7 @@ package sush.pipeline.sled;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -198,6 +199,13 @@ final class EntryState {
 
     Set<SessionId> reuseReported() {
         return reuseReported;
+    }
+
+    /** The rack settled {@code jobs}: what this entry reported of them once is not needed again (issue 39). */
+    void forgetSettled(Collection<JobId> jobs) {
+        reannounced.removeAll(jobs);
+        skipReported.removeAll(jobs);
+        walkedBack.removeAll(jobs);
     }
 
     Set<JobId> reannounced() {

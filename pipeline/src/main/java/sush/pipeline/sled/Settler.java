@@ -7,6 +7,7 @@ import java.util.function.Supplier;
 
 import sush.gossip.clock.Version;
 import sush.projections.fold.ChainProjection;
+import sush.locker.admission.HeadRules;
 import sush.projections.fold.Settlement;
 import sush.projections.id.Chain;
 import sush.projections.id.JobId;
@@ -26,11 +27,14 @@ final class Settler {
     private final Supplier<EntryState> entry;
     private final Head head;
 
-    Settler(SledConfig cfg, Loop loop, Supplier<EntryState> entry, Head head) {
+    private final HeadRules rules;
+
+    Settler(SledConfig cfg, Loop loop, Supplier<EntryState> entry, Head head, HeadRules rules) {
         this.cfg = cfg;
         this.loop = loop;
         this.entry = entry;
         this.head = head;
+        this.rules = rules;
     }
 
     /** A new entry settles from its first delivery (a new universe's set, a restarted sled's adopted one). */
@@ -56,6 +60,8 @@ final class Settler {
             at.replica().forget(settled);
             // And what the fold keeps of the settled jobs (D-054): the journal answers for them.
             at.fold().forgetSettled(jobs);
+            rules.forgetSettled(jobs);
+            at.forgetSettled(jobs);
         }
     }
 

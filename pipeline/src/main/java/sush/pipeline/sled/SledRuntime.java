@@ -108,7 +108,7 @@ public final class SledRuntime {
         this.launches = new Launches(cfg, this.loop, head, order, () -> entry, locker, launcher, this.writer);
         this.adjudication = new Adjudication(cfg, this.loop, head, order, () -> entry, launches);
         this.chainHead = new Head(cfg, this.loop, head, order, () -> entry, launches, adjudication);
-        this.settler = new Settler(cfg, this.loop, () -> entry, chainHead);
+        this.settler = new Settler(cfg, this.loop, () -> entry, chainHead, head);
         this.ingress = new Ingress(cfg, this.loop, ingress, head, () -> entry, chainHead, adjudication, settler);
     }
 
