@@ -6,8 +6,8 @@ import java.util.OptionalLong;
 import java.util.function.Supplier;
 
 import sush.gossip.clock.Version;
-import sush.projections.fold.ChainProjection;
 import sush.locker.admission.HeadRules;
+import sush.projections.fold.ChainProjection;
 import sush.projections.fold.Settlement;
 import sush.projections.id.Chain;
 import sush.projections.id.JobId;
@@ -26,7 +26,6 @@ final class Settler {
     private final Loop loop;
     private final Supplier<EntryState> entry;
     private final Head head;
-
     private final HeadRules rules;
 
     Settler(SledConfig cfg, Loop loop, Supplier<EntryState> entry, Head head, HeadRules rules) {

@@ -517,9 +517,11 @@ public final class Settlement {
      * the head ({@link #pastEverywhereElse}), and only where walking back from the landing over
      * the links held does not pass the head's place on another way: it meets the head, or the
      * links end in the forgotten stretch after it. A fork is never forgotten while anyone is in
-     * the session and forgetting is a prefix, so that stretch is one way. Ordinals alone do not order two branches of a chain: without this,
-     * a sled whose head stood on one branch's hole jumped onto the other branch and ran a job the
-     * starter signed before the one it had run (seed 1 of 32 signed sleds, D-055).
+     * the session and forgetting is a prefix, so that stretch is one way; and never from a head
+     * after a held burn ({@link #afterABurn}). Ordinals alone do not order two branches of a
+     * chain: without this, a sled whose head stood on one branch's hole jumped onto the other
+     * branch and ran a job the starter signed before the one it had run (seed 1 of 32 signed
+     * sleds, D-055).
      */
     public Optional<JobId> jumpFor(SessionId session, JobId head, String asking) {
         OptionalLong at = chain(session).ordinal(head);

@@ -21,7 +21,10 @@ abstract class Tracked {
     final JobId position;
     final List<Version> versions = new ArrayList<>(4);
     Version ceiling = Version.ZERO;
-    /** Two ways on from this position: a burn of a position a request holds, or two requests at it (D-055). */
+    /**
+     * Two ways on from this position (D-055): two requests at it, or a burn of it where a request
+     * is held, that came behind a sled's head, or that a head passed on a way not through it.
+     */
     boolean fork;
 
     Tracked(SessionId session, JobId position) {
