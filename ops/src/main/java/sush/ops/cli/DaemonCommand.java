@@ -123,8 +123,8 @@ public final class DaemonCommand implements Callable<Integer> {
     Path faultInjection;
 
     @Option(names = "--forgetting", description = "send watermarks and forget from the gossip set what every sled "
-            + "of the rack settled (issue 39; with --rack, on every sled of it; a restarted sled does not yet answer "
-            + "for jobs it forgot)")
+            + "of the rack settled (issue 39; with --rack, on every sled of it; status and history of forgotten jobs "
+            + "come from the journal)")
     boolean forgetting;
 
     private static final Logger LOG = LoggerFactory.getLogger("sush.daemon");

@@ -56,9 +56,13 @@ final class OutputBudget {
     private boolean listed;
     /** Bound on the deleted directories remembered (so that their jobs' outputs answer "deleted", not "none"). */
     static final int MAX_DELETED_REMEMBERED = 65_536;
+    /** The fewest deleted directories remembered, however few jobs' outputs are kept. */
+    static final int MIN_DELETED_REMEMBERED = 1_024;
     /**
      * The jobs whose directories this budget deleted, the most recent ones: as many as it keeps
-     * (at least 1,024, at most {@link #MAX_DELETED_REMEMBERED}).
+     * (at least {@link #MIN_DELETED_REMEMBERED}, at most {@link #MAX_DELETED_REMEMBERED}). Past it
+     * the oldest deletion is forgotten: that job's output then answers "none" (404) instead of
+     * "deleted" (410); its length and hash stay in its status either way.
      */
     private final Set<String> deleted;
 
@@ -73,7 +77,7 @@ final class OutputBudget {
         this.jobsDir = jobsDir;
         this.maxBytes = maxBytes;
         this.maxJobs = maxJobs;
-        int remembered = Math.min(MAX_DELETED_REMEMBERED, Math.max(1_024, maxJobs));
+        int remembered = Math.min(MAX_DELETED_REMEMBERED, Math.max(MIN_DELETED_REMEMBERED, maxJobs));
         this.deleted = Collections.newSetFromMap(new LinkedHashMap<String, Boolean>() {
             private static final long serialVersionUID = 1L;
 

@@ -87,4 +87,19 @@ class OutputBudgetTest {
         assertTrue(Files.exists(jobs.resolve("c")) && Files.exists(jobs.resolve("d")));
         assertThrows(IllegalArgumentException.class, () -> new OutputBudget(jobs, 1, 0));
     }
+
+    /** The memory of deleted outputs holds the fewest it may however few jobs are kept, and forgets the oldest past it. */
+    @Test
+    void theMemoryOfDeletedOutputsHoldsItsBound() throws Exception {
+        OutputBudget budget = new OutputBudget(jobs, 1 << 20, 1);
+        int deletions = OutputBudget.MIN_DELETED_REMEMBERED + 1;
+        for (int i = 0; i <= deletions; i++) {
+            job("j" + i, 1, i);
+            budget.ended("j" + i, Set::of);
+        }
+        assertFalse(budget.wasDeleted("j0"), "the oldest deletion, past the bound: forgotten");
+        assertTrue(budget.wasDeleted("j1"));
+        assertTrue(budget.wasDeleted("j" + (deletions - 1)));
+        assertEquals(1, budget.directories(), "one job's output kept");
+    }
 }
