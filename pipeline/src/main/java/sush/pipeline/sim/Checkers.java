@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 
 import sush.gossip.clock.Version;
 import sush.gossip.set.Delivery;
@@ -113,12 +114,10 @@ final class Checkers {
                 continue;
             }
             Set<JobId> known = requestsHeld(s);
-            Set<JobId> folded = s.requested.getOrDefault(v.network(), Set.of());
-            Set<JobId> ended = s.ended.getOrDefault(v.network(), Set.of());
             for (SignedJob j : operator.allJobs) {
                 JobId id = j.request().job();
-                if (rack.settling != null && targets(j, s.sled) && !known.contains(id) && folded.contains(id)
-                        && !ended.contains(id)) {
+                if (rack.settling != null && targets(j, s.sled) && !known.contains(id)
+                        && s.requestedIn(v.network(), id) && !s.endedIn(v.network(), id)) {
                     // Issue 39: a request this sled folded in this universe, no longer held by it:
                     // forgotten (nothing else takes a message from a replica), so it ended here first.
                     violations.add("liveness: " + s.name() + " forgot job " + operator.positions.get(id)[1]
@@ -221,7 +220,7 @@ final class Checkers {
                 continue;
             }
             JobId head = v.fold().chain().get().head();
-            boolean folded = s.requested.getOrDefault(v.network(), Set.of()).contains(head);
+            boolean folded = s.requestedIn(v.network(), head);
             boolean forgotten = rack.forgottenRequests.getOrDefault(v.network(), Set.of()).contains(head);
             boolean forked = v.fold().activeSession().map(a -> operator.forked.contains(a.id())).orElse(false);
             if (folded && forgotten && !forked && !held.contains(head) && v.fold().chain().get().known(head).isEmpty()) {
@@ -313,17 +312,9 @@ final class Checkers {
         // universe stays true when, after a cold boot lost the stop with that universe, a replayed
         // request runs the job later (seed 2973 of 8 signed sleds; the folds that hold a status
         // now are judged against every launch, above).
-        Map<String, Integer> firstLaunch = new HashMap<>();
-        List<LedgerLauncher.Launch> ledger = List.copyOf(rack.ledger);
-        for (int i = 0; i < ledger.size(); i++) {
-            firstLaunch.putIfAbsent(ledger.get(i).sled() + "/" + ledger.get(i).job().codephrase(), i);
-        }
         for (SimRack.Seen seen : rack.statusesSeen) {
             SledEvent.StatusChanged c = seen.status();
-            String key = c.baseboard() + "/" + c.job().codephrase();
-            boolean launchedBefore = firstLaunch.getOrDefault(key, Integer.MAX_VALUE) < seen.launches();
-            String lie = lie(new StatusProjection.Entry(c.status(), c.message()), launchedBefore,
-                    rack.reserved.contains(key));
+            String lie = untrue(seen, rack.reserved.contains(c.baseboard() + "/" + c.job().codephrase()));
             if (lie != null) {
                 int[] pos = operator.positions.get(c.job());
                 found.add("status truth: " + c.baseboard() + " reports job " + (pos == null ? c.job().codephrase()
@@ -331,6 +322,12 @@ final class Checkers {
             }
         }
         violations.addAll(found);
+    }
+
+    /** Why a status a fold took was untrue then, given whether its reporter committed the job; null if true. */
+    static String untrue(SimRack.Seen seen, boolean committed) {
+        return lie(new StatusProjection.Entry(seen.status().status(), seen.status().message()), seen.launchedBefore(),
+                committed);
     }
 
     /** Why a reporter's status of a job is untrue, given whether it launched and whether it committed the job; null if true. */
@@ -400,10 +397,18 @@ final class Checkers {
 
     /** Whether the job's target names sled {@code s} (a target that does not parse names none). */
     static boolean targets(SignedJob j, Sled s) {
+        Optional<Target> t = PARSED.computeIfAbsent(j.request().target(), Checkers::parse);
+        return t.isPresent() && t.get().runsOn(s);
+    }
+
+    /** Targets as parsed, by their text: a run asks for each (job, sled) many times, of few texts. */
+    private static final Map<String, Optional<Target>> PARSED = new ConcurrentHashMap<>();
+
+    private static Optional<Target> parse(String target) {
         try {
-            return Target.parse(j.request().target()).runsOn(s);
+            return Optional.of(Target.parse(target));
         } catch (TargetException e) {
-            return false;
+            return Optional.empty();
         }
     }
 }

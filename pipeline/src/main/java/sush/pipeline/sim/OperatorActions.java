@@ -293,6 +293,7 @@ final class OperatorActions {
         if (client == Client.KEPT_CHAIN) {
             kept.keep(job); // kept before it leaves: an answer lost on the way may hide a request gossiped
         }
+        rack.jobIndex.note(r.job());
         if (send(via, new Message.JobStart(job))) {
             // A request that left names its position for good (one refused at once never left).
             SignedJob before = operator.signedAt.putIfAbsent(r.job(), job);

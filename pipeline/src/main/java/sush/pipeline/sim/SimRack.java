@@ -34,6 +34,7 @@ import sush.pipeline.sled.SledConfig;
 import sush.pipeline.sled.SledEvent;
 import sush.pipeline.sled.SledRuntime;
 import sush.projections.fold.FoldBounds;
+import sush.projections.fold.JobStatus;
 import sush.projections.fold.Ordering;
 import sush.projections.fold.Settlement;
 import sush.projections.id.JobId;
@@ -71,6 +72,8 @@ final class SimRack {
     final MemoryNetwork network = new MemoryNetwork();
     final List<SimSled> sleds = new ArrayList<>();
     final List<LedgerLauncher.Launch> ledger = LedgerLauncher.newLedger();
+    /** Numbers every job the operator signs: the checkers' sets of jobs are bits by these numbers. */
+    final JobSet.Index jobIndex = new JobSet.Index();
     final List<String> trace = new ArrayList<>();
     final Set<String> faults = new TreeSet<>();
     long floors;
@@ -99,16 +102,22 @@ final class SimRack {
     /** Each sled's watermark period, in virtual time. */
     static final Duration WATERMARK_EVERY = Duration.ofMillis(500);
     /**
-     * Every status any sled's fold took, when forgetting, with the launches the ledger held then:
-     * the status-truth checker reads forgotten ones too, each as true or not when it was taken.
+     * Statuses a sled's fold took, when forgetting, that the status-truth checker must read even
+     * if no fold holds them at the end: each with whether its reporter had launched the job when
+     * the fold took it (a status is true or not as of then). Only those that were untrue then, and
+     * the interrupted ones (judged at the end, against every commit), are kept: a million-job run
+     * takes hundreds of millions of statuses.
      */
     final List<Seen> statusesSeen = new ArrayList<>();
+    /** The ledger's launches noted in their sleds' {@link SimSled#launched} so far. */
+    private int launchesNoted;
+    private final Map<String, SimSled> byBoard = new HashMap<>();
 
-    /** A status a fold took, and how many launches the ledger held at that moment. */
-    record Seen(SledEvent.StatusChanged status, int launches) {
+    /** A status a fold took, and whether its reporter had launched the job at that moment. */
+    record Seen(SledEvent.StatusChanged status, boolean launchedBefore) {
     }
     /** A sled's head jumped over forgotten positions, and the jobs it had seen itself end by then. */
-    record Jump(SimSled sled, SledEvent.Jumped jump, Set<JobId> endedBefore) {
+    record Jump(SimSled sled, SledEvent.Jumped jump, JobSet endedBefore) {
     }
 
     /** Every skeleton jump, judged by the checkers at the end (they know the operator's chains). */
@@ -119,7 +128,7 @@ final class SimRack {
      * Per universe, every message any sled's replica held, by version (its payload's hash): no
      * version may name two messages (D-053: an identity taken back must not tick a version again).
      */
-    private final Map<NetworkId, Map<Version, Integer>> messages = new HashMap<>();
+    private final Map<NetworkId, Fingerprints> messages = new HashMap<>();
     /** How restarted sleds take their identity (D-053): from their bookmarks unless told otherwise. */
     Simulation.Identity identity = Simulation.Identity.KEEP;
     /** Messages forgotten, over every sled. */
@@ -132,7 +141,8 @@ final class SimRack {
         this.trust = trust;
         this.ordering = ordering;
         for (int i = 0; i < sleds; i++) {
-            this.sleds.add(new SimSled(i));
+            this.sleds.add(new SimSled(i, jobIndex));
+            byBoard.put(this.sleds.get(i).sled.baseboard(), this.sleds.get(i));
         }
     }
 
@@ -205,7 +215,8 @@ final class SimRack {
 
     private void noteMessage(SimSled s, NetworkId network, Version v, byte[] payload) {
         int hash = Arrays.hashCode(payload);
-        Integer before = messages.computeIfAbsent(network, n -> new HashMap<>()).putIfAbsent(v, hash);
+        Integer before = messages.computeIfAbsent(network, n -> new Fingerprints())
+                .putIfAbsent(Fingerprints.of(v.toBytes()), hash);
         if (before != null && before != hash) {
             forgetViolations.add("version named twice: " + s.name() + " (life " + s.life + ") holds a message at " + v
                     + " that another sled holds with other bytes");
@@ -253,24 +264,25 @@ final class SimRack {
         if (e instanceof SledEvent.Entered) {
             s.universe = ((SledEvent.Entered) e).network();
         } else if (e instanceof SledEvent.Requested && s.universe != null) {
-            s.requested.computeIfAbsent(s.universe, u -> new HashSet<>()).add(((SledEvent.Requested) e).job());
+            s.requested(s.universe, ((SledEvent.Requested) e).job());
         } else if (e instanceof SledEvent.StatusChanged && s.universe != null) {
             SledEvent.StatusChanged c = (SledEvent.StatusChanged) e;
             if (c.baseboard().equals(s.sled.baseboard()) && c.status().isTerminal()) {
-                s.ended.computeIfAbsent(s.universe, u -> new HashSet<>()).add(c.job());
+                s.ended(s.universe, c.job());
             }
             if (settling != null) {
-                statusesSeen.add(new Seen(c, ledger.size()));
+                seen(c);
             }
         } else if (e instanceof SledEvent.Gossiped && s.universe != null
                 && ownEnding(s, ((SledEvent.Gossiped) e).message()) != null) {
-            s.ended.computeIfAbsent(s.universe, u -> new HashSet<>()).add(ownEnding(s, ((SledEvent.Gossiped) e).message()));
+            s.ended(s.universe, ownEnding(s, ((SledEvent.Gossiped) e).message()));
         } else if (e instanceof SledEvent.Forgot) {
             checkForgot(s, ((SledEvent.Forgot) e).versions());
             s.settledThisLife.addAll(((SledEvent.Forgot) e).jobs());
         } else if (e instanceof SledEvent.Jumped && s.universe != null) {
             faults.add("skeleton-jump");
-            jumps.add(new Jump(s, (SledEvent.Jumped) e, Set.copyOf(s.ended.getOrDefault(s.universe, Set.of()))));
+            JobSet ended = s.ended.get(s.universe);
+            jumps.add(new Jump(s, (SledEvent.Jumped) e, ended == null ? new JobSet(jobIndex) : ended.copy()));
         }
         if (e instanceof SledEvent.Reserved) {
             reserved.add(s.sled.baseboard() + "/" + ((SledEvent.Reserved) e).job().codephrase());
@@ -328,6 +340,22 @@ final class SimRack {
      * a restarted sled then needs of what was forgotten is the liveness checker's: it must still
      * run what targets it.
      */
+    /** Keeps {@code c} for the status-truth checker if it could be untrue (see {@link #statusesSeen}). */
+    private void seen(SledEvent.StatusChanged c) {
+        for (; launchesNoted < ledger.size(); launchesNoted++) {
+            LedgerLauncher.Launch l = ledger.get(launchesNoted);
+            SimSled by = byBoard.get(l.sled());
+            if (by != null) {
+                by.launched.add(l.job());
+            }
+        }
+        SimSled reporter = byBoard.get(c.baseboard());
+        Seen seen = new Seen(c, reporter != null && reporter.launched.contains(c.job()));
+        if (c.status() == JobStatus.INTERRUPTED || Checkers.untrue(seen, true) != null) {
+            statusesSeen.add(seen);
+        }
+    }
+
     private void checkForgot(SimSled s, List<Version> versions) {
         forgotten += versions.size();
         faults.add("forgot");
@@ -346,7 +374,7 @@ final class SimRack {
                 forgottenRequests.computeIfAbsent(universe, u -> new HashSet<>()).add(job.request().job());
                 for (SimSled t : sleds) {
                     if (Checkers.targets(job, t.sled)
-                            && !t.ended.getOrDefault(universe, Set.of()).contains(job.request().job())) {
+                            && !t.endedIn(universe, job.request().job())) {
                         forgetViolations.add("forgotten unended: " + s.name() + " forgot a request that " + t.name()
                                 + " had not ended");
                         return;
@@ -354,14 +382,17 @@ final class SimRack {
                 }
             }
         }
+        // Every forgotten version is at most what a sled saw exactly when their join is (the
+        // join is their least upper bound): one comparison per sled instead of one per version.
+        Version all = Version.ZERO;
+        for (Version v : versions) {
+            all = all.join(v);
+        }
         for (SimSled o : sleds) {
-            Version seen = o.seen.getOrDefault(universe, Version.ZERO);
-            for (Version v : versions) {
-                if (!v.leq(seen)) {
-                    forgetViolations.add("forgotten unseen: " + s.name() + " (life " + s.life + ") forgot a message "
-                            + o.name() + " never saw");
-                    return;
-                }
+            if (!all.leq(o.seen.getOrDefault(universe, Version.ZERO))) {
+                forgetViolations.add("forgotten unseen: " + s.name() + " (life " + s.life + ") forgot a message "
+                        + o.name() + " never saw");
+                return;
             }
         }
     }

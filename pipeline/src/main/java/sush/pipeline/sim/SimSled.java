@@ -45,16 +45,39 @@ final class SimSled {
      * (a terminal status of its own in its fold). With forgetting (issue 39) a restarted sled's
      * set no longer holds what was settled: these say what it knew.
      */
-    final Map<NetworkId, Set<JobId>> requested =
-            new HashMap<>();
-    final Map<NetworkId, Set<JobId>> ended =
-            new HashMap<>();
+    final Map<NetworkId, JobSet> requested = new HashMap<>();
+    final Map<NetworkId, JobSet> ended = new HashMap<>();
     /** Jobs this life's settlement settled: its fold forgot their statuses (D-054). */
-    final Set<JobId> settledThisLife = new HashSet<>();
+    final JobSet settledThisLife;
+    /** Jobs the ledger says this sled launched, as far as the status checker looked (over every life). */
+    final JobSet launched;
+    private final JobSet.Index jobs;
     /** Its bookmarks: they outlive its lives as the daemon's outlive a crash (D-053); a wipe clears them. */
     final Bookmarks bookmarks = new Bookmarks();
     /** Per universe, the join of every frontier this sled's replicas had there, over every life: what it saw. */
     final Map<NetworkId, Version> seen = new HashMap<>();
+
+    /** Notes that this sled folded {@code job}'s request in {@code universe}. */
+    void requested(NetworkId universe, JobId job) {
+        requested.computeIfAbsent(universe, u -> new JobSet(jobs)).add(job);
+    }
+
+    /** Notes that this sled saw itself end {@code job} in {@code universe}. */
+    void ended(NetworkId universe, JobId job) {
+        ended.computeIfAbsent(universe, u -> new JobSet(jobs)).add(job);
+    }
+
+    /** Whether this sled folded {@code job}'s request in {@code universe}, in some life. */
+    boolean requestedIn(NetworkId universe, JobId job) {
+        JobSet s = requested.get(universe);
+        return s != null && s.contains(job);
+    }
+
+    /** Whether this sled saw itself end {@code job} in {@code universe}, in some life. */
+    boolean endedIn(NetworkId universe, JobId job) {
+        JobSet s = ended.get(universe);
+        return s != null && s.contains(job);
+    }
 
     /** Notes what this sled's replica holds now (before a crash takes it, and before a forgetting is judged). */
     void noteSeen() {
@@ -66,7 +89,10 @@ final class SimSled {
         }
     }
 
-    SimSled(int index) {
+    SimSled(int index, JobSet.Index jobs) {
+        this.jobs = jobs;
+        this.settledThisLife = new JobSet(jobs);
+        this.launched = new JobSet(jobs);
         this.index = index;
         this.sled = new Sled(String.format("913-0000019:SIM%04d", index), index);
         this.a = new MemorySlot(sled.baseboard() + "/m2-a");

@@ -33,6 +33,11 @@ final class RackSessions {
     private long invalidGrants;
     /** Grants the bound made this fold forget. */
     private long evictedGrants;
+    /** Signed ordering: the active grant last asked for, as a session. */
+    private Active active;
+
+    private record Active(SignedGrant grant, SessionProjection.Session session) {
+    }
 
     RackSessions(Ordering ordering, FoldBounds bounds) {
         this.ordering = ordering;
@@ -59,7 +64,19 @@ final class RackSessions {
 
     /** The active session of either ordering. */
     Optional<SessionProjection.Session> active() {
-        return ordering == Ordering.SIGNED ? signed.active().map(RackSessions::asSession) : causal.active();
+        if (ordering != Ordering.SIGNED) {
+            return causal.active();
+        }
+        Optional<SignedGrant> g = signed.active();
+        if (g.isEmpty()) {
+            return Optional.empty();
+        }
+        Active a = active;
+        if (a == null || a.grant() != g.get()) { // a grant's session id is a hash: asked on every delivery, made once
+            a = new Active(g.get(), asSession(g.get()));
+            active = a; // one reference, of final fields: a reader on another thread sees a whole pair
+        }
+        return Optional.of(a.session());
     }
 
     /** A session this fold knows (started, or granted), of either ordering. */

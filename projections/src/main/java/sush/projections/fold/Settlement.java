@@ -4,10 +4,12 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.PriorityQueue;
 import java.util.Set;
 
 import sush.gossip.clock.Version;
@@ -97,6 +99,15 @@ public final class Settlement {
     private final Map<JobId, SessionId> keptResumes = new HashMap<>();
     private boolean marksChanged;
     private long forgotten;
+    /**
+     * Per session, the lowest ordinal of every sled's newest watermarks there ({@link Long#MIN_VALUE}
+     * when some sled has none that count), as of the last change of marks ({@link #marksMoved}).
+     */
+    private final Map<SessionId, Long> lowestHeld = new HashMap<>();
+    /** {@link #stable}'s answers since the last change of marks, by the very version asked about. */
+    private final Map<Version, Boolean> stableNow = new IdentityHashMap<>();
+    /** At most this many answers are kept between two changes of marks (a rack whose watermarks stopped). */
+    private static final int MAX_STABLE_ANSWERS = 4_096;
 
     /** @param rack every sled of the rack (the rack file's list) */
     public Settlement(Collection<Sled> rack) {
@@ -265,6 +276,17 @@ public final class Settlement {
                 .computeIfAbsent(w.session(), s -> new Marks());
         session.offer(mark, replaced);
         marksChanged = true;
+        marksMoved();
+    }
+
+    /**
+     * Some sled's watermarks changed: what {@link #past} and {@link #stable} answered before may
+     * not hold now. Both are asked on every delivery (settling, on 32 sleds, was half of the
+     * simulator's time), and their answers change only here.
+     */
+    private void marksMoved() {
+        lowestHeld.clear();
+        stableNow.clear();
     }
 
     /**
@@ -341,13 +363,20 @@ public final class Settlement {
                 live.add(b);
             }
         });
-        Map<JobId, Long> ordinal = new HashMap<>();
+        // In chain order, taken one at a time: a drain usually settles nothing, so ordering all of
+        // them first (once per delivery) cost more than the rest of settling; ties keep the order
+        // they were gathered in, as a stable sort would.
+        Ordinals chain = chain(session);
+        List<Placed> placed = new ArrayList<>(live.size());
         for (Tracked t : live) {
-            chain(session).ordinal(t.position).ifPresent(o -> ordinal.put(t.position, o));
+            OptionalLong o = chain.ordinal(t.position);
+            if (o.isPresent()) {
+                placed.add(new Placed(t, o.getAsLong(), placed.size()));
+            }
         }
-        live.removeIf(t -> !ordinal.containsKey(t.position));
-        live.sort((x, y) -> Long.compare(ordinal.get(x.position), ordinal.get(y.position)));
-        for (Tracked t : live) {
+        PriorityQueue<Placed> inOrder = new PriorityQueue<>(placed); // a heap made in linear time
+        for (Placed next = inOrder.poll(); next != null; next = inOrder.poll()) {
+            Tracked t = next.tracked();
             boolean settled;
             if (t instanceof Burn && !t.fork && strayNow((Burn) t)) {
                 t.fork = true;
@@ -373,6 +402,15 @@ public final class Settlement {
                 burns.remove(t.position);
             }
             forgetOrdinal(t.session, t.position);
+        }
+    }
+
+    /** A live position with its ordinal, and the order it was gathered in (ties break on that). */
+    private record Placed(Tracked tracked, long ordinal, int gathered) implements Comparable<Placed> {
+        @Override
+        public int compareTo(Placed o) {
+            int c = Long.compare(ordinal, o.ordinal);
+            return c != 0 ? c : Integer.compare(gathered, o.gathered);
         }
     }
 
@@ -428,6 +466,7 @@ public final class Settlement {
             out.addAll(e.getValue());
             return true;
         });
+        boolean[] retired = {false};
         for (Map.Entry<String, Map<SessionId, Marks>> e : bySession.entrySet()) {
             Marks latest = newest.get(e.getKey());
             e.getValue().entrySet().removeIf(s -> {
@@ -440,8 +479,12 @@ public final class Settlement {
                 }
                 s.getValue().held.forEach(m -> out.add(m.version()));
                 chains.remove(s.getKey());
+                retired[0] = true;
                 return true;
             });
+        }
+        if (retired[0]) {
+            marksMoved();
         }
     }
 
@@ -574,6 +617,9 @@ public final class Settlement {
         if (ordinal.isEmpty()) {
             return false;
         }
+        if (except == null) {
+            return ordinal.getAsLong() < lowestHeld.computeIfAbsent(session, this::lowestHeld);
+        }
         for (String p : peers.keySet()) {
             if (p.equals(except)) {
                 continue;
@@ -591,11 +637,43 @@ public final class Settlement {
         return true;
     }
 
+    /**
+     * The lowest ordinal of every sled's newest watermarks in {@code session}, or
+     * {@link Long#MIN_VALUE} when a sled has none there, or more than it can hold: a position
+     * is past everywhere exactly when its ordinal is below it.
+     */
+    private long lowestHeld(SessionId session) {
+        long lowest = Long.MAX_VALUE;
+        for (String p : peers.keySet()) {
+            Marks m = bySession.getOrDefault(p, Map.of()).get(session);
+            if (m == null || m.overflowed || m.held.isEmpty()) {
+                return Long.MIN_VALUE;
+            }
+            for (Mark mark : m.held) {
+                lowest = Math.min(lowest, mark.watermark().ordinal());
+            }
+        }
+        return lowest;
+    }
+
     /** Every sled's newest watermarks are after {@code version}: each held it when it sent them. */
     private boolean stable(Version version) {
         if (rule == Break.UNSEEN) {
             return true;
         }
+        Boolean known = stableNow.get(version);
+        if (known != null) {
+            return known;
+        }
+        if (stableNow.size() >= MAX_STABLE_ANSWERS) {
+            stableNow.clear();
+        }
+        boolean answer = stableNewly(version);
+        stableNow.put(version, answer);
+        return answer;
+    }
+
+    private boolean stableNewly(Version version) {
         for (String p : peers.keySet()) {
             Marks m = newest.get(p);
             if (m == null || m.overflowed || m.held.isEmpty()) {
