@@ -218,6 +218,10 @@ public final class Simulation {
             if (i % 5 == 4) {
                 ended = endNew(ended);
             }
+            if (jobs >= 100_000 && (i + 1) % (jobs / 10) == 0) { // a long run says how it goes
+                System.err.printf(Locale.ROOT, "steady: %d jobs, largest set now %d messages, chain %d positions%n",
+                        i + 1, largestSet(), largestChain());
+            }
             if (i % every == every - 1 || i == jobs - 1) {
                 int now = largestSet();
                 setMax = Math.max(setMax, now);
@@ -230,11 +234,7 @@ public final class Simulation {
             }
         }
         List<String> violations = settleAndCheck(ended, 6);
-        int chain = 0;
-        for (SimSled s : rack.sleds) {
-            SledRuntime.View v = rack.liveView(s);
-            chain = Math.max(chain, v == null ? 0 : v.fold().chain().map(c -> c.remembered()).orElse(0));
-        }
+        int chain = largestChain();
         int setLast = largestSet();
         haltAll();
         return new Steady(jobs, rack.ledger.size(), setAtWarmup, setMax, setMaxAfter, setLast, chain, rack.forgotten,
@@ -346,6 +346,16 @@ public final class Simulation {
         }
         rack.time.advanceTime();
         return size;
+    }
+
+    /** The fullest memory of any live sled's active chain, in positions. */
+    private int largestChain() {
+        int chain = 0;
+        for (SimSled s : rack.sleds) {
+            SledRuntime.View v = rack.liveView(s);
+            chain = Math.max(chain, v == null ? 0 : v.fold().chain().map(c -> c.remembered()).orElse(0));
+        }
+        return chain;
     }
 
     private int largestSet() {
