@@ -143,6 +143,14 @@ class CliTest {
         assertTrue(rack.err().contains("cannot read rack file"), rack.err());
         Files.writeString(dir.resolve("bad.json"), "{not json");
         assertTrue(run("daemon", "--rack", dir.resolve("bad.json").toString(), "--sled", "x").err().contains("not JSON"));
+        // Forgetting is a rack's default (D-057): asked for without a rack file, or both ways, it is refused.
+        CliRun alone = run("daemon", "--baseboard", "913:X", "--forgetting");
+        assertEquals(2, alone.exit());
+        assertTrue(alone.err().contains("--forgetting needs --rack"), alone.err());
+        CliRun both = run("daemon", "--rack", dir.resolve("bad.json").toString(), "--sled", "x", "--forgetting",
+                "--no-forgetting");
+        assertEquals(2, both.exit());
+        assertTrue(both.err().contains("one or the other"), both.err());
     }
 
     @Test

@@ -33,8 +33,8 @@ import sush.projections.job.SignerKey;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Issue 39 through the daemon as an operator runs it ({@code sush daemon --rack R --sled S
- * --forgetting} on every sled): jobs end, the sleds forget them from their gossip sets (what
+ * Issue 39 through the daemon as an operator runs it ({@code sush daemon --rack R --sled S} on
+ * every sled: forgetting is a rack's default since D-057; the restarted sled asks for it by name): jobs end, the sleds forget them from their gossip sets (what
  * each holds falls back to a handful of messages), and a sled killed with kill -9 whose resume
  * point the rack forgot meanwhile comes back, jumps over the forgotten positions and runs the
  * next job, which runs once; it answers a forgotten job's status and the job history from its
@@ -116,7 +116,7 @@ class ForgettingDaemonTest extends ClientRack {
         ledger = dir.resolve("ran.txt");
         key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
         for (int i = 0; i < SLEDS; i++) {
-            processes.add(RackAccess.start(dir, rack.sleds().get(i), List.of(), List.of("--forgetting")));
+            processes.add(RackAccess.start(dir, rack.sleds().get(i), List.of(), List.of()));
         }
         for (int i = 0; i < SLEDS; i++) {
             assertTrue(RackAccess.awaitApi(rack.sleds().get(i).api()), "sled " + i + " answers");

@@ -123,9 +123,13 @@ public final class DaemonCommand implements Callable<Integer> {
     Path faultInjection;
 
     @Option(names = "--forgetting", description = "send watermarks and forget from the gossip set what every sled "
-            + "of the rack settled (issue 39; with --rack, on every sled of it; status and history of forgotten jobs "
-            + "come from the journal)")
+            + "of the rack settled (issue 39; status and history of forgotten jobs come from the journal): on by "
+            + "default with --rack, which it needs")
     boolean forgetting;
+    @Option(names = "--no-forgetting", description = "keep every message of the gossip set until the next migration "
+            + "(as before issue 39): a rack fills its set after some tens of thousands of jobs; every sled of a rack "
+            + "forgets only what all of them settled, so one sled without forgetting holds the others' sets too")
+    boolean noForgetting;
 
     private static final Logger LOG = LoggerFactory.getLogger("sush.daemon");
 
@@ -155,11 +159,14 @@ public final class DaemonCommand implements Callable<Integer> {
         StageTrace stages;
         try {
             configureLogs();
-            s = bounded(configured());
-            if (forgetting && rack == null) {
-                throw new Refused("--forgetting needs --rack: every sled of the rack holds forgetting up until it says "
-                        + "where it stands");
+            if (forgetting && noForgetting) {
+                throw new Refused("--forgetting and --no-forgetting: one or the other");
             }
+            if (forgetting && rack == null && config == null) {
+                throw new Refused("--forgetting needs --rack (or --config naming \"cubbies\"): every sled of the rack "
+                        + "holds forgetting up until it says where it stands");
+            }
+            s = bounded(configured());
             if (faultInjection != null && !Files.isDirectory(faultInjection)) {
                 throw new Refused("--fault-injection names a directory of control files; " + faultInjection
                         + " is none");
@@ -195,13 +202,30 @@ public final class DaemonCommand implements Callable<Integer> {
         return runUntilStopped(d, reload);
     }
 
-    /** Watermarks and forgetting over the rack file's sleds, when {@code --forgetting} is given. */
+    /**
+     * Watermarks and forgetting over the rack's sleds, unless {@code --no-forgetting} (D-057):
+     * the rack file's, or those a sled config's {@code "cubbies"} names. A sled that does not know
+     * every sled of its rack cannot tell when all of them settled a message, so it keeps everything
+     * (and says so).
+     */
     private Optional<SledConfig.Settling> settling() throws Daemon.DaemonException {
-        if (!forgetting) {
+        if (noForgetting) {
             return Optional.empty();
         }
         try {
-            return Optional.of(RackFile.settling(RackFile.read(rack)));
+            if (rack != null) {
+                return Optional.of(RackFile.settling(RackFile.read(rack)));
+            }
+            Optional<SledConfig.Settling> named = config == null ? Optional.empty() : SledConfigFile.settling(config);
+            if (named.isEmpty() && forgetting) {
+                throw new Daemon.DaemonException("--forgetting: " + config + " names no \"cubbies\" (every sled of the "
+                        + "rack with its cubby)");
+            }
+            if (named.isEmpty()) {
+                LOG.info("forgetting off: {} names no rack (\"cubbies\": every sled with its cubby), so this sled "
+                        + "keeps every message until the next migration", config == null ? "no --rack or --config" : config);
+            }
+            return named;
         } catch (RackFile.RackFileException e) {
             throw new Daemon.DaemonException(e.getMessage());
         }

@@ -86,7 +86,7 @@ final class Assembly {
     Optional<SlotFaults> faults = Optional.empty();
     /** Where the gossip identity is kept for the next life (D-053): the bookmark file, or nothing. */
     IdentityKeeper identity = IdentityKeeper.NONE;
-    /** Watermarks and forgetting ({@code --forgetting}, issue 39); off by default. */
+    /** Watermarks and forgetting (issue 39): on for a sled of a rack file unless {@code --no-forgetting} (D-057). */
     Optional<SledConfig.Settling> settling = Optional.empty();
 
 

@@ -12,7 +12,9 @@ import java.util.Set;
 import java.util.TreeSet;
 
 import sush.ops.wire.Json;
+import sush.pipeline.sled.SledConfig;
 import sush.projections.fold.Ordering;
+import sush.projections.targets.Sled;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 
@@ -20,18 +22,73 @@ import tools.jackson.databind.JsonNode;
  * {@code sush daemon --config FILE} (issue 16): one sled's settings as JSON, the fields of the
  * rack file's sled entry plus what the rack file says for every sled (example: {@code
  * ops/dist/sled.example.json}). Relative paths are taken from the file's directory. Every field
- * is checked; an unknown one is an error, never ignored.
+ * is checked; an unknown one is an error, never ignored. {@code "cubbies"} names every sled of
+ * the rack, this one included, with its cubby: a sled forgets what the rack settled (issue 39,
+ * D-057) only when it knows every sled that must settle it, and which jobs target each.
  */
 public final class SledConfigFile {
     static final Set<String> REQUIRED = Set.of("baseboard", "cubby", "gossip", "api", "m2", "output", "trust",
             "operators");
     static final Set<String> KNOWN = Set.of("baseboard", "cubby", "gossip", "api", "m2", "output", "trust",
-            "operators", "peers", "ordering", "tls", "journal_key", "insecure_gossip");
+            "operators", "peers", "ordering", "tls", "journal_key", "insecure_gossip", "cubbies");
 
     private SledConfigFile() {
     }
 
     public static Daemon.Settings read(Path file) throws RackFile.RackFileException {
+        JsonNode n = tree(file);
+        Daemon.Settings s = settings(n, file);
+        rack(n, s, file);
+        return s;
+    }
+
+    /**
+     * Watermarks and forgetting over the rack {@code "cubbies"} names (D-057), or empty when the
+     * file names none.
+     */
+    public static Optional<SledConfig.Settling> settling(Path file) throws RackFile.RackFileException {
+        JsonNode n = tree(file);
+        return rack(n, settings(n, file), file)
+                .map(sleds -> new SledConfig.Settling(sleds, RackFile.WATERMARK_EVERY));
+    }
+
+    /** Every sled of the rack with its cubby, checked against this sled's own and its peers'. */
+    private static Optional<List<Sled>> rack(JsonNode n, Daemon.Settings s, Path file) throws RackFile.RackFileException {
+        if (!n.has("cubbies")) {
+            return Optional.empty();
+        }
+        JsonNode c = n.get("cubbies");
+        String where = "sled config " + file + ": \"cubbies\" ";
+        if (!c.isObject()) {
+            throw new RackFile.RackFileException(where + "maps every sled's baseboard (this one's too) to its cubby");
+        }
+        List<Sled> sleds = new ArrayList<>();
+        Set<Integer> taken = new TreeSet<>();
+        for (String board : c.propertyNames()) {
+            JsonNode v = c.get(board);
+            if (!v.isIntegralNumber() || v.asInt() < 0 || v.asInt() > 31 || !taken.add(v.asInt())) {
+                throw new RackFile.RackFileException(where + "gives " + board + " " + v + ": each sled a cubby from 0 to "
+                        + "31 of its own");
+            }
+            try {
+                sleds.add(new Sled(board, v.asInt()));
+            } catch (IllegalArgumentException e) {
+                throw new RackFile.RackFileException(where + "names " + board + ": " + e.getMessage());
+            }
+        }
+        if (!sleds.contains(new Sled(s.baseboard(), s.cubby()))) {
+            throw new RackFile.RackFileException(where + "must name this sled, " + s.baseboard() + ", in cubby "
+                    + s.cubby());
+        }
+        for (String peer : s.identities().values()) {
+            if (sleds.stream().noneMatch(x -> x.baseboard().equals(peer))) {
+                throw new RackFile.RackFileException(where + "does not name peer " + peer);
+            }
+        }
+        return Optional.of(List.copyOf(sleds));
+    }
+
+    private static JsonNode tree(Path file) throws RackFile.RackFileException {
         JsonNode n;
         try {
             n = Json.MAPPER.readTree(Files.readString(file));
@@ -43,6 +100,10 @@ public final class SledConfigFile {
         if (n == null || !n.isObject()) {
             throw new RackFile.RackFileException("sled config " + file + " is not a JSON object");
         }
+        return n;
+    }
+
+    private static Daemon.Settings settings(JsonNode n, Path file) throws RackFile.RackFileException {
         for (String f : n.propertyNames()) {
             if (!KNOWN.contains(f)) {
                 throw new RackFile.RackFileException("sled config " + file + ": unknown field \"" + f + "\" (known: "

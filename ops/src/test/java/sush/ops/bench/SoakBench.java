@@ -42,11 +42,12 @@ import tools.jackson.databind.JsonNode;
  * most on one daemon between the first 1,000 jobs and the end (what the growth per job is made
  * of) and one JSON line.
  *
- * <p>With {@code --forgetting} (issue 39) every daemon runs {@code sush daemon --forgetting}; the JSON
- * line then carries the largest set of any daemon over the run and at the end, the heap of the
+ * <p>Every daemon forgets what the rack settled (issue 39, on by default since D-057); with
+ * {@code --no-forgetting} every daemon runs {@code sush daemon --no-forgetting} instead. The JSON
+ * line carries the largest set of any daemon over the run and at the end, the heap of the
  * first and last tenths of the samples after the first 1,000 jobs, and the refusals.
  *
- * <p>Run: {@code ./bench.sh soak [--jobs N] [--window W] [--session-jobs S] [--forgetting]}.
+ * <p>Run: {@code ./bench.sh soak [--jobs N] [--window W] [--session-jobs S] [--no-forgetting]}.
  */
 public final class SoakBench {
     private static final int SLEDS = 4;
@@ -59,14 +60,14 @@ public final class SoakBench {
         int jobs = BenchArgs.intOption(args, "--jobs", 20_000);
         int window = BenchArgs.intOption(args, "--window", 4);
         int perSession = BenchArgs.intOption(args, "--session-jobs", 100);
-        boolean forgetting = Arrays.asList(args).contains("--forgetting");
+        boolean forgetting = !Arrays.asList(args).contains("--no-forgetting");
         Path dir = Files.createTempDirectory(Path.of("ops", "target"), "bench-soak-");
         RackFile rack = RackCommand.create(dir, SLEDS, RackCommand.freePorts(SLEDS), Ordering.SIGNED);
         SignerKey key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
         List<Process> procs = new ArrayList<>();
         try {
             for (RackFile.SledEntry s : rack.sleds()) {
-                procs.add(RackAccess.start(dir, s, List.of(), forgetting ? List.of("--forgetting") : List.of()));
+                procs.add(RackAccess.start(dir, s, List.of(), forgetting ? List.of() : List.of("--no-forgetting")));
             }
             for (RackFile.SledEntry s : rack.sleds()) {
                 RackAccess.awaitApi(s.api());

@@ -14,7 +14,9 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import sush.pipeline.sled.SledConfig;
 import sush.projections.fold.Ordering;
+import sush.projections.targets.Sled;
 
 /** Issue 16: the systemd unit and the sled config file of {@code ops/dist}. */
 class SupervisionTest {
@@ -34,6 +36,29 @@ class SupervisionTest {
         assertEquals(Ordering.SIGNED, s.ordering());
         assertEquals(Path.of("/etc/sush/sled.crt"), s.tls().orElseThrow().cert());
         assertEquals(Optional.of(Path.of("/etc/sush/journal.key")), s.journalKey());
+        // D-057: it names every sled of the rack with its cubby, so the sled forgets what they all settled.
+        SledConfig.Settling settling = SledConfigFile.settling(DIST.resolve("sled.example.json")).orElseThrow();
+        assertEquals(List.of(new Sled("913-0000019:SLED0000", 0), new Sled("913-0000019:SLED0001", 1),
+                new Sled("913-0000019:SLED0002", 2)), settling.rack());
+    }
+
+    @Test
+    void aRackOfCubbiesThatLeavesOutThisSledOrAPeerOrSharesACubbyIsRefused() throws Exception {
+        String good = Files.readString(DIST.resolve("sled.example.json"));
+        Path f = dir.resolve("sled.json");
+        String cubbies = "\"913-0000019:SLED0000\": 0, \"913-0000019:SLED0001\": 1, \"913-0000019:SLED0002\": 2";
+        for (String[] bad : new String[][] {{"\"913-0000019:SLED0001\": 1, ", "", "must name this sled"},
+            {"\"913-0000019:SLED0001\": 1", "\"913-0000019:SLED0001\": 3", "must name this sled"},
+            {", \"913-0000019:SLED0002\": 2", "", "does not name peer 913-0000019:SLED0002"},
+            {"\"913-0000019:SLED0002\": 2", "\"913-0000019:SLED0002\": 0", "a cubby from 0 to 31 of its own"},
+            {"\"913-0000019:SLED0000\": 0", "\"SLED0000\": 0", "a baseboard is part:serial"}}) {
+            Files.writeString(f, good.replace(cubbies, cubbies.replace(bad[0], bad[1])));
+            RackFile.RackFileException e = assertThrows(RackFile.RackFileException.class, () -> SledConfigFile.read(f),
+                    bad[1]);
+            assertTrue(e.getMessage().contains(bad[2]), e.getMessage());
+        }
+        Files.writeString(f, good.replace("  \"cubbies\": {" + cubbies + "},\n", ""));
+        assertTrue(SledConfigFile.settling(f).isEmpty(), "without cubbies a sled keeps every message");
     }
 
     @Test

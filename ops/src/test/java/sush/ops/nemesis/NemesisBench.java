@@ -60,7 +60,7 @@ public final class NemesisBench {
         if (n < 3) {
             throw new IllegalArgumentException("--sleds: at least 3");
         }
-        System.exit(run(minutes, n, ordering, seed, Arrays.asList(args).contains("--forgetting")) ? 0 : 1);
+        System.exit(run(minutes, n, ordering, seed, !Arrays.asList(args).contains("--no-forgetting")) ? 0 : 1);
     }
 
     private static String option(String[] args, String name, String otherwise) {

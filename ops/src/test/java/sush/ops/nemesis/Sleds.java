@@ -38,8 +38,11 @@ final class Sleds implements AutoCloseable {
     private final boolean[] paused;
     private final List<String> mounted = new ArrayList<>();
     private final List<String> unexpected = new ArrayList<>();
-    /** Every daemon runs {@code --forgetting} (issue 39): watermarks, settlement, skeleton jumps. */
-    boolean forgetting;
+    /**
+     * Every daemon forgets what the rack settled (issue 39: watermarks, settlement, skeleton jumps;
+     * a rack's default since D-057), or none does ({@code --no-forgetting}).
+     */
+    boolean forgetting = true;
 
     Sleds(Path dir, RackFile rack, Netns net) {
         this.dir = dir;
@@ -97,8 +100,8 @@ final class Sleds implements AutoCloseable {
                     + offsetSeconds));
         }
         List<String> flags = new ArrayList<>(List.of("--fault-injection", faults(i).toString(), "--max-wall-time", "120"));
-        if (forgetting) {
-            flags.add("--forgetting");
+        if (!forgetting) {
+            flags.add("--no-forgetting");
         }
         procs[i] = RackAccess.start(dir, entry(i), prefix, flags);
         down[i] = false;

@@ -149,6 +149,21 @@ final class Checkers {
     }
 
     /**
+     * D-057: a sled says it waits at a forgotten head it cannot leave ({@code RackError{ForgottenHead}})
+     * only in a session whose chain may have two ways on: one its starter burnt out of turn in. In
+     * any other, the error would send an operator after a fork that is not there.
+     */
+    void checkStuckSaidTruly(List<String> violations) {
+        for (String said : rack.saidStuck) {
+            String session = said.substring(said.indexOf('/') + 1);
+            if (operator.forked.stream().noneMatch(f -> f.toString().equals(session))) {
+                violations.add("stuck said untruly: " + said.substring(0, said.indexOf('/')) + " said it waits at a "
+                        + "forgotten head after a burn or a fork, in a session the operator never burnt out of turn");
+            }
+        }
+    }
+
+    /**
      * Issue 39: a sled's head jumps only over positions it is done with: every job of the
      * operator's chain from where it jumped to where it landed that targets the sled ended there
      * (in this life or an earlier one) before the jump. A jump from or to a position the operator
@@ -223,10 +238,18 @@ final class Checkers {
             boolean folded = s.requestedIn(v.network(), head);
             boolean forgotten = rack.forgottenRequests.getOrDefault(v.network(), Set.of()).contains(head);
             boolean forked = v.fold().activeSession().map(a -> operator.forked.contains(a.id())).orElse(false);
-            if (folded && forgotten && !forked && !held.contains(head) && v.fold().chain().get().known(head).isEmpty()) {
-                int[] pos = operator.positions.get(head);
-                violations.add("stuck on forgotten: " + s.name() + " waits at " + (pos == null ? head.codephrase()
-                        : "job " + pos[1] + " of session " + pos[0]) + ", which it folded before and no live sled holds");
+            if (!folded || !forgotten || held.contains(head) || v.fold().chain().get().known(head).isPresent()) {
+                continue;
+            }
+            int[] pos = operator.positions.get(head);
+            String at = pos == null ? head.codephrase() : "job " + pos[1] + " of session " + pos[0];
+            if (!forked) {
+                violations.add("stuck on forgotten: " + s.name() + " waits at " + at
+                        + ", which it folded before and no live sled holds");
+            } else if (!rack.saidStuck.contains(s.name() + "/" + v.fold().activeSession().get().id())) {
+                // D-057: waiting there is right, unsaid it is not: the operator must learn why.
+                violations.add("stuck unsaid: " + s.name() + " waits at " + at + " of a forked session and never said "
+                        + "so (RackError ForgottenHead)");
             }
         }
     }

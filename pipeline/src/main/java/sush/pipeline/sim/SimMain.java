@@ -37,8 +37,13 @@ public final class SimMain {
      * the CLI's placement and resume of before issue 34 ({@code --client sled-next-job}).
      */
     private static Simulation.Client client = Simulation.Client.KEPT_CHAIN;
-    /** Issue 39: {@code --forgetting} runs the sleds' settlement; {@code --forgetting-break R} a wrong rule. */
-    private static Settlement.Break forgetting;
+    /**
+     * Issue 39: the sleds run their settlement, as a daemon of a rack does by default (D-057);
+     * {@code --no-forgetting} runs none (null), {@code --forgetting-break R} a wrong rule.
+     */
+    private static Settlement.Break forgetting = Settlement.Break.NONE;
+    /** {@code --seeds-with KIND}: names every seed in which that fault kind fired (to replay one). */
+    private static String seedsWith;
     /** Issue 39: {@code --jobs N} runs a steady rack of N jobs instead of random schedules. */
     private static Integer steadyJobs;
     /** Issue 39: jobs per session of a steady run ({@code --session-jobs S}; one session by default). */
@@ -67,7 +72,9 @@ public final class SimMain {
                 case "--compare" -> compare = true;
                 case "--ordering" -> ordering = Ordering.parse(args[++i]);
                 case "--client" -> client = Simulation.Client.valueOf(args[++i].toUpperCase(Locale.ROOT).replace('-', '_'));
-                case "--forgetting" -> forgetting = Settlement.Break.NONE;
+                case "--forgetting" -> forgetting = Settlement.Break.NONE; // the default
+                case "--no-forgetting" -> forgetting = null;
+                case "--seeds-with" -> seedsWith = args[++i];
                 case "--jobs" -> steadyJobs = Integer.parseInt(args[++i]);
                 case "--session-jobs" -> sessionJobs = Integer.parseInt(args[++i]);
                 case "--restarts" -> restarts = Integer.parseInt(args[++i]);
@@ -76,7 +83,7 @@ public final class SimMain {
                         .replace('-', '_'));
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
                         + " (use --seeds N, --sleds K, --seed S, --quick, --ordering signed|causal, --compare, "
-                        + "--client kept-chain|sled-next-job, --forgetting, --forgetting-break unseen|unended|not-prefix|any-branch, --restarts N, --identity keep|fork|stale)");
+                        + "--client kept-chain|sled-next-job, --no-forgetting, --seeds-with KIND, --forgetting-break unseen|unended|not-prefix|any-branch|any-hole, --restarts N, --identity keep|fork|stale)");
             }
         }
         SignerKey key = signerKey();
@@ -169,6 +176,9 @@ public final class SimMain {
             targeted += r.targeted();
             refused += r.refused();
             r.faultKinds().forEach(k -> kinds.merge(k, 1, Integer::sum));
+            if (seedsWith != null && r.faultKinds().contains(seedsWith)) {
+                System.out.println("  " + seedsWith + ": seed " + seed);
+            }
             totals.merge("launches", r.launches(), Long::sum);
             totals.merge("floors", r.floors(), Long::sum);
             totals.merge("hops", r.hops(), Long::sum);

@@ -133,6 +133,8 @@ final class SimRack {
     Simulation.Identity identity = Simulation.Identity.KEEP;
     /** Messages forgotten, over every sled. */
     long forgotten;
+    /** Sleds that said they wait at a forgotten head ({@code RackError{ForgottenHead}}), as "sled/session". */
+    final Set<String> saidStuck = new HashSet<>();
     /** Positions whose request some sled forgot, per universe (a request a universe lost is not among them). */
     final Map<NetworkId, Set<JobId>> forgottenRequests = new HashMap<>();
 
@@ -312,8 +314,11 @@ final class SimRack {
                 refusals.add(k.baseboard() + "/" + k.job().codephrase());
             }
         } else if (e instanceof SledEvent.Gossiped && ((SledEvent.Gossiped) e).message() instanceof Message.RackError) {
-            faults.add("error-" + ((Message.RackError) ((SledEvent.Gossiped) e).message()).kind().name()
-                    .toLowerCase(Locale.ROOT));
+            Message.RackError r = (Message.RackError) ((SledEvent.Gossiped) e).message();
+            faults.add("error-" + r.kind().name().toLowerCase(Locale.ROOT));
+            if (r.kind() == Message.RackErrorKind.FORGOTTEN_HEAD) {
+                saidStuck.add(s.name() + "/" + r.session());
+            }
         } else if (e instanceof SledEvent.Entered && ((SledEvent.Entered) e).cause().equals("MIGRATION")) {
             faults.add("migration");
         }

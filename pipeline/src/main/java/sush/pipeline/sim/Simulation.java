@@ -152,6 +152,7 @@ public final class Simulation {
         checkers.checkStatusTruth(violations);
         violations.addAll(operator.clientViolations);
         checkers.checkJumps(rack.forgetViolations);
+        checkers.checkStuckSaidTruly(rack.forgetViolations);
         violations.addAll(rack.forgetViolations.stream().distinct().toList());
         checkers.countLost();
         for (SimSled s : rack.sleds) {
@@ -296,6 +297,7 @@ public final class Simulation {
         checkers.checkLiveness(violations);
         checkers.checkStatusTruth(violations);
         checkers.checkJumps(rack.forgetViolations);
+        checkers.checkStuckSaidTruly(rack.forgetViolations);
         violations.addAll(operator.clientViolations);
         violations.addAll(rack.forgetViolations.stream().distinct().toList());
         return violations;

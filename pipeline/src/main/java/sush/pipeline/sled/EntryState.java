@@ -83,6 +83,9 @@ final class EntryState {
         boolean news;
         /** Sessions this entry said it is done with: those the fold remembers as ended (bounded with it). */
         final Set<SessionId> closed = new HashSet<>();
+        /** A forgotten head this sled cannot leave (D-057), and for how many periods it stood there. */
+        JobId stuckAt;
+        int stuckFor;
     }
 
     /** What this entry's fold forgot, by memory, as last reported. */

@@ -85,6 +85,46 @@ final class Settler {
         });
     }
 
+    /** Periods a forgotten head stands before the sled says it cannot leave it (D-057). */
+    static final int STUCK_PERIODS = 4;
+
+    /**
+     * A head this sled holds nothing of, which every other sled passed (delivery is causal: what
+     * they walked reached this sled before their watermarks did, so the rack forgot it), and from
+     * which it cannot jump ({@link Settlement#jumpFor} finds no certain way on: a burn or a fork
+     * lies before it): the sled waits there rather than guess (D-055), and after
+     * {@link #STUCK_PERIODS} periods says so once with a typed {@code RackError{ForgottenHead}}, so
+     * that the operator learns why the session's jobs stay queued on it and that a new session
+     * moves it on (D-057). A head some other sled has not passed yet is not stuck: it jumps once
+     * they have.
+     */
+    private void sayIfStuck(EntryState at, SessionId session, ChainProjection chain, JobId position) {
+        String me = cfg.me().baseboard();
+        Settlement s = at.settlement();
+        EntryState.Marks marks = at.marks();
+        // A chain past its bound holds nothing where it could not remember: that is said already
+        // (the chain's own report), and is not the rack forgetting.
+        boolean stuck = !chain.holds(position) && chain.overflow() == 0
+                && (s.rule() == Settlement.Break.ANY_HOLE || s.pastEverywhereElse(session, position, me))
+                && s.jumpFor(session, position, me).isEmpty();
+        if (!stuck) {
+            marks.stuckAt = null;
+            marks.stuckFor = 0;
+            return;
+        }
+        if (!position.equals(marks.stuckAt)) {
+            marks.stuckAt = position;
+            marks.stuckFor = 0;
+        }
+        if (++marks.stuckFor == STUCK_PERIODS) {
+            loop.send(new Message.RackError(me, Message.RackErrorKind.FORGOTTEN_HEAD, session, "waits at "
+                    + position.codephrase() + " (position " + s.ordinal(session, position).getAsLong() + "), which it "
+                    + "holds nothing of while every other sled went on past it: the rack forgot it after a burn or a "
+                    + "fork, and this sled cannot tell which way the chain goes on from there, so it runs nothing more of "
+                    + "this session; start a new session to move it on"));
+        }
+    }
+
     /** Each period: a watermark, if the head moved or news arrived since the last one. */
     void tick() {
         EntryState at = entry.get();
@@ -106,6 +146,7 @@ final class Settler {
             return;
         }
         JobId position = chain.get().head();
+        sayIfStuck(at, session.get(), chain.get(), position);
         EntryState.Marks marks = at.marks();
         boolean moved = !session.get().equals(marks.session) || !position.equals(marks.head);
         if (!moved && !marks.news) {

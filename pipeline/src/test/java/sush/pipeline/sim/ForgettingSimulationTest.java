@@ -103,6 +103,18 @@ class ForgettingSimulationTest {
     }
 
     @Test
+    void aSledThatCannotLeaveAForgottenHeadSaysSoAndOnlyWhereTheChainForked() {
+        // Seed 177 of 8 signed sleds: two stray burns, and a sled restarted on a position the rack
+        // forgot after one; it waits rather than guess a way (D-055) and says why (D-057).
+        Simulation.Result r = run(177, 8, Ordering.SIGNED, Settlement.Break.NONE);
+        assertTrue(r.ok(), r.summary());
+        assertTrue(r.faultKinds().contains("error-forgotten_head"), r.summary());
+        // Said at any hole, the error would name a fork where the operator burnt nothing out of turn.
+        int n = caught(Settlement.Break.ANY_HOLE, 10, v -> v.startsWith("stuck said untruly"));
+        assertTrue(n >= 5, "caught in " + n + " of 10");
+    }
+
+    @Test
     void forgettingASettledJobAfterALiveOneIsCaught() {
         // Seeds 368 and 546 of 8 signed sleds (found at 1,000 seeds, before settling became a prefix).
         for (long seed : new long[] {368, 546}) {

@@ -72,7 +72,14 @@ public final class Settlement {
         /** Settles any settled position, not only a prefix of the session's chain (found at 1,000 seeds). */
         NOT_PREFIX,
         /** Jumps to the next live position by ordinal, on whichever branch it lies (the rule before D-055). */
-        ANY_BRANCH
+        ANY_BRANCH,
+        /** Says it waits at a forgotten head at any hole it holds nothing of (D-057's error said falsely). */
+        ANY_HOLE
+    }
+
+    /** The rule this settlement follows ({@link Break#NONE} on a sled). */
+    public Break rule() {
+        return rule;
     }
 
     private final Break rule;

@@ -249,6 +249,12 @@ public sealed interface Message {
         /** Signed ordering: the sled's slots hold no record; it runs nothing until provisioned. */
         UNPROVISIONED,
         /** Signed ordering: a signer issued one epoch to two sessions (rule 7); refused. */
-        EPOCH_REUSE
+        EPOCH_REUSE,
+        /**
+         * Issue 39 (D-057): the sled's head stands on a position it holds nothing of, which other
+         * sleds went on past, and it cannot tell which way the live chain goes on from there (the
+         * rack forgot it after a burn or a fork): it waits, and runs nothing more of the session.
+         */
+        FORGOTTEN_HEAD
     }
 }
