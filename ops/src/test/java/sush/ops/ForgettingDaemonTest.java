@@ -14,8 +14,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -24,6 +26,8 @@ import sush.ops.cli.Client;
 import sush.ops.cli.Invocation;
 import sush.ops.cli.RackAccess;
 import sush.ops.cli.RackCommand;
+import sush.ops.daemon.Daemon;
+import sush.ops.daemon.RackFile;
 import sush.ops.wire.Json;
 import sush.ops.wire.SignedRequests;
 import sush.projections.fixtures.Jobs;
@@ -108,6 +112,74 @@ class ForgettingDaemonTest extends ClientRack {
         String said = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
         assertEquals(0, got, String.join(" ", args) + ": " + said);
         return said;
+    }
+
+    /**
+     * Sled {@code i}'s settings as a sled config ({@code ops/dist/sled.example.json}'s fields), with
+     * {@code "cubbies"} naming every sled of the rack: how a sled in service is started (the
+     * systemd unit runs {@code sush daemon --config /etc/sush/sled.json}).
+     */
+    private Path sledConfig(int i) throws Exception {
+        RackFile.SledEntry e = rack.sleds().get(i);
+        Daemon.Settings s = rack.settings(e, Optional.empty());
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("baseboard", s.baseboard());
+        m.put("cubby", s.cubby());
+        m.put("gossip", s.gossip());
+        m.put("api", s.api());
+        m.put("m2", s.m2().stream().map(Path::toString).toList());
+        m.put("output", s.output().toString());
+        m.put("trust", s.trust().stream().map(Path::toString).toList());
+        m.put("operators", s.operators().toString());
+        m.put("ordering", s.ordering().wireName());
+        s.journalKey().ifPresent(k -> m.put("journal_key", k.toString()));
+        Map<String, String> peers = new LinkedHashMap<>();
+        s.identities().forEach((addr, board) -> peers.put(board, addr));
+        m.put("peers", peers);
+        s.tls().ifPresentOrElse(t -> m.put("tls", Map.of("ca", t.ca().toString(), "cert", t.cert().toString(), "key",
+                t.key().toString(), "revoked", t.revoked().orElseThrow().toString())),
+                () -> m.put("insecure_gossip", true));
+        Map<String, Integer> cubbies = new LinkedHashMap<>();
+        rack.sleds().forEach(x -> cubbies.put(x.baseboard(), x.cubby()));
+        m.put("cubbies", cubbies);
+        Path f = dir.resolve("sled" + i + ".json");
+        Files.writeString(f, Json.MAPPER.writeValueAsString(m));
+        return f;
+    }
+
+    @Test
+    void sledsStartedFromTheirConfigsForgetWhatTheRackSettled() throws Exception {
+        rack = RackCommand.create(dir, SLEDS, LocalRack.freePorts(SLEDS), Ordering.CAUSAL);
+        ledger = dir.resolve("ran.txt");
+        key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
+        for (int i = 0; i < SLEDS; i++) {
+            processes.add(RackAccess.startFromConfig(rack.sleds().get(i), sledConfig(i)));
+        }
+        for (int i = 0; i < SLEDS; i++) {
+            assertTrue(RackAccess.awaitApi(rack.sleds().get(i).api()), "sled " + i + " answers");
+        }
+        await("one universe", () -> oneUniverse(SLEDS));
+        client(0).post("/sessions/start", Map.of());
+        await("the session everywhere", () -> {
+            for (int i = 0; i < SLEDS; i++) {
+                try {
+                    if (client(i).get("/sessions").path("session_id").asString("").isEmpty()) {
+                        return false;
+                    }
+                } catch (Exception e) {
+                    return false;
+                }
+            }
+            return true;
+        });
+        for (int i = 0; i < 3; i++) {
+            run("*", SLEDS);
+        }
+        for (int i = 0; i < SLEDS; i++) {
+            int sled = i;
+            await("sled " + i + " forgot the ended jobs", () -> metricAtLeast(sled, "sush_gossip_forgotten", 10));
+        }
+        assertEquals(9, ledgerLines().size(), "three jobs on three sleds, each once");
     }
 
     @Test

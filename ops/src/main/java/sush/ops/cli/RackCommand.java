@@ -234,6 +234,14 @@ public final class RackCommand implements Callable<Integer> {
 
     /** As above, with more daemon options ({@code suffix}, e.g. {@code --trace FILE}). */
     static Process start(Path dir, RackFile.SledEntry s, List<String> prefix, List<String> suffix) throws IOException {
+        List<String> args = new ArrayList<>(List.of("--rack", dir.resolve("rack.json").toString(), "--sled",
+                s.baseboard()));
+        args.addAll(suffix);
+        return startDaemon(s, prefix, args);
+    }
+
+    /** Starts {@code s}'s daemon with {@code args} ({@code sush daemon ARGS}), its log and pid in its home. */
+    static Process startDaemon(RackFile.SledEntry s, List<String> prefix, List<String> args) throws IOException {
         Path home = s.output().getParent();
         List<String> cmd = new ArrayList<>(prefix);
         cmd.addAll(hangupRestored(DaemonCommand.hangupIgnoredAtStart()));
@@ -241,9 +249,8 @@ public final class RackCommand implements Callable<Integer> {
         cmd.addAll(JVM_FLAGS);
         // Read from this process's environment, as the daemon's environment below is made from it.
         cmd.addAll(daemonJavaOpts(System.getenv(DAEMON_JAVA_OPTS)));
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "sush.ops.Main", "daemon", "--rack",
-                dir.resolve("rack.json").toString(), "--sled", s.baseboard()));
-        cmd.addAll(suffix);
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "sush.ops.Main", "daemon"));
+        cmd.addAll(args);
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("daemon.log").toFile()));
         // A daemon gets no operator's secrets nor pointers to them (issue 22): its environment is

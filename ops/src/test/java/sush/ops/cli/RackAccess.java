@@ -25,6 +25,11 @@ public final class RackAccess {
         return RackCommand.start(dir, s, prefix, suffix);
     }
 
+    /** Starts {@code s}'s daemon from a sled config ({@code sush daemon --config FILE}). */
+    public static Process startFromConfig(RackFile.SledEntry s, Path config) throws java.io.IOException {
+        return RackCommand.startDaemon(s, java.util.List.of(), java.util.List.of("--config", config.toString()));
+    }
+
     public static boolean awaitApi(String api) {
         return RackCommand.awaitApi(api, Duration.ofSeconds(60));
     }
