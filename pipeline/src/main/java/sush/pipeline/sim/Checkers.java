@@ -21,6 +21,7 @@ import sush.projections.fold.Ordering;
 import sush.projections.fold.StatusProjection;
 import sush.projections.id.Chain;
 import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
 import sush.projections.job.SignedJob;
 import sush.projections.message.Message;
 import sush.projections.message.MessageCodec;
@@ -163,13 +164,8 @@ final class Checkers {
         }
     }
 
-    /**
-     * Issue 39: a sled's head jumps only over positions it is done with: every job of the
-     * operator's chain from where it jumped to where it landed that targets the sled ended there
-     * (in this life or an earlier one) before the jump. A jump from or to a position the operator
-     * never used (a burn's) is judged by the other checkers.
-     */
-    void checkJumps(List<String> violations) {
+    /** Each position of the operator's chains by the one after it (a job's successor, a burn's next position). */
+    private Map<JobId, JobId> links() {
         Map<JobId, JobId> before = new HashMap<>();
         for (SignedJob job : operator.allJobs) {
             before.put(job.request().successor(), job.request().job());
@@ -177,6 +173,46 @@ final class Checkers {
         for (Message.JobSkip burn : operator.allBurns) {
             before.put(Chain.afterBurn(burn.position()), burn.position());
         }
+        return before;
+    }
+
+    /**
+     * Issue 39: where a live sled's chain endpoint tells a client the live chain goes on after a
+     * position (its {@code continues_at}, for a client whose kept tip the rack forgot) lies on the
+     * chain after that position, never on another branch: a client following it would sign its
+     * next job where no sled walks. Asked of every position of the operator's chains.
+     */
+    void checkContinuations(List<String> violations) {
+        Map<JobId, JobId> before = links();
+        Map<JobId, SessionId> positions = new HashMap<>();
+        for (SignedJob job : operator.allJobs) {
+            positions.put(job.request().job(), job.request().session());
+            positions.put(job.request().successor(), job.request().session());
+        }
+        for (Message.JobSkip burn : operator.allBurns) {
+            positions.put(burn.position(), burn.session());
+            positions.put(Chain.afterBurn(burn.position()), burn.session());
+        }
+        for (SimSled s : rack.sleds) {
+            positions.forEach((p, session) -> rack.continuesAt(s, session, p).ifPresent(to -> {
+                rack.faults.add("continues-at"); // how often there was an answer to judge
+                String v = "continues across: " + s.name() + " tells a client the chain after " + name(p)
+                        + " goes on at " + name(to) + ", which is not on the chain after it (another branch)";
+                if (!follows(before, Chain.first(session), p, to) && !violations.contains(v)) {
+                    violations.add(v);
+                }
+            }));
+        }
+    }
+
+    /**
+     * Issue 39: a sled's head jumps only over positions it is done with: every job of the
+     * operator's chain from where it jumped to where it landed that targets the sled ended there
+     * (in this life or an earlier one) before the jump. A jump from or to a position the operator
+     * never used (a burn's) is judged by the other checkers.
+     */
+    void checkJumps(List<String> violations) {
+        Map<JobId, JobId> before = links();
         for (SimRack.Jump j : rack.jumps) {
             if (!follows(before, Chain.first(j.jump().session()), j.jump().from(), j.jump().to())) {
                 String v = "jumped across: " + j.sled().name() + " jumped from " + name(j.jump().from()) + " to "
@@ -278,7 +314,20 @@ final class Checkers {
 
     private String name(JobId position) {
         int[] pos = operator.positions.get(position);
-        return pos == null ? position.codephrase() : "job " + pos[1] + " of session " + pos[0];
+        if (pos != null) {
+            return "job " + pos[1] + " of session " + pos[0];
+        }
+        for (SignedJob j : operator.allJobs) {
+            if (j.request().successor().equals(position)) {
+                return "the position after " + name(j.request().job());
+            }
+        }
+        for (Message.JobSkip b : operator.allBurns) {
+            if (Chain.afterBurn(b.position()).equals(position)) {
+                return "the position after the burn of " + name(b.position());
+            }
+        }
+        return position.codephrase();
     }
 
     /**

@@ -38,6 +38,7 @@ import sush.projections.fold.JobStatus;
 import sush.projections.fold.Ordering;
 import sush.projections.fold.Settlement;
 import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
 import sush.projections.job.SignedJob;
 import sush.projections.job.TrustStore;
 import sush.projections.message.Message;
@@ -445,6 +446,17 @@ final class SimRack {
     }
 
     /** A live sled's view with a fold (read on its loop), or null for a sled that is down or entering. */
+    /** What live sled {@code s}'s chain endpoint tells a client about {@code position} (empty when down). */
+    Optional<JobId> continuesAt(SimSled s, SessionId session, JobId position) {
+        if (!s.up) {
+            return Optional.empty();
+        }
+        List<Optional<JobId>> got = new ArrayList<>(1);
+        s.runtime.continuesAt(session, position).subscribe(got::add, e -> { });
+        time.advanceTime();
+        return got.isEmpty() ? Optional.empty() : got.get(0);
+    }
+
     SledRuntime.View liveView(SimSled s) {
         if (!s.up) {
             return null;

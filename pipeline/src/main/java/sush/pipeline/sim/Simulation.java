@@ -153,6 +153,7 @@ public final class Simulation {
         violations.addAll(operator.clientViolations);
         checkers.checkJumps(rack.forgetViolations);
         checkers.checkStuckSaidTruly(rack.forgetViolations);
+        checkers.checkContinuations(rack.forgetViolations);
         violations.addAll(rack.forgetViolations.stream().distinct().toList());
         checkers.countLost();
         for (SimSled s : rack.sleds) {
@@ -298,6 +299,7 @@ public final class Simulation {
         checkers.checkStatusTruth(violations);
         checkers.checkJumps(rack.forgetViolations);
         checkers.checkStuckSaidTruly(rack.forgetViolations);
+        checkers.checkContinuations(rack.forgetViolations);
         violations.addAll(operator.clientViolations);
         violations.addAll(rack.forgetViolations.stream().distinct().toList());
         return violations;
@@ -384,6 +386,7 @@ public final class Simulation {
         rack.advance(10_000);
         if (rack.settling != null) {
             checkers.checkNotStuckOnForgotten(rack.forgetViolations);
+            checkers.checkContinuations(rack.forgetViolations); // while a forked session still runs
         }
         Optional<SimSled> via = rack.sleds.stream().filter(s -> s.up).findFirst();
         if (via.isPresent() && operator.session != null) {

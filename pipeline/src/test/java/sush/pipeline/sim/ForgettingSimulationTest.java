@@ -115,6 +115,17 @@ class ForgettingSimulationTest {
     }
 
     @Test
+    void theChainEndpointNeverSendsAClientOntoAnotherBranch() {
+        // Seed 22 of 8 signed sleds: a burn of job 0's position, then a new session; asked after the
+        // dead branch's hole, a sled named job 4 of the ended session's live branch (D-057).
+        Simulation.Result r = run(22, 8, Ordering.SIGNED, Settlement.Break.NONE);
+        assertTrue(r.ok(), r.summary());
+        // By ordinal alone (the rule before D-055, which the endpoint kept until D-057) it is caught.
+        Simulation.Result wrong = run(173, 8, Ordering.SIGNED, Settlement.Break.ANY_BRANCH);
+        assertTrue(wrong.violations().stream().anyMatch(v -> v.startsWith("continues across")), wrong.summary());
+    }
+
+    @Test
     void forgettingASettledJobAfterALiveOneIsCaught() {
         // Seeds 368 and 546 of 8 signed sleds (found at 1,000 seeds, before settling became a prefix).
         for (long seed : new long[] {368, 546}) {

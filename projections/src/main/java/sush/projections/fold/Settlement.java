@@ -588,6 +588,26 @@ public final class Settlement {
     }
 
     /**
+     * Whether {@code session} holds a burn, or a position two requests claim: two ways on may lie
+     * ahead of a forgotten position, and which one a client's kept tip leads to is not for this
+     * sled to guess (D-057: told a way by {@link #jumpFor}, a client whose tip lay on one branch
+     * was sent onto the other in 3 of 2,000 signed simulator seeds).
+     */
+    public boolean mayFork(SessionId session) {
+        for (Burn b : burns.values()) {
+            if (b.session.equals(session)) {
+                return true;
+            }
+        }
+        for (Job j : jobs.values()) {
+            if (j.fork && j.session.equals(session)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * Whether {@code position} lies after a burn or a fork by links held: walking back from it over
      * held links meets a held burn it comes after, or a held request at a fork. Forgetting is a
      * prefix, so nothing on a held burn's way after it was forgotten since the burn was known, and
