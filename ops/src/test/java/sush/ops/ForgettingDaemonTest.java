@@ -147,18 +147,28 @@ class ForgettingDaemonTest extends ClientRack {
         return f;
     }
 
-    @Test
-    void sledsStartedFromTheirConfigsForgetWhatTheRackSettled() throws Exception {
+    /**
+     * A causal rack of {@link #SLEDS} daemons with no forgetting flag (a rack's default, D-057),
+     * from the rack file or, with {@code fromConfigs}, each from its sled config; once they gossip
+     * in one universe.
+     */
+    private void startRack(boolean fromConfigs) throws Exception {
         rack = RackCommand.create(dir, SLEDS, LocalRack.freePorts(SLEDS), Ordering.CAUSAL);
         ledger = dir.resolve("ran.txt");
         key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
         for (int i = 0; i < SLEDS; i++) {
-            processes.add(RackAccess.startFromConfig(rack.sleds().get(i), sledConfig(i)));
+            processes.add(fromConfigs ? RackAccess.startFromConfig(rack.sleds().get(i), sledConfig(i))
+                    : RackAccess.start(dir, rack.sleds().get(i), List.of(), List.of()));
         }
         for (int i = 0; i < SLEDS; i++) {
             assertTrue(RackAccess.awaitApi(rack.sleds().get(i).api()), "sled " + i + " answers");
         }
         await("one universe", () -> oneUniverse(SLEDS));
+    }
+
+    @Test
+    void sledsStartedFromTheirConfigsForgetWhatTheRackSettled() throws Exception {
+        startRack(true);
         client(0).post("/sessions/start", Map.of());
         await("the session everywhere", () -> {
             for (int i = 0; i < SLEDS; i++) {
@@ -184,16 +194,7 @@ class ForgettingDaemonTest extends ClientRack {
 
     @Test
     void sledsForgetWhatEndedAndARestartedSledJumpsOverItAndRunsTheNextJobOnce() throws Exception {
-        rack = RackCommand.create(dir, SLEDS, LocalRack.freePorts(SLEDS), Ordering.CAUSAL);
-        ledger = dir.resolve("ran.txt");
-        key = SignerKey.fromPem(Files.readString(dir.resolve("signer.key")));
-        for (int i = 0; i < SLEDS; i++) {
-            processes.add(RackAccess.start(dir, rack.sleds().get(i), List.of(), List.of()));
-        }
-        for (int i = 0; i < SLEDS; i++) {
-            assertTrue(RackAccess.awaitApi(rack.sleds().get(i).api()), "sled " + i + " answers");
-        }
-        await("one universe", () -> oneUniverse(SLEDS));
+        startRack(false);
         String session = client(0).post("/sessions/start", Map.of()).get("session_id").asString();
         await("the session everywhere", () -> {
             for (int i = 0; i < SLEDS; i++) {

@@ -89,8 +89,9 @@ final class Settler {
     static final int STUCK_PERIODS = 4;
 
     /**
-     * A head this sled holds nothing of, which every other sled passed (delivery is causal: what
-     * they walked reached this sled before their watermarks did, so the rack forgot it), and from
+     * A head this sled holds nothing of, which every other sled passed or came back to (delivery
+     * is causal: what they walked reached this sled before their watermarks did, so the rack
+     * forgot it; {@link Settlement#passedOrStoodOn}), and from
      * which it cannot jump ({@link Settlement#jumpFor} finds no certain way on: a burn or a fork
      * lies before it): the sled waits there rather than guess (D-055), and after
      * {@link #STUCK_PERIODS} periods says so once with a typed {@code RackError{ForgottenHead}}, so
@@ -105,7 +106,7 @@ final class Settler {
         // A chain past its bound holds nothing where it could not remember: that is said already
         // (the chain's own report), and is not the rack forgetting.
         boolean stuck = !chain.holds(position) && chain.overflow() == 0
-                && (s.rule() == Settlement.Break.ANY_HOLE || s.pastEverywhereElse(session, position, me))
+                && (s.rule() == Settlement.Break.ANY_HOLE || s.passedOrStoodOn(session, position, me))
                 && s.jumpFor(session, position, me).isEmpty();
         if (!stuck) {
             marks.stuckAt = null;
@@ -119,7 +120,7 @@ final class Settler {
         if (++marks.stuckFor == STUCK_PERIODS) {
             loop.send(new Message.RackError(me, Message.RackErrorKind.FORGOTTEN_HEAD, session, "waits at "
                     + position.codephrase() + " (position " + s.ordinal(session, position).getAsLong() + "), which it "
-                    + "holds nothing of while every other sled went on past it: the rack forgot it after a burn or a "
+                    + "holds nothing of while the other sleds went on past it: the rack forgot it after a burn or a "
                     + "fork, and this sled cannot tell which way the chain goes on from there, so it runs nothing more of "
                     + "this session; start a new session to move it on"));
         }

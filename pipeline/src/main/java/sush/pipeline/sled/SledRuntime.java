@@ -310,12 +310,18 @@ public final class SledRuntime {
         return Mono.fromCallable(() -> {
             EntryState at = entry;
             if (at == null || !at.folding() || at.settlement() == null
-                    || !at.fold().activeSession().map(a -> a.id().equals(session)).orElse(false)
-                    || at.fold().chain().map(c -> c.holds(position)).orElse(true)
-                    || at.settlement().mayFork(session)) {
+                    || at.fold().chain().map(c -> c.holds(position)).orElse(true)) {
                 return Optional.<JobId>empty();
             }
-            return at.settlement().jumpFor(session, position, me);
+            Settlement s = at.settlement();
+            if (s.rule() == Settlement.Break.ANY_BRANCH) { // the endpoint before D-057, for its checker
+                return s.pastEverywhereElse(session, position, me) ? s.nextLive(session, position, me)
+                        : Optional.<JobId>empty();
+            }
+            if (!at.fold().activeSession().map(a -> a.id().equals(session)).orElse(false) || s.mayFork(session)) {
+                return Optional.<JobId>empty();
+            }
+            return s.jumpFor(session, position, me);
         }).subscribeOn(loop.scheduler());
     }
 

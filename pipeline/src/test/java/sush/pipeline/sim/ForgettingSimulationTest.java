@@ -106,9 +106,13 @@ class ForgettingSimulationTest {
     void aSledThatCannotLeaveAForgottenHeadSaysSoAndOnlyWhereTheChainForked() {
         // Seed 177 of 8 signed sleds: two stray burns, and a sled restarted on a position the rack
         // forgot after one; it waits rather than guess a way (D-055) and says why (D-057).
-        Simulation.Result r = run(177, 8, Ordering.SIGNED, Settlement.Break.NONE);
-        assertTrue(r.ok(), r.summary());
-        assertTrue(r.faultKinds().contains("error-forgotten_head"), r.summary());
+        // Seed 6933: two sleds restarted on one such position, each seeing the other stand there,
+        // waited unsaid (checker "stuck unsaid") until standing there counted as coming back.
+        for (long seed : new long[] {177, 6933}) {
+            Simulation.Result r = run(seed, 8, Ordering.SIGNED, Settlement.Break.NONE);
+            assertTrue(r.ok(), r.summary());
+            assertTrue(r.faultKinds().contains("error-forgotten_head"), r.summary());
+        }
         // Said at any hole, the error would name a fork where the operator burnt nothing out of turn.
         int n = caught(Settlement.Break.ANY_HOLE, 10, v -> v.startsWith("stuck said untruly"));
         assertTrue(n >= 5, "caught in " + n + " of 10");
@@ -117,9 +121,12 @@ class ForgettingSimulationTest {
     @Test
     void theChainEndpointNeverSendsAClientOntoAnotherBranch() {
         // Seed 22 of 8 signed sleds: a burn of job 0's position, then a new session; asked after the
-        // dead branch's hole, a sled named job 4 of the ended session's live branch (D-057).
-        Simulation.Result r = run(22, 8, Ordering.SIGNED, Settlement.Break.NONE);
-        assertTrue(r.ok(), r.summary());
+        // dead branch's hole, a sled named job 4 of the ended session's live branch. Seed 8950: the
+        // request at a burnt position was settled alone, and a restarted sled saw a lone burn (D-057).
+        for (long seed : new long[] {22, 8950}) {
+            Simulation.Result r = run(seed, 8, Ordering.SIGNED, Settlement.Break.NONE);
+            assertTrue(r.ok(), r.summary());
+        }
         // By ordinal alone (the rule before D-055, which the endpoint kept until D-057) it is caught.
         Simulation.Result wrong = run(173, 8, Ordering.SIGNED, Settlement.Break.ANY_BRANCH);
         assertTrue(wrong.violations().stream().anyMatch(v -> v.startsWith("continues across")), wrong.summary());

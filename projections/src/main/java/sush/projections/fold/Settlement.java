@@ -71,7 +71,10 @@ public final class Settlement {
         UNENDED,
         /** Settles any settled position, not only a prefix of the session's chain (found at 1,000 seeds). */
         NOT_PREFIX,
-        /** Jumps to the next live position by ordinal, on whichever branch it lies (the rule before D-055). */
+        /**
+         * Jumps to the next live position by ordinal, on whichever branch it lies (the rule before
+         * D-055), and tells a client so too (the chain endpoint before D-057).
+         */
         ANY_BRANCH,
         /** Says it waits at a forgotten head at any hole it holds nothing of (D-057's error said falsely). */
         ANY_HOLE
@@ -145,6 +148,10 @@ public final class Settlement {
             Burn b = burns.computeIfAbsent(s.position(), p -> new Burn(s.session(), p));
             b.add(version);
             b.fork |= jobs.containsKey(s.position()) || behindAHead(s.session(), s.position());
+            Job held = jobs.get(s.position());
+            if (held != null) {
+                held.fork = true; // and the request there: see onRequest
+            }
             chain(s.session()).link(s.position(), Chain.afterBurn(s.position()));
         } else if (m instanceof Message.Watermark) {
             onWatermark(new Mark(version, (Message.Watermark) m));
@@ -239,7 +246,13 @@ public final class Settlement {
         }
         Burn burnt = burns.get(position);
         if (burnt != null) {
+            // A burn of a position a request holds: both ways on start here, and both are kept
+            // while anyone is in the session. With the request settled alone (it sorts with the
+            // burn, at one ordinal), a sled that restarted later saw a lone burn, not a fork, and
+            // told a client whose tip lay on the request's way to go on along the burn's (seeds
+            // 3500 and 8950 of 8 signed sleds, D-057).
             burnt.fork = true;
+            j.fork = true;
         }
         j.target(job.request().target());
         chain(session).link(position, job.request().successor());
@@ -636,6 +649,38 @@ public final class Settlement {
             at = before.get(0);
         }
         return true;
+    }
+
+    /**
+     * Whether every sled but {@code asking} passed {@code position} or stands on it (its newest
+     * watermarks there name it as their head), and one at least passed it: the rack went on from
+     * there, and those standing on it came back to it as {@code asking} did (two sleds restarted
+     * at one forgotten position each see the other there, and neither is past it everywhere else:
+     * seed 6933 of 8 signed sleds, D-057).
+     */
+    public boolean passedOrStoodOn(SessionId session, JobId position, String asking) {
+        OptionalLong ordinal = chain(session).ordinal(position);
+        if (ordinal.isEmpty()) {
+            return false;
+        }
+        boolean passed = false;
+        for (String p : peers.keySet()) {
+            if (p.equals(asking)) {
+                continue;
+            }
+            Marks m = bySession.getOrDefault(p, Map.of()).get(session);
+            if (m == null || m.overflowed || m.held.isEmpty()) {
+                return false;
+            }
+            for (Mark mark : m.held) {
+                boolean on = mark.watermark().head().equals(position) && mark.watermark().ordinal() == ordinal.getAsLong();
+                if (!on && mark.watermark().ordinal() <= ordinal.getAsLong()) {
+                    return false;
+                }
+                passed |= !on;
+            }
+        }
+        return passed;
     }
 
     /** As above, but for {@code except}'s (none when null). */
