@@ -660,27 +660,7 @@ public final class Settlement {
      */
     public boolean passedOrStoodOn(SessionId session, JobId position, String asking) {
         OptionalLong ordinal = chain(session).ordinal(position);
-        if (ordinal.isEmpty()) {
-            return false;
-        }
-        boolean passed = false;
-        for (String p : peers.keySet()) {
-            if (p.equals(asking)) {
-                continue;
-            }
-            Marks m = bySession.getOrDefault(p, Map.of()).get(session);
-            if (m == null || m.overflowed || m.held.isEmpty()) {
-                return false;
-            }
-            for (Mark mark : m.held) {
-                boolean on = mark.watermark().head().equals(position) && mark.watermark().ordinal() == ordinal.getAsLong();
-                if (!on && mark.watermark().ordinal() <= ordinal.getAsLong()) {
-                    return false;
-                }
-                passed |= !on;
-            }
-        }
-        return passed;
+        return ordinal.isPresent() && passedBy(session, position, ordinal.getAsLong(), asking, true) > 0;
     }
 
     /** As above, but for {@code except}'s (none when null). */
@@ -692,21 +672,34 @@ public final class Settlement {
         if (except == null) {
             return ordinal.getAsLong() < lowestHeld.computeIfAbsent(session, this::lowestHeld);
         }
+        return passedBy(session, position, ordinal.getAsLong(), except, false) >= 0;
+    }
+
+    /**
+     * How many of the newest watermarks in {@code session} of every sled but {@code except} are
+     * past {@code position} (at {@code ordinal}), or -1 when a sled has none that count or one
+     * is not past it (unless {@code standing} and it names {@code position} as its head).
+     */
+    private int passedBy(SessionId session, JobId position, long ordinal, String except, boolean standing) {
+        int passed = 0;
         for (String p : peers.keySet()) {
             if (p.equals(except)) {
                 continue;
             }
             Marks m = bySession.getOrDefault(p, Map.of()).get(session);
             if (m == null || m.overflowed || m.held.isEmpty()) {
-                return false;
+                return -1;
             }
             for (Mark mark : m.held) {
-                if (mark.watermark().ordinal() <= ordinal.getAsLong()) {
-                    return false;
+                Message.Watermark w = mark.watermark();
+                if (w.ordinal() > ordinal) {
+                    passed++;
+                } else if (!standing || !w.head().equals(position) || w.ordinal() != ordinal) {
+                    return -1;
                 }
             }
         }
-        return true;
+        return passed;
     }
 
     /**
