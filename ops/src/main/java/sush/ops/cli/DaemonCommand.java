@@ -124,11 +124,11 @@ public final class DaemonCommand implements Callable<Integer> {
 
     @Option(names = "--forgetting", description = "send watermarks and forget from the gossip set what every sled "
             + "of the rack settled (issue 39; status and history of forgotten jobs come from the journal): on by "
-            + "default with --rack, which it needs")
+            + "default for a sled that knows its rack (--rack, or --config naming \"cubbies\"), which it needs")
     boolean forgetting;
     @Option(names = "--no-forgetting", description = "keep every message of the gossip set until the next migration "
-            + "(as before issue 39): a rack fills its set after some tens of thousands of jobs; every sled of a rack "
-            + "forgets only what all of them settled, so one sled without forgetting holds the others' sets too")
+            + "(as before issue 39): a rack fills its set after some tens of thousands of jobs; a sled forgets only "
+            + "what every sled of the rack settled, so one sled without forgetting keeps all of them from forgetting")
     boolean noForgetting;
 
     private static final Logger LOG = LoggerFactory.getLogger("sush.daemon");
