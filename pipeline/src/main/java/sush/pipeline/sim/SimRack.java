@@ -452,7 +452,8 @@ final class SimRack {
             return Optional.empty();
         }
         List<Optional<JobId>> got = new ArrayList<>(1);
-        s.runtime.continuesAt(session, position).subscribe(got::add, e -> { });
+        s.runtime.continuesAt(session, position).subscribe(got::add,
+                e -> forgetViolations.add("chain endpoint of " + s.name() + " failed: " + e)); // never silently empty
         time.advanceTime();
         return got.isEmpty() ? Optional.empty() : got.get(0);
     }

@@ -118,9 +118,10 @@ final class Settler {
             marks.stuckFor = 0;
         }
         if (++marks.stuckFor == STUCK_PERIODS) {
+            OptionalLong ordinal = s.ordinal(session, position); // known, unless a wrong rule says it anyway
             loop.send(new Message.RackError(me, Message.RackErrorKind.FORGOTTEN_HEAD, session, "waits at "
-                    + position.codephrase() + " (position " + s.ordinal(session, position).getAsLong() + "), which it "
-                    + "holds nothing of while the other sleds went on past it: the rack forgot it after a burn or a "
+                    + position.codephrase() + " (position " + (ordinal.isPresent() ? ordinal.getAsLong() : "unknown")
+                    + "), which it holds nothing of while the other sleds went on past it: the rack forgot it after a burn or a "
                     + "fork, and this sled cannot tell which way the chain goes on from there, so it runs nothing more of "
                     + "this session; start a new session to move it on"));
         }
