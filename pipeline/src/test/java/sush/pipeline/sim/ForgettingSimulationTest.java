@@ -123,7 +123,9 @@ class ForgettingSimulationTest {
         // Seed 22 of 8 signed sleds: a burn of job 0's position, then a new session; asked after the
         // dead branch's hole, a sled named job 4 of the ended session's live branch. Seed 8950: the
         // request at a burnt position was settled alone, and a restarted sled saw a lone burn (D-057).
-        for (long seed : new long[] {22, 8950}) {
+        // Seed 3500: the request at the first position was settled before its burn arrived, and a
+        // restarted sled, which places the first position from the start, saw a lone burn (D-058).
+        for (long seed : new long[] {22, 3500, 8950}) {
             Simulation.Result r = run(seed, 8, Ordering.SIGNED, Settlement.Break.NONE);
             assertTrue(r.ok(), r.summary());
         }

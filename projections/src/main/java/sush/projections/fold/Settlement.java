@@ -206,7 +206,14 @@ public final class Settlement {
      * that does not come through the burn (walking back from its head over held links never meets
      * the burn's next position). A skip of the next free position is none: every head past it
      * came through it, and its way after it is held (seed 6154, causal: a restarted sled's
-     * settlement saw the stray burn before the watermarks that passed it, D-055).
+     * settlement saw the stray burn before the watermarks that passed it, D-055). A resume point
+     * past it on another way says the same as a head there: some sled committed a job after the
+     * position by another way. A sled that restarted after the request there was forgotten holds
+     * the session's first position's ordinal from the start (every other sled forgot it with the
+     * request, and could not place the burn), sees the burn before any watermark, and only the
+     * resume points, left on the request's way, tell it that the heads came onto the burn's way
+     * from another one (seed 3500 of 8 signed sleds: told a client on the request's way to go on
+     * along the burn's, D-058).
      */
     private boolean strayNow(Burn b) {
         if (jobs.containsKey(b.position)) {
@@ -225,6 +232,10 @@ public final class Settlement {
             for (Mark mark : m.held) {
                 Message.Watermark w = mark.watermark();
                 if (!w.done() && w.ordinal() > at.getAsLong() && !chain(b.session).meets(w.head(), next)) {
+                    return true;
+                }
+                if (w.resumeOrdinal() != null && w.resumeOrdinal() > at.getAsLong()
+                        && !chain(b.session).meets(w.resume(), next)) {
                     return true;
                 }
             }
