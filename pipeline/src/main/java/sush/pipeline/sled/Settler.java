@@ -55,10 +55,12 @@ final class Settler {
         List<Version> settled = s.drain();
         if (!settled.isEmpty()) {
             List<JobId> jobs = s.settledJobs();
+            List<JobId> positions = s.settledPositions();
             loop.emit(new SledEvent.Forgot(settled, jobs)); // said first: a watcher may still read what goes
             at.replica().forget(settled);
             // And what the fold keeps of the settled jobs (D-054): the journal answers for them.
             at.fold().forgetSettled(jobs);
+            at.fold().forgetSettledPositions(positions);
             rules.forgetSettled(jobs);
             at.forgetSettled(jobs);
         }

@@ -6,6 +6,8 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.HexFormat;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -25,6 +27,14 @@ import sush.projections.targets.Sled;
 public final class ChainProjection {
     /** Bound on the jobs and burns remembered for one session. */
     public static final int MAX_POSITIONS = 65_536;
+
+    /**
+     * Bound on the positions behind the head this chain forgot (the rack settled them, D-058) and
+     * still recognizes: a request re-sent at one of the most recent ones is known to precede the
+     * head, as it was before it was forgotten. An older one is a position this chain cannot
+     * place, as after a restart.
+     */
+    static final int MAX_FORGOTTEN = 4_096;
 
     private final TargetsMe targetsMe;
     /** This chain's bound on jobs, burns and walked positions ({@link #MAX_POSITIONS} unless scaled down). */
@@ -46,6 +56,8 @@ public final class ChainProjection {
      * burn behind the head may move it back over (at-most-once.md section 2, convergence).
      */
     private final Set<JobId> walked = new HashSet<>();
+    /** The most recent positions forgotten behind the head, oldest first ({@link #MAX_FORGOTTEN}). */
+    private final Set<JobId> forgotten = new LinkedHashSet<>();
     private final JobId first;
     private JobId head;
     private JobId lastStarted;
@@ -103,6 +115,7 @@ public final class ChainProjection {
         this.byAfterBurn.putAll(o.byAfterBurn);
         this.burns.addAll(o.burns);
         this.walked.addAll(o.walked);
+        this.forgotten.addAll(o.forgotten);
         this.first = o.first;
         this.head = o.head;
         this.lastStarted = o.lastStarted;
@@ -370,6 +383,50 @@ public final class ChainProjection {
     }
 
     /**
+     * The rack settled {@code position} (bounded-gossip.md section 3: every sled it targets ended
+     * it, and every sled's head passed it): this chain forgets what it holds there (the request or
+     * the burn, and that it walked it) when the position precedes the head and nothing held leads
+     * to it, so that a session's chain follows its live work and not its length (D-058; until
+     * then a session stopped at {@link #MAX_POSITIONS} positions). The rack settles a session's
+     * positions in chain order, so a held position's next one is never forgotten and what is
+     * held still leads to the head; a position still behind a held one is kept. At most once
+     * never rested on this memory: the boundary record guards it.
+     *
+     * @return whether it was forgotten
+     */
+    public boolean settle(JobId position) {
+        if (position.equals(head) || !leadsToHead(position, null) || heldBefore(position)) {
+            return false;
+        }
+        Known k = jobs.remove(position);
+        if (k != null && position.equals(bySuccessor.get(k.successor))) {
+            bySuccessor.remove(k.successor);
+        }
+        if (burns.remove(position) | behindBurns.remove(position)) {
+            byAfterBurn.remove(Chain.afterBurn(position), position);
+        }
+        walked.remove(position);
+        forgotten.add(position);
+        if (forgotten.size() > MAX_FORGOTTEN) {
+            Iterator<JobId> oldest = forgotten.iterator();
+            oldest.next();
+            oldest.remove();
+        }
+        return true;
+    }
+
+    /** Whether something this chain holds leads to {@code position}: a request whose successor it is, or a burn before it. */
+    private boolean heldBefore(JobId position) {
+        JobId job = bySuccessor.get(position);
+        Known k = job == null ? null : jobs.get(job);
+        if (k != null && k.successor.equals(position)) {
+            return true;
+        }
+        JobId burnt = byAfterBurn.get(position);
+        return burnt != null && (burns.contains(burnt) || behindBurns.contains(burnt));
+    }
+
+    /**
      * The chain's skeleton (bounded-gossip.md section 3): the rack forgot the positions from the
      * head {@code from} up to {@code to}, each settled (every sled it targets ended it, this one
      * included, and every sled's head passed it), so the head jumps to {@code to} as if it had
@@ -472,7 +529,7 @@ public final class ChainProjection {
         if (job.equals(head)) {
             return false;
         }
-        if (job.equals(first)) {
+        if (job.equals(first) || forgotten.contains(job)) {
             return true;
         }
         List<JobId> path = leads == null ? null : new ArrayList<>();
@@ -489,6 +546,8 @@ public final class ChainProjection {
                         : k != null ? k.successor : null;
                 if (next == null || next.equals(head)) {
                     answer = next != null;
+                } else if (forgotten.contains(next)) {
+                    answer = true; // a request re-sent before a position forgotten behind the head
                 }
                 at = next;
             }
@@ -523,8 +582,8 @@ public final class ChainProjection {
     /** The whole state, canonical: equal strings for equal states (the chain check merges by it). */
     public String fingerprint() {
         return "head=" + head + ";last=" + lastStarted + ">" + lastStartedSuccessor + ";jobs=" + sorted(jobs.keySet())
-                + ";burns=" + sorted(burns) + ";walked=" + sorted(walked) + ";ignored=" + ignoredBurns + ";overflow="
-                + overflow;
+                + ";burns=" + sorted(burns) + ";walked=" + sorted(walked) + ";forgotten=" + sorted(forgotten)
+                + ";ignored=" + ignoredBurns + ";overflow=" + overflow;
     }
 
     private static List<String> sorted(Set<JobId> ids) {

@@ -1,6 +1,7 @@
 package sush.projections.fold;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -128,6 +129,13 @@ final class ChainWalk {
     void settled(JobId job) {
         if (job.equals(lastRan)) {
             lastRan = null;
+        }
+    }
+
+    /** See {@link SledProjection#forgetSettledPositions}. */
+    void settledPositions(Collection<JobId> positions) {
+        if (chain != null) {
+            positions.forEach(chain::settle);
         }
     }
 

@@ -103,6 +103,8 @@ public final class Settlement {
     private final Set<JobId> changedJobs = new HashSet<>();
     /** Jobs settled since {@link #settledJobs()} was last asked. */
     private final List<JobId> settledJobs = new ArrayList<>();
+    /** Positions (jobs' and burns') settled since {@link #settledPositions()} was last asked, in chain order. */
+    private final List<JobId> settledPositions = new ArrayList<>();
     /** Each session's own messages (start or grant, stops, access): kept until every sled is done with it. */
     private final Map<SessionId, List<Version>> sessions = new HashMap<>();
     /** Settled positions whose ordinals are kept because they are some sled's resume point. */
@@ -331,6 +333,16 @@ public final class Settlement {
     }
 
     /**
+     * The positions settled since the last call, jobs' and burns', each once and in each
+     * session's chain order: what the active session's chain holds of them may go too (D-058).
+     */
+    public List<JobId> settledPositions() {
+        List<JobId> out = List.copyOf(settledPositions);
+        settledPositions.clear();
+        return out;
+    }
+
+    /**
      * The versions to forget since the last call, each once. The caller forgets them from its
      * replica; nothing here is told again.
      */
@@ -426,6 +438,7 @@ public final class Settlement {
                 continue;
             }
             out.addAll(t.versions);
+            settledPositions.add(t.position);
             if (t instanceof Job) {
                 jobs.remove(t.position);
                 settledJobs.add(t.position);

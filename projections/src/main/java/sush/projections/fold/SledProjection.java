@@ -370,6 +370,14 @@ public final class SledProjection {
         }
     }
 
+    /**
+     * The rack settled these positions (jobs' and burns', in chain order): the active session's
+     * chain forgets those behind its head (D-058), so that it follows the session's live work.
+     */
+    public void forgetSettledPositions(Collection<JobId> positions) {
+        fold.walk.settledPositions(positions);
+    }
+
     /** Who may stop a job this sled committed and has not seen end: its session and that session's starter. */
     public record Pin(SessionId session, String starter) {
     }
