@@ -43,7 +43,7 @@ import tools.jackson.databind.JsonNode;
  * point the rack forgot meanwhile comes back, jumps over the forgotten positions and runs the
  * next job, which runs once; it answers a forgotten job's status and the job history from its
  * journal as it did from its fold before, and tells a client asking for the chain after a forgotten position where the
- * live chain goes on.
+ * live chain goes on. The active session's chain forgets the settled positions too (D-058).
  */
 class ForgettingDaemonTest extends ClientRack {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
@@ -188,6 +188,9 @@ class ForgettingDaemonTest extends ClientRack {
         for (int i = 0; i < SLEDS; i++) {
             int sled = i;
             await("sled " + i + " forgot the ended jobs", () -> metricAtLeast(sled, "sush_gossip_forgotten", 10));
+            // D-058: and its chain forgot their positions (it held the three jobs until then).
+            await("sled " + i + "'s chain forgot the settled positions", () -> metricAtMost(sled,
+                    "sush_chain_fill_ratio", 0));
         }
         assertEquals(9, ledgerLines().size(), "three jobs on three sleds, each once");
     }

@@ -12,6 +12,7 @@ import java.util.function.Supplier;
 
 import sush.projections.fold.Ordering;
 import sush.projections.fold.Settlement;
+import sush.projections.job.ClientChain;
 import sush.projections.job.KeyException;
 import sush.projections.job.SignatureAlgorithm;
 import sush.projections.job.SignerKey;
@@ -46,8 +47,13 @@ public final class SimMain {
     private static String seedsWith;
     /** Issue 39: {@code --jobs N} runs a steady rack of N jobs instead of random schedules. */
     private static Integer steadyJobs;
-    /** Issue 39: jobs per session of a steady run ({@code --session-jobs S}; one session by default). */
-    private static int sessionJobs = Integer.MAX_VALUE;
+    /**
+     * Issue 39: jobs per session of a steady run ({@code --session-jobs S}). By default as many as
+     * an operator's kept chain holds ({@link ClientChain#MAX_ENTRIES}): past them the client says
+     * to start a new session (D-058: the sleds' chains follow the live work, the operator's record
+     * of what it signed does not).
+     */
+    private static int sessionJobs = ClientChain.MAX_ENTRIES;
     /** Issue 39: {@code --restarts N} restarts random sleds N times and follows the largest version. */
     private static Integer restarts;
     /** Issue 39: {@code --identity keep|fork|stale}: how a restarted sled takes an identity (D-053). */
@@ -212,21 +218,22 @@ public final class SimMain {
                 .steady(jobs, sessionJobs, Math.max(1, jobs / 100));
         double seconds = (System.nanoTime() - t0) / 1e9;
         System.out.printf(Locale.ROOT, "%s, %d sleds, %d jobs (sessions of %s), forgetting %s: %d launches in %.0f s%n",
-                ordering, sleds, jobs, sessionJobs == Integer.MAX_VALUE ? "all" : String.valueOf(sessionJobs),
+                ordering, sleds, jobs, String.valueOf(sessionJobs),
                 forgetting == null ? "off" : forgetting.name().toLowerCase(Locale.ROOT), r.launches(), seconds);
         System.out.println("  | largest set of any sled | messages |");
         System.out.println("  |---|---|");
         System.out.printf(Locale.ROOT, "  | after warm-up (10%% of the jobs) | %d |%n  | largest after warm-up | %d |%n"
                 + "  | largest | %d |%n  | at the end | %d |%n", r.setAtWarmup(), r.setMaxAfterWarmup(), r.setMax(),
                 r.setLast());
-        System.out.println("  forgotten (every sled): " + r.forgotten() + "; chain remembered at the end (largest): "
-                + r.chainLast());
+        System.out.println("  forgotten (every sled): " + r.forgotten() + "; chain remembered (any sled's fullest "
+                + "memory): " + r.chainMax() + " at most, " + r.chainLast() + " at the end");
         r.violations().forEach(v -> System.out.println("  VIOLATION " + v));
         System.out.printf(Locale.ROOT, "{\"bench\":\"sim-steady\",\"ordering\":\"%s\",\"sleds\":%d,\"jobs\":%d,"
                 + "\"forgetting\":%b,\"launches\":%d,\"set_at_warmup\":%d,\"set_max_after_warmup\":%d,\"set_max\":%d,"
-                + "\"set_last\":%d,\"chain_last\":%d,\"forgotten\":%d,\"violations\":%d,\"seconds\":%.0f}%n", ordering,
-                sleds, jobs, forgetting != null, r.launches(), r.setAtWarmup(), r.setMaxAfterWarmup(), r.setMax(),
-                r.setLast(), r.chainLast(), r.forgotten(), r.violations().size(), seconds);
+                + "\"set_last\":%d,\"chain_max\":%d,\"chain_last\":%d,\"forgotten\":%d,\"violations\":%d,"
+                + "\"seconds\":%.0f}%n", ordering, sleds, jobs, forgetting != null, r.launches(), r.setAtWarmup(),
+                r.setMaxAfterWarmup(), r.setMax(), r.setLast(), r.chainMax(), r.chainLast(), r.forgotten(),
+                r.violations().size(), seconds);
         return r.violations().isEmpty();
     }
 

@@ -191,14 +191,15 @@ public final class Simulation {
 
     /** What a steady run measured: the largest gossip set of any sled, sampled as the jobs went. */
     public record Steady(int jobs, long launches, int setAtWarmup, int setMax, int setMaxAfterWarmup, int setLast,
-            int chainLast, long forgotten, List<String> violations) {
+            int chainLast, int chainMax, long forgotten, List<String> violations) {
     }
 
     /**
      * A rack with no faults and the daemon's bounds, taking {@code jobs} jobs through sessions
      * of {@code sessionJobs} jobs each (through every sled in turn, each on one cubby or, one in
      * ten, on every sled), each ending soon after it starts; the largest set of any sled is
-     * sampled every {@code every} jobs, and the checkers run at the end. Issue 39's boundedness
+     * sampled every {@code every} jobs (and the fullest memory of any sled's chain), and the checkers
+     * run at the end. Issue 39's boundedness
      * in the simulator: {@code ./bench.sh sim --jobs N [--session-jobs S] [--sleds K] [--forgetting]}.
      */
     public Steady steady(int jobs, int sessionJobs, int every) {
@@ -207,6 +208,7 @@ public final class Simulation {
         int setAtWarmup = 0;
         int setMax = 0;
         int setMaxAfter = 0;
+        int chainMax = 0;
         int ended = 0;
         for (int i = 0; i < jobs; i++) {
             SimSled via = rack.sleds.get(i % rack.sleds.size());
@@ -227,6 +229,7 @@ public final class Simulation {
             if (i % every == every - 1 || i == jobs - 1) {
                 int now = largestSet();
                 setMax = Math.max(setMax, now);
+                chainMax = Math.max(chainMax, largestChain());
                 if (i >= warmup) {
                     setMaxAfter = Math.max(setMaxAfter, now);
                 }
@@ -239,8 +242,8 @@ public final class Simulation {
         int chain = largestChain();
         int setLast = largestSet();
         haltAll();
-        return new Steady(jobs, rack.ledger.size(), setAtWarmup, setMax, setMaxAfter, setLast, chain, rack.forgotten,
-                violations);
+        return new Steady(jobs, rack.ledger.size(), setAtWarmup, setMax, setMaxAfter, setLast, chain, chainMax,
+                rack.forgotten, violations);
     }
 
     /** What a restarts run measured: the largest encoded version of any sled's frontier. */
