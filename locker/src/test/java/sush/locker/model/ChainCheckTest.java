@@ -60,6 +60,26 @@ class ChainCheckTest {
     }
 
     @Test
+    void theRackSettlingWhatTheSledPassedAndEndedKeepsEveryInvariant() {
+        // D-058: the rack may settle the operator's jobs in chain order once this sled passed
+        // (and ended) them; the fold, its chain and the head rules forget them as the runtime
+        // does. Every world of two jobs and a burn, exhaustively, with and without settling.
+        ChainCheck.Config small = new ChainCheck.Config(2, 1, true, true, true, 5_000_000);
+        ChainCheck.Report with = ChainCheck.run(small, 2);
+        ChainCheck.settling = false;
+        ChainCheck.Report without;
+        try {
+            without = ChainCheck.run(small, 2);
+        } finally {
+            ChainCheck.settling = true;
+        }
+        assertFalse(with.violated(), with.violation() + "\n" + String.join("\n", with.counterexample()));
+        assertTrue(with.exhaustive() && without.exhaustive(), with.states() + " and " + without.states() + " states");
+        assertTrue(with.states() > without.states(), "settling was reached: " + with.states() + " states against "
+                + without.states());
+    }
+
+    @Test
     void scriptsThatSendTheSameMessagesAreOneWorld() {
         // A burn of a signed position or a stop may stand anywhere after its job: one world.
         List<ChainCheck.World> worlds = ChainCheck.canonicalWorlds(new ChainCheck.Config(3, 2, true, true,

@@ -43,6 +43,13 @@ final class ChainSled {
      * message is lost and may arrive again (the client re-sends what it kept).
      */
     static final int CRASH_COLD = 997;
+    /**
+     * The rack settles the operator's next job of this life (in chain order, as the settlement
+     * does: D-058): once this sled holds it, its head passed it and, when it targets this sled,
+     * it ended here. The fold, its chain and the head rules forget it as the runtime's settler
+     * makes them. Only while {@link ChainCheck#settling} is on.
+     */
+    static final int SETTLE = 996;
 
     private final ChainCheck.World world;
     /** How the head rules' answers reach this sled: as they are, or bent on purpose (the check must then fail). */
@@ -67,6 +74,9 @@ final class ChainSled {
     /** The record's outcome for the committed job says it was cancelled before its launch. */
     private boolean committedCancelled;
     boolean crashed;
+    /** The operator's jobs settled in this life (a prefix of them); any settling leaves the convergence check. */
+    private int settled;
+    boolean settledAny;
     String violation;
 
     /** A sled whose head rules' answers pass through {@code broken} ({@link HeadBreak#NONE}: the product's rules). */
@@ -94,6 +104,8 @@ final class ChainSled {
         this.successor = o.successor;
         this.committedEnded = o.committedEnded;
         this.crashed = o.crashed;
+        this.settled = o.settled;
+        this.settledAny = o.settledAny;
         this.violation = o.violation;
     }
 
@@ -112,6 +124,7 @@ final class ChainSled {
         running.clear();
         committing.clear();
         stopSeen.clear();
+        settled = 0;
         fold(ChainCheck.START);
     }
 
@@ -131,6 +144,9 @@ final class ChainSled {
         for (JobId j : committing) {
             out.add(LAUNCH + jobIndex(j));
         }
+        if (ChainCheck.settling && settleable()) {
+            out.add(SETTLE);
+        }
         if (crashAllowed && !crashed) {
             out.add(CRASH);
             out.add(CRASH_REVERSED);
@@ -144,7 +160,9 @@ final class ChainSled {
             return;
         }
         try {
-            if (action == CRASH_COLD) {
+            if (action == SETTLE) {
+                settle();
+            } else if (action == CRASH_COLD) {
                 coldBoot();
             } else if (action == CRASH || action == CRASH_REVERSED) {
                 crash(action == CRASH_REVERSED);
@@ -166,7 +184,9 @@ final class ChainSled {
     }
 
     String describe(int action) {
-        if (action == CRASH_COLD) {
+        if (action == SETTLE) {
+            return "the rack settles job " + settled + " (its messages, statuses and chain position are forgotten)";
+        } else if (action == CRASH_COLD) {
             return "whole-rack cold boot: resume after " + (committed == null ? "nothing" : world.position(committed))
                     + ", every message lost (each may arrive again)";
         } else if (action == CRASH || action == CRASH_REVERSED) {
@@ -183,6 +203,32 @@ final class ChainSled {
         return "deliver m" + action + " (" + world.label(world.messages().get(action)) + ")";
     }
 
+    /** Whether the rack may settle the operator's next job of this life now (see {@link #SETTLE}). */
+    private boolean settleable() {
+        if (settled >= world.jobs().size() || fold.chain().isEmpty()) {
+            return false;
+        }
+        SignedJob j = world.jobs().get(settled);
+        JobId id = j.request().job();
+        ChainProjection chain = fold.chain().get();
+        if (chain.known(id).isEmpty() || !chain.precedesHead(id)) {
+            return false;
+        }
+        boolean mine = j.request().target().equals("0");
+        return !mine || ownStatus(id).map(e -> e.status().isTerminal()).orElse(false);
+    }
+
+    /** The settler's forgetting, in the runtime's order (pipeline's {@code Settler}). */
+    private void settle() {
+        JobId id = world.jobs().get(settled).request().job();
+        List<JobId> jobs = List.of(id);
+        fold.forgetSettled(jobs);
+        fold.forgetSettledPositions(jobs);
+        head.forgetSettled(jobs);
+        settled++;
+        settledAny = true;
+    }
+
     /** A cold boot: a new life with nothing replayed; every message may be delivered again. */
     private void coldBoot() {
         crashed = true;
@@ -194,6 +240,9 @@ final class ChainSled {
 
     private void crash(boolean reversed) {
         crashed = true;
+        JobId recorded = committed;
+        boolean recordedEnded = committedEnded;
+        boolean recordedCancelled = committedCancelled;
         newLife();
         // The copy was sent after every original: last in send order, first in reverse.
         if (reversed && redelivered >= 0) {
@@ -208,14 +257,21 @@ final class ChainSled {
         if (!reversed && redelivered >= 0) {
             deliver(world.messages().get(redelivered));
         }
-        adjudicate();
+        // The job the record named when this life began, as the runtime reads it at its start: a
+        // job the replay committed is this life's own, running or about to (with settling, D-058,
+        // adjudicating it as an earlier life's let the rack settle it while its launch was pending).
+        adjudicate(recorded, recordedEnded, recordedCancelled);
     }
 
     /** Adjudication (section 7): the record's committed job gets its ending from the record. */
     private void adjudicate() {
-        if (committed != null && ownStatus(committed).isEmpty()) {
-            fold(committedCancelled ? new Message.JobCancelled(ChainCheck.ME.baseboard(), committed)
-                    : committedEnded ? stopped(committed) : new Message.JobErrored(ChainCheck.ME.baseboard(), committed,
+        adjudicate(committed, committedEnded, committedCancelled);
+    }
+
+    private void adjudicate(JobId job, boolean ended, boolean cancelled) {
+        if (job != null && ownStatus(job).isEmpty()) {
+            fold(cancelled ? new Message.JobCancelled(ChainCheck.ME.baseboard(), job)
+                    : ended ? stopped(job) : new Message.JobErrored(ChainCheck.ME.baseboard(), job,
                     Message.JobError.INTERRUPTED, "running when an earlier life ended", 0));
         }
     }
@@ -287,6 +343,8 @@ final class ChainSled {
     private void start(SignedJob job) {
         JobId id = job.request().job();
         head.committed(id);
+        // Who may stop it, kept whatever the fold forgets (the runtime's Launches pins it at its commit).
+        fold.pin(id, new SledProjection.Pin(ChainCheck.S, ChainCheck.START.starter()));
         committed = id;
         successor = job.request().successor();
         committedEnded = false;
@@ -304,6 +362,7 @@ final class ChainSled {
         if (!broken.launch(head.launch(id))) {
             // Its starter's stop was kept for the launch: never spawned, ended Cancelled on the record.
             committedCancelled = id.equals(committed);
+            fold.unpin(id);
             fold(new Message.JobCancelled(ChainCheck.ME.baseboard(), id));
             return;
         }
@@ -322,6 +381,7 @@ final class ChainSled {
     private void end(JobId job, boolean killed) {
         running.remove(job);
         head.ended(job);
+        fold.unpin(job);
         if (job.equals(committed)) {
             committedEnded = true;
         }
@@ -396,7 +456,7 @@ final class ChainSled {
         for (SignedJob j : world.jobs()) {
             own.append(ownStatus(j.request().job()).map(e -> e.status().name()).orElse("-")).append(',');
         }
-        return crashed + "|" + deliveredSet() + "|" + startedSet() + "|" + running + committing + stopSeen + "|"
+        return crashed + "|" + settled + settledAny + "|" + deliveredSet() + "|" + startedSet() + "|" + running + committing + stopSeen + "|"
                 + head.key() + "|" + committed + committedEnded + committedCancelled + "|" + fold.chainKey() + "|" + own;
     }
 }
