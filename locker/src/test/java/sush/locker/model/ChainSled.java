@@ -456,7 +456,8 @@ final class ChainSled {
         for (SignedJob j : world.jobs()) {
             own.append(ownStatus(j.request().job()).map(e -> e.status().name()).orElse("-")).append(',');
         }
-        return crashed + "|" + settled + settledAny + "|" + deliveredSet() + "|" + startedSet() + "|" + running + committing + stopSeen + "|"
+        return crashed + "|" + settled + settledAny + "|" + deliveredSet() + "|" + startedSet() + "|" + running
+                + committing + stopSeen + "|"
                 + head.key() + "|" + committed + committedEnded + committedCancelled + "|" + fold.chainKey() + "|" + own;
     }
 }
