@@ -14,6 +14,7 @@ import sush.projections.fold.FoldBounds;
 import sush.projections.fold.JobStatus;
 import sush.projections.fold.SledProjection;
 import sush.projections.fold.StatusProjection;
+import sush.projections.fold.Waves;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
 import sush.projections.job.SignedJob;
@@ -45,8 +46,15 @@ public final class HeadRules {
         CANCELLED,
         /** This sled has its own status for it or committed it in this life: it ran or may have run. */
         ALREADY_HANDLED,
-        /** Sequential: it waits until the job this sled ran before it has ended here. */
+        /**
+         * Sequential: it waits until the job this sled ran before it has ended here; or in waves
+         * (D-059): it waits until the sleds of the earlier waves are done with it.
+         */
         WAIT,
+        /** D-059: the starter skipped this sled's part before it started: passed as never run, Skipped{Operator}. */
+        OPERATOR_SKIPPED,
+        /** D-059: more sleds of the earlier waves failed than the job's budget: passed as never run, Skipped{BudgetSpent}. */
+        BUDGET_SPENT,
         /** Screen it: admission decides whether it runs (see {@link #admitted}). */
         SCREEN
     }
@@ -225,12 +233,36 @@ public final class HeadRules {
         if (own.isPresent() || committed.contains(id) || launched.contains(id)) {
             return AtHead.ALREADY_HANDLED;
         }
+        if (operatorSkipped(job)) {
+            return AtHead.OPERATOR_SKIPPED;
+        }
         // A stopped job does not wait for the job before it: it is screened, and never runs.
         if (!stopped.contains(id) && !fold.mayStart(job)) {
             waiting = Optional.of(job);
             return AtHead.WAIT;
         }
+        Waves.Gate gate = Waves.gate(job, me.cubby(), fold);
+        if (gate instanceof Waves.Gate.Spent) {
+            return AtHead.BUDGET_SPENT;
+        }
+        if (!stopped.contains(id) && gate instanceof Waves.Gate.Await) {
+            waiting = Optional.of(job);
+            return AtHead.WAIT;
+        }
         return AtHead.SCREEN;
+    }
+
+    /** Whether the starter skipped this sled's part of {@code job} (D-059). */
+    private boolean operatorSkipped(SignedJob job) {
+        return fold.statuses().skippedSleds(job.request().job()).contains(me.cubby());
+    }
+
+    /** Whether {@code job}, waiting at the head, still waits: for the job before it, or for earlier waves. */
+    private boolean stillWaits(SignedJob job) {
+        if (stopped.contains(job.request().job()) || operatorSkipped(job)) {
+            return false;
+        }
+        return !fold.mayStart(job) || Waves.gate(job, me.cubby(), fold) instanceof Waves.Gate.Await;
     }
 
     /**
@@ -253,7 +285,7 @@ public final class HeadRules {
         if (waiting.isPresent() && !atHead(waiting.get().request().job())) {
             waiting = Optional.empty();
         }
-        if (waiting.isPresent() && (fold.mayStart(waiting.get()) || stopped.contains(waiting.get().request().job()))) {
+        if (waiting.isPresent() && !stillWaits(waiting.get())) {
             SignedJob j = waiting.get();
             waiting = Optional.empty();
             return Optional.of(j);

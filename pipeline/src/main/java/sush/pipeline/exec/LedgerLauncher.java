@@ -74,6 +74,11 @@ public final class LedgerLauncher implements Launcher {
         return s != null && s.tryEmitValue(new Ending.Exited(code, empty())).isSuccess();
     }
 
+    /** The jobs running now. */
+    public java.util.Set<JobId> running() {
+        return java.util.Set.copyOf(running.keySet());
+    }
+
     public boolean isRunning(JobId job) {
         return running.containsKey(job);
     }

@@ -15,7 +15,10 @@ import sush.projections.id.SessionId;
 import sush.projections.id.SessionIds;
 import sush.projections.job.ClientChain;
 import sush.projections.job.Grant;
+import sush.projections.job.JobLimits;
+import sush.projections.job.JobMode;
 import sush.projections.job.JobRequest;
+import sush.projections.job.JobWave;
 import sush.projections.job.SignedGrant;
 import sush.projections.job.SignedJob;
 import sush.projections.job.SignerKey;
@@ -287,8 +290,16 @@ final class OperatorActions {
         if (at.isEmpty()) {
             return;
         }
-        JobRequest r = new JobRequest(operator.session, at.get(), "job-" + operator.commands++, target, concurrent);
+        JobWave wave = rack.waves == null ? JobWave.NONE : rack.waves.waveFor(target);
+        String signedTarget = wave.isSet() ? rack.waves.cubbies(target) : target;
+        JobRequest r = new JobRequest(operator.session, at.get(), "job-" + operator.commands++, signedTarget,
+                concurrent, JobLimits.NONE, JobMode.RECORDED, wave);
         SignedJob job = key.sign(r);
+        if (wave.isSet()) {
+            rack.waves.signed(job);
+            rack.trace.add("  " + r.job().codephrase() + " in waves of " + wave.size() + ", budget " + wave.maxFailures()
+                    + ", on " + signedTarget + ", failing on " + rack.waves.failingOn(r.job()));
+        }
         ClientChain kept = operator.chains.get(operator.session);
         if (client == Client.KEPT_CHAIN) {
             kept.keep(job); // kept before it leaves: an answer lost on the way may hide a request gossiped

@@ -58,6 +58,8 @@ public final class SimMain {
     private static Integer restarts;
     /** Issue 39: {@code --identity keep|fork|stale}: how a restarted sled takes an identity (D-053). */
     private static Simulation.Identity identity = Simulation.Identity.KEEP;
+    /** Issue 40: the operator signs jobs in waves (on by default; {@code --no-waves} signs none). */
+    private static boolean waves = true;
 
     private SimMain() {
     }
@@ -80,6 +82,8 @@ public final class SimMain {
                 case "--client" -> client = Simulation.Client.valueOf(args[++i].toUpperCase(Locale.ROOT).replace('-', '_'));
                 case "--forgetting" -> forgetting = Settlement.Break.NONE; // the default
                 case "--no-forgetting" -> forgetting = null;
+                case "--waves" -> waves = true; // the default
+                case "--no-waves" -> waves = false;
                 case "--seeds-with" -> seedsWith = args[++i];
                 case "--jobs" -> steadyJobs = Integer.parseInt(args[++i]);
                 case "--session-jobs" -> sessionJobs = Integer.parseInt(args[++i]);
@@ -89,7 +93,7 @@ public final class SimMain {
                         .replace('-', '_'));
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
                         + " (use --seeds N, --sleds K, --seed S, --quick, --ordering signed|causal, --compare, "
-                        + "--client kept-chain|sled-next-job, --no-forgetting, --seeds-with KIND, --forgetting-break unseen|unended|not-prefix|any-branch|any-hole, --restarts N, --identity keep|fork|stale)");
+                        + "--client kept-chain|sled-next-job, --no-forgetting, --seeds-with KIND, --forgetting-break unseen|unended|not-prefix|any-branch|any-hole, --restarts N, --identity keep|fork|stale, --no-waves)");
             }
         }
         SignerKey key = signerKey();
@@ -162,6 +166,12 @@ public final class SimMain {
     private record Figures(int violations, double seedsPerMin, int kinds, double refusedPer1000, long launches) {
     }
 
+    /** A seed's simulation as the options say (client, forgetting, identity, waves). */
+    static Simulation configured(Simulation sim) {
+        sim.client(client).forgetting(forgetting).identity(identity);
+        return waves ? sim.waves() : sim;
+    }
+
     /** The schedule of {@code seed}: the random one, with replayed grants when {@code replays}. */
     static List<Step> schedule(long seed, int sleds, boolean replays) {
         List<Step> steps = Schedules.random(seed, sleds, STEPS);
@@ -177,7 +187,7 @@ public final class SimMain {
         Map<String, Long> totals = new TreeMap<>();
         long t0 = System.nanoTime();
         for (long seed = 1; seed <= seeds; seed++) {
-            Simulation sim = new Simulation(seed, sleds, key, trust, ordering).client(client).forgetting(forgetting).identity(identity);
+            Simulation sim = configured(new Simulation(seed, sleds, key, trust, ordering));
             Simulation.Result r = (replays ? sim.signerClockGoesBack() : sim).run(schedule(seed, sleds, replays));
             targeted += r.targeted();
             refused += r.refused();
@@ -242,8 +252,8 @@ public final class SimMain {
         List<Step> steps = schedule(seed, sleds, ordering == Ordering.SIGNED);
         boolean signed = ordering == Ordering.SIGNED;
         Supplier<Simulation> sim = () -> signed
-                ? new Simulation(seed, sleds, key, trust, ordering).client(client).forgetting(forgetting).identity(identity).signerClockGoesBack()
-                : new Simulation(seed, sleds, key, trust, ordering).client(client).forgetting(forgetting).identity(identity);
+                ? configured(new Simulation(seed, sleds, key, trust, ordering)).signerClockGoesBack()
+                : configured(new Simulation(seed, sleds, key, trust, ordering));
         Simulation.Result r = sim.get().run(steps);
         r.trace().forEach(System.out::println);
         System.out.println(r.summary());

@@ -98,6 +98,10 @@ final class SimRack {
      * checkers catch it); null: they do not.
      */
     Settlement.Break settling;
+    /** Jobs in waves (issue 40): null when the operator signs none. */
+    WaveRuns waves;
+    /** What the wave checkers found while the run went. */
+    final List<String> waveViolations = new ArrayList<>();
     /** The sleds' memories' bounds: {@link #BOUNDS}, or the daemon's for a steady run. */
     FoldBounds bounds = BOUNDS;
     /** Each sled's watermark period, in virtual time. */
@@ -300,6 +304,9 @@ final class SimRack {
             s.dying = true;
             faults.add("crash-after-commit");
         }
+        if (waves != null && e instanceof SledEvent.Gossiped) {
+            waves.gossiped(((SledEvent.Gossiped) e).message());
+        }
         if (e instanceof SledEvent.FloorRaised) {
             floors++;
             if (((SledEvent.FloorRaised) e).cause() == FloorCause.SESSION_HOP) {
@@ -417,17 +424,25 @@ final class SimRack {
 
     /** Every running job on every live sled exits 0, except the jobs in {@code stoppedJobs}. */
     void endJobs(Set<JobId> stoppedJobs) {
+        if (waves != null) {
+            waves.checkAtOnce(waveViolations);
+        }
         for (SimSled s : sleds) {
             if (s.up) {
                 for (LedgerLauncher.Launch l : List.copyOf(ledger)) {
                     // A job its starter stopped never ends by itself: only the stop ends it.
                     if (l.sled().equals(s.sled.baseboard()) && !stoppedJobs.contains(l.job())) {
-                        s.launcher.end(l.job(), 0);
+                        s.launcher.end(l.job(), exitCode(l));
                     }
                 }
             }
         }
         time.advanceTime();
+    }
+
+    /** The exit code of launch {@code l}: 0, or 1 for a wave job's run drawn to fail. */
+    int exitCode(LedgerLauncher.Launch l) {
+        return waves == null ? 0 : waves.exitCode(l.job(), l.sled());
     }
 
     void reapDying() {

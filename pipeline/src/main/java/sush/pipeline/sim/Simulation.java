@@ -106,6 +106,16 @@ public final class Simulation {
         return this;
     }
 
+    /**
+     * Issue 40 (D-059): one submit in three is signed in waves (random size and budget, drawn from
+     * the seed's own stream, so the schedule is the same), some sleds' runs of it fail, and the
+     * wave checkers run: at most N at once, at most K + N failures, every spent budget true.
+     */
+    public Simulation waves() {
+        rack.waves = new WaveRuns(rack, seed);
+        return this;
+    }
+
     /** How a restarted sled comes back into its universe's identity tree (D-053). */
     public enum Identity {
         /** From its bookmark when the provider saw its last send (the daemon's way). */
@@ -141,6 +151,9 @@ public final class Simulation {
             rack.trace.add(step.toString());
             apply(step);
             rack.reapDying();
+            if (rack.waves != null) {
+                rack.waves.checkAtOnce(rack.waveViolations);
+            }
         }
         List<String> violations = new ArrayList<>();
         checkers.checkSafety(violations);
@@ -155,6 +168,10 @@ public final class Simulation {
         checkers.checkStuckSaidTruly(rack.forgetViolations);
         checkers.checkContinuations(rack.forgetViolations);
         violations.addAll(rack.forgetViolations.stream().distinct().toList());
+        if (rack.waves != null) {
+            rack.waves.checkBudgets(rack.waveViolations);
+            violations.addAll(rack.waveViolations.stream().distinct().toList());
+        }
         checkers.countLost();
         for (SimSled s : rack.sleds) {
             if (s.up) {
@@ -347,7 +364,7 @@ public final class Simulation {
             LedgerLauncher.Launch l = rack.ledger.get(k);
             for (SimSled s : rack.sleds) {
                 if (l.sled().equals(s.sled.baseboard())) {
-                    s.launcher.end(l.job(), 0);
+                    s.launcher.end(l.job(), rack.exitCode(l));
                 }
             }
         }
@@ -378,6 +395,32 @@ public final class Simulation {
     // ---- The calm tail --------------------------------------------------------------------
 
     /**
+     * Issue 40: what an operator does when a job's later waves wait for a sled that is down or
+     * an empty cubby ({@code job status} names it): skips that sled's part ({@code job skip --sled}).
+     */
+    private void skipDownSleds() {
+        if (rack.waves == null) {
+            return;
+        }
+        Optional<SimSled> via = rack.sleds.stream().filter(s -> s.up).findFirst();
+        if (via.isEmpty()) {
+            return;
+        }
+        for (SignedJob j : List.copyOf(rack.waves.jobs.values())) {
+            for (int cubby : sush.projections.fold.Waves.members(j).orElse(List.of())) {
+                boolean up = rack.sleds.stream().anyMatch(s -> s.up && s.sled.cubby() == cubby);
+                if (!up && actions.send(via.get(), new Message.JobSledSkip(j.request().job(), cubby,
+                        operator.starter))) {
+                    rack.faults.add("sled-skip");
+                    rack.trace.add("  the operator skips cubby " + cubby + "'s part of " + j.request().job()
+                            .codephrase());
+                    rack.waves.skipped.computeIfAbsent(j.request().job(), k -> new java.util.HashSet<>()).add(cubby);
+                }
+            }
+        }
+    }
+
+    /**
      * Faults stop: the network heals; the operator's client does what an operator does when jobs
      * stay queued (it resumes every session it keeps: grant, requests, burns and stops, in
      * order); jobs end (never one its starter stopped); then the operator asks for one more job
@@ -406,6 +449,9 @@ public final class Simulation {
         for (int round = 0; round < 8; round++) {
             rack.advance(5_000);
             rack.endJobs(operator.stoppedJobs);
+            if (round == 3) {
+                skipDownSleds();
+            }
         }
         // A sled armed to crash on its next write may have gone down in the rounds above: the
         // operator's client then talks to a sled that is still up.
@@ -421,6 +467,19 @@ public final class Simulation {
             for (int round = 0; round < 4; round++) {
                 rack.advance(5_000);
                 rack.endJobs(operator.stoppedJobs);
+                if (round == 1) {
+                    skipDownSleds();
+                }
+            }
+        }
+        if (rack.waves != null) {
+            // Waves of one sled over a rack take a round (run, end, gossip) per sled.
+            for (int round = 0; round < 2 * rack.sleds.size() + 4; round++) {
+                rack.advance(2_000);
+                rack.endJobs(operator.stoppedJobs);
+                if (round == 4) {
+                    skipDownSleds();
+                }
             }
         }
         via = rack.sleds.stream().filter(s -> s.up).findFirst();

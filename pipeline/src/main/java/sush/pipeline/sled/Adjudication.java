@@ -45,14 +45,20 @@ final class Adjudication {
      * replay drains every request met is a replayed one, and after it every new one is live.
      */
     void skip(JobId job, Message.SkipReason reason) {
+        skip(job, reason, null);
+    }
+
+    /** As {@link #skip(JobId, Message.SkipReason)}, saying more ({@code detail}, or null). */
+    void skip(JobId job, Message.SkipReason reason, String detail) {
         EntryState at = entry.get();
         if (ownStatus(job).isPresent() || !at.skipReported().add(job)) {
             return;
         }
+        Message.JobSkipped report = new Message.JobSkipped(me, job, reason, detail);
         if (at.drained()) {
-            loop.send(new Message.JobSkipped(me, job, reason));
+            loop.send(report);
         } else {
-            at.deferredReports().add(new EntryState.Deferred(job, new Message.JobSkipped(me, job, reason)));
+            at.deferredReports().add(new EntryState.Deferred(job, report));
         }
     }
 

@@ -17,6 +17,7 @@ import sush.projections.fold.ChainProjection;
 import sush.projections.fold.SessionProjection;
 import sush.projections.fold.SledProjection;
 import sush.projections.fold.StatusProjection;
+import sush.projections.fold.Waves;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
 import sush.projections.job.JobMode;
@@ -289,9 +290,26 @@ final class Head {
                 adjudication.skip(id, Message.SkipReason.ALREADY_HANDLED);
                 pass(id, ChainProjection.Passed.MAY_HAVE_RUN);
             }
-            case WAIT -> { } // sequential: it waits until the previous job this sled ran has ended here
+            case WAIT -> { } // sequential or in waves: it waits until the previous job or the earlier waves end
+            case OPERATOR_SKIPPED -> neverHere(id, Message.SkipReason.OPERATOR, "the starter skipped this sled's part");
+            case BUDGET_SPENT -> {
+                Waves.Gate g = Waves.gate(job, cfg.me().cubby(), fold());
+                neverHere(id, Message.SkipReason.BUDGET_SPENT, g instanceof Waves.Gate.Spent
+                        ? ((Waves.Gate.Spent) g).detail() : "the earlier waves spent the budget");
+            }
             case SCREEN -> screen(job);
         }
+    }
+
+    /**
+     * D-059: a job this sled never started and now never will (the starter skipped its part, or
+     * the earlier waves spent the budget): said once, and passed as never run.
+     */
+    private void neverHere(JobId id, Message.SkipReason reason, String detail) {
+        loop.journal(new JournalRecord.Decision(JournalRecord.Decision.Kind.VERDICT, id.codephrase(),
+                reason.name() + ": " + detail));
+        adjudication.skip(id, reason, detail);
+        pass(id, ChainProjection.Passed.NEVER_RAN);
     }
 
     /** The job waiting at the head, offered again if it may now start. */
@@ -316,6 +334,10 @@ final class Head {
         List<String> refusals = new ArrayList<>();
         if (!above.isEmpty()) {
             refusals.add("limit above this sled's maximum: " + String.join("; ", above));
+        }
+        if (Waves.gate(job, cfg.me().cubby(), fold()) instanceof Waves.Gate.NotCubbies) {
+            // D-059: waves rank cubbies, so every sled ranks the same sleds; the client resolves targets.
+            refusals.add("a job in waves targets a list of cubbies, not " + job.request().target());
         }
         if (job.request().mode() != JobMode.RECORDED && !namesOneSled(job.request().target())) {
             // D-034: a terminal or a stream belongs to one sled; the API refuses it too.

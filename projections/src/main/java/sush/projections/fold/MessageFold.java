@@ -10,6 +10,7 @@ import sush.gossip.clock.Version;
 import sush.projections.fold.SledProjection.Announced;
 import sush.projections.fold.SledProjection.Outcome;
 import sush.projections.fold.SledProjection.Resumption;
+import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
 import sush.projections.job.InvalidJobReason;
 import sush.projections.job.SignedGrant;
@@ -128,6 +129,11 @@ final class MessageFold {
             // Who may ask: the API's concern (ops), not the chain's.
         } else if (m instanceof Message.Watermark) {
             // What the rack may forget, and the chain's skeleton: the settlement's (Settlement).
+        } else if (m instanceof Message.JobSledSkip) {
+            Message.JobSledSkip k = (Message.JobSledSkip) m;
+            if (starterOf(k.job()).map(k.by()::equals).orElse(false)) {
+                statuses.skipSled(k.job(), k.cubby());
+            }
         } else {
             onStatus(version, m);
         }
@@ -320,6 +326,22 @@ final class MessageFold {
                 }
             }
         }
+    }
+
+    /**
+     * The starter of {@code job}'s session: its pin's, else its session's when this fold knows
+     * the request; empty when it does not (a stop or a skip of it is not honoured).
+     */
+    Optional<String> starterOf(JobId job) {
+        SledProjection.Pin p = jobSessions.pin(job);
+        if (p != null) {
+            return Optional.of(p.starter());
+        }
+        SessionId s = jobSessions.get(job);
+        if (s == null && walk.chain() != null) {
+            s = walk.chain().known(job).map(j -> j.request().session()).orElse(null);
+        }
+        return s == null ? Optional.empty() : sessions.session(s).map(SessionProjection.Session::starter);
     }
 
     private boolean targetsMe(SignedJob job) {

@@ -406,11 +406,7 @@ public final class SledProjection {
      * request this sled has not folded is not honoured.
      */
     public boolean mayStop(Message.JobStop stop) {
-        Pin p = fold.jobSessions.pin(stop.job());
-        if (p != null) {
-            return p.starter().equals(stop.by());
-        }
-        return sessionOf(stop.job()).flatMap(this::session).map(s -> s.starter().equals(stop.by())).orElse(false);
+        return fold.starterOf(stop.job()).map(stop.by()::equals).orElse(false);
     }
 
     /**

@@ -31,6 +31,8 @@ public final class StatusProjection {
     private final LinkedHashMap<JobId, Map<String, Entry>> jobs = new LinkedHashMap<>();
     /** Conflicts by position and reporter; a position is only here while its statuses are. */
     private final Map<JobId, Map<String, Message.JobConflict>> conflicts = new HashMap<>();
+    /** Cubbies whose part of a job its starter skipped (D-059); a job is only here while its statuses are. */
+    private final Map<JobId, java.util.SortedSet<Integer>> skippedSleds = new HashMap<>();
     private long untracked;
 
     public StatusProjection() {
@@ -46,6 +48,7 @@ public final class StatusProjection {
         this.maxJobs = o.maxJobs;
         o.jobs.forEach((job, byReporter) -> this.jobs.put(job, new HashMap<>(byReporter)));
         o.conflicts.forEach((job, byReporter) -> this.conflicts.put(job, new HashMap<>(byReporter)));
+        o.skippedSleds.forEach((job, cubbies) -> this.skippedSleds.put(job, new java.util.TreeSet<>(cubbies)));
         this.untracked = o.untracked;
     }
 
@@ -56,6 +59,25 @@ public final class StatusProjection {
     public void forget(JobId job) {
         jobs.remove(job);
         conflicts.remove(job);
+        skippedSleds.remove(job);
+    }
+
+    /**
+     * The starter skipped the part of {@code job} of the sled in {@code cubby} (D-059; the fold
+     * checked who sent it). Kept while the job is tracked, as its statuses are.
+     */
+    public void skipSled(JobId job, int cubby) {
+        if (track(job) == null) {
+            untracked++;
+            return;
+        }
+        skippedSleds.computeIfAbsent(job, k -> new java.util.TreeSet<>()).add(cubby);
+    }
+
+    /** The cubbies whose part of {@code job} its starter skipped. */
+    public java.util.SortedSet<Integer> skippedSleds(JobId job) {
+        java.util.SortedSet<Integer> s = skippedSleds.get(job);
+        return s == null ? java.util.Collections.emptySortedSet() : java.util.Collections.unmodifiableSortedSet(s);
     }
 
     /** Applies a job event; returns whether it changed the job's status on its reporter. */
@@ -167,6 +189,7 @@ public final class StatusProjection {
             Map<String, Entry> s = job.getValue();
             if (!s.isEmpty() && s.values().stream().allMatch(e -> e.status().isTerminal())) {
                 conflicts.remove(job.getKey());
+                skippedSleds.remove(job.getKey());
                 it.remove();
                 return true;
             }

@@ -16,7 +16,7 @@ import sush.projections.id.SessionId;
  * (default false: on each sled it waits for the previous job it ran to end).
  */
 public record JobRequest(SessionId session, JobId job, String command, String target, boolean concurrent,
-        JobLimits limits, JobMode mode) {
+        JobLimits limits, JobMode mode, JobWave wave) {
     static final String DIGEST_TAG = "sush-job-v1";
     private static final byte[] SESSION = label("session");
     private static final byte[] JOB = label("job");
@@ -27,10 +27,18 @@ public record JobRequest(SessionId session, JobId job, String command, String ta
     private static final byte[] FALSE = {0};
     private static final byte[] LIMITS = label("limits");
     private static final byte[] MODE = label("mode");
+    private static final byte[] WAVE = label("wave");
 
     public JobRequest {
         Objects.requireNonNull(limits, "limits");
         Objects.requireNonNull(mode, "mode");
+        Objects.requireNonNull(wave, "wave");
+    }
+
+    /** A job run on every targeted sled as it reaches it (no waves). */
+    public JobRequest(SessionId session, JobId job, String command, String target, boolean concurrent,
+            JobLimits limits, JobMode mode) {
+        this(session, job, command, target, concurrent, limits, mode, JobWave.NONE);
     }
 
     /** A recorded job asking {@code limits}. */
@@ -48,10 +56,10 @@ public record JobRequest(SessionId session, JobId job, String command, String ta
      * The to-be-signed digest: SHA3-256 over labelled, length-prefixed fields in a fixed order,
      * defaults included, so the signature and the chain commit to every byte the signer approved.
      * Limits, when asked, are one more labelled field, and so is a mode other than recorded; a
-     * recorded request asking none hashes as before either existed (D-031, D-034).
+     * recorded request asking none hashes as before either existed (D-031, D-034); so do waves (D-059).
      */
     public byte[] digest() {
-        if (!limits.isNone() || mode != JobMode.RECORDED) {
+        if (!limits.isNone() || mode != JobMode.RECORDED || wave.isSet()) {
             List<byte[]> f = new ArrayList<>(List.of(
                     SESSION, session.toBytes(),
                     JOB, job.toBytes(),
@@ -66,6 +74,11 @@ public record JobRequest(SessionId session, JobId job, String command, String ta
                 // D-034: a mode other than recorded is one more labelled field, after the limits.
                 f.add(MODE);
                 f.add(mode.wire().getBytes(StandardCharsets.UTF_8));
+            }
+            if (wave.isSet()) {
+                // D-059: waves and their budget are one more labelled field, after the mode.
+                f.add(WAVE);
+                f.add(wave.toBytes());
             }
             return Hashes.sha3(DIGEST_TAG, f.toArray(new byte[0][]));
         }

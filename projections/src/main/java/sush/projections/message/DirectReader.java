@@ -21,14 +21,15 @@ final class DirectReader {
     private static final String[] KINDS = {"session-start", "session-stop", "job-skip", "job-start", "job-stop",
         "announcement", "job-started", "job-stopped", "job-error", "job-skipped", "rack-error", "job-cancelled",
         "operator-login", "operator-revoked", "session-grant", "session-access", "job-conflict",
-        "operator-unrevoked", "watermark"};
+        "operator-unrevoked", "watermark", "job-skip-sled"};
     /** Field names of format 1; read as these very strings (no allocation, identity compares). */
     private static final String[] NAMES = {"session", "acceptor", "sledNonce", "clientNonce", "starter", "by",
         "position", "job", "command", "target", "concurrent", "key", "algorithm", "signature", "baseboard",
         "software", "cubby", "exitCode", "processError", "stdoutBytes", "stdoutSha3", "stderrBytes", "stderrSha3",
         "error", "detail", "signal", "reason", "nonce", "ephemeral", "expires", "signer", "epoch", "startedAtMs",
         "endedAtMs", "durationMs", "api", "wallTimeMs", "outputBytes", "cpuSeconds", "addressSpaceBytes",
-        "fileSizeBytes", "mode", "access", "held", "refused", "id", "lifts", "ordinal", "head", "resume", "resumeOrdinal"};
+        "fileSizeBytes", "mode", "access", "held", "refused", "id", "lifts", "ordinal", "head", "resume", "resumeOrdinal",
+        "waveSize", "maxFailures"};
     private static final Table KIND_TABLE = new Table(KINDS);
     private static final Table NAME_TABLE = new Table(NAMES);
 

@@ -112,8 +112,23 @@ public sealed interface Message {
         }
     }
 
-    /** The sled will never run the job, and why. */
-    record JobSkipped(String baseboard, JobId job, SkipReason reason) implements Message {
+    /**
+     * The sled will never run the job, and why; {@code detail} says more when the reason has more
+     * to say (a spent budget's failures; null otherwise, and absent on the wire).
+     */
+    record JobSkipped(String baseboard, JobId job, SkipReason reason, String detail) implements Message {
+        public JobSkipped(String baseboard, JobId job, SkipReason reason) {
+            this(baseboard, job, reason, null);
+        }
+    }
+
+    /**
+     * The starter skips the part of job {@code job} of the sled in cubby {@code cubby} (issue 40,
+     * D-059): for a job in waves, later waves stop waiting for it; the sled itself, if it has
+     * not started the job when it sees this, ends it {@code Skipped{Operator}}. Honoured from the
+     * job's session starter only.
+     */
+    record JobSledSkip(JobId job, int cubby, String by) implements Message {
     }
 
     /**
@@ -240,7 +255,11 @@ public sealed interface Message {
 
     /** Reasons of {@link JobSkipped}. */
     enum SkipReason {
-        BELOW_FLOOR, ALREADY_HANDLED, SUPERSEDED, SESSION_ENDED
+        BELOW_FLOOR, ALREADY_HANDLED, SUPERSEDED, SESSION_ENDED,
+        /** D-059: more sleds of the job's earlier waves failed than its budget allows. */
+        BUDGET_SPENT,
+        /** D-059: the starter skipped this sled's part ({@link JobSledSkip}) before it started. */
+        OPERATOR
     }
 
     /** Kinds of {@link RackError}. */

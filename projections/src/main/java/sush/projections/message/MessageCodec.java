@@ -8,6 +8,7 @@ import sush.projections.id.SessionId;
 import sush.projections.id.SessionIds;
 import sush.projections.job.Grant;
 import sush.projections.job.JobLimits;
+import sush.projections.job.JobWave;
 import sush.projections.job.JobMode;
 import sush.projections.job.JobRequest;
 import sush.projections.job.SignatureAlgorithm;
@@ -133,7 +134,7 @@ public final class MessageCodec {
             case "announcement": case "job-started": case "job-stopped": case "job-error": case "job-skipped":
             case "rack-error": case "job-cancelled": case "operator-login": case "operator-revoked":
             case "operator-unrevoked":
-            case "session-grant": case "session-access": case "job-conflict": case "watermark":
+            case "session-grant": case "session-access": case "job-conflict": case "watermark": case "job-skip-sled":
                 return true;
             default:
                 return false;
@@ -165,6 +166,8 @@ public final class MessageCodec {
             return "job-cancelled";
         } else if (m instanceof JobConflict) {
             return "job-conflict";
+        } else if (m instanceof Message.JobSledSkip) {
+            return "job-skip-sled";
         } else if (m instanceof OperatorLogin) {
             return "operator-login";
         } else if (m instanceof OperatorRevoked) {
@@ -208,6 +211,9 @@ public final class MessageCodec {
             jobCancelled(b, (JobCancelled) m);
         } else if (m instanceof JobConflict) {
             jobConflict(b, (JobConflict) m);
+        } else if (m instanceof Message.JobSledSkip) {
+            Message.JobSledSkip k = (Message.JobSledSkip) m;
+            b.put("job", k.job().toBytes()).put("cubby", k.cubby()).put("by", k.by());
         } else if (m instanceof OperatorLogin) {
             operatorLogin(b, (OperatorLogin) m);
         } else if (m instanceof OperatorRevoked) {
@@ -247,6 +253,10 @@ public final class MessageCodec {
         limits(b, r.limits());
         if (r.mode() != JobMode.RECORDED) {
             b.put("mode", r.mode().wire());
+        }
+        if (r.wave().isSet()) {
+            // D-059: optional fields, written only for a job in waves.
+            b.put("waveSize", r.wave().size()).put("maxFailures", r.wave().maxFailures());
         }
     }
 
@@ -288,6 +298,9 @@ public final class MessageCodec {
 
     private static void jobSkipped(ObjectNode b, JobSkipped s) {
         b.put("baseboard", s.baseboard()).put("job", s.job().toBytes()).put("reason", wireName(s.reason()));
+        if (s.detail() != null) {
+            b.put("detail", s.detail());
+        }
     }
 
     private static void watermark(ObjectNode b, Watermark w) {
@@ -370,6 +383,19 @@ public final class MessageCodec {
         throw new MessageException("job-start.mode: " + m + " is not interactive or streaming");
     }
 
+    /** A job's waves (D-059): both fields or neither. */
+    private static JobWave wave(Fields f) throws MessageException {
+        Long size = f.optionalNumber("waveSize", 1, JobWave.MAX_SIZE);
+        Long budget = f.optionalNumber("maxFailures", 0, JobWave.MAX_SIZE);
+        if (size == null && budget == null) {
+            return JobWave.NONE;
+        }
+        if (size == null || budget == null) {
+            throw new MessageException("job-start: waveSize and maxFailures come together");
+        }
+        return new JobWave(size.intValue(), budget.intValue());
+    }
+
     private static JobLimits limits(Fields f) throws MessageException {
         long[] v = new long[LIMIT_NAMES.length];
         for (int i = 0; i < v.length; i++) {
@@ -410,7 +436,7 @@ public final class MessageCodec {
             case "job-start":
                 JobRequest r = new JobRequest(RecentIds.SESSIONS.of(f.id("session")), RecentIds.JOBS.of(f.id("job")),
                         f.text("command", Fields.MAX_COMMAND_CHARS), f.text("target", Target.MAX_CHARS), f.flag("concurrent"),
-                        limits(f), mode(f));
+                        limits(f), mode(f), wave(f));
                 return new JobStart(new SignedJob(r, new KeyId(f.id("key")), f.choice("algorithm", SignatureAlgorithm.class),
                         f.bytes("signature", -1, Fields.MAX_BLOB_BYTES)));
             case "job-stop":
@@ -436,7 +462,10 @@ public final class MessageCodec {
                         f.optionalNumber("endedAtMs", 0, Long.MAX_VALUE), f.optionalNumber("durationMs", 0, Long.MAX_VALUE));
             case "job-skipped":
                 return new JobSkipped(f.text("baseboard", name), RecentIds.JOBS.of(f.id("job")),
-                        f.choice("reason", Message.SkipReason.class));
+                        f.choice("reason", Message.SkipReason.class), f.optionalText("detail", Fields.MAX_DETAIL_CHARS));
+            case "job-skip-sled":
+                return new Message.JobSledSkip(RecentIds.JOBS.of(f.id("job")), (int) f.number("cubby", 0, 31),
+                        f.text("by", name));
             case "job-cancelled":
                 return new JobCancelled(f.text("baseboard", name), RecentIds.JOBS.of(f.id("job")));
             case "watermark":

@@ -89,6 +89,17 @@ public final class Target {
         return !everyone && cubbies.size() + baseboards.size() + serials.size() == 1;
     }
 
+    /**
+     * The cubbies named, sorted, when the target names nothing else (not {@code *}, no baseboard or
+     * serial): what a job in waves targets (D-059), so that every sled ranks the same sleds.
+     */
+    public java.util.Optional<List<Integer>> cubbyList() {
+        if (everyone || !baseboards.isEmpty() || !serials.isEmpty()) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(cubbies.stream().sorted().toList());
+    }
+
     /** Whether a job with this target runs on {@code sled}. */
     public boolean runsOn(Sled sled) {
         return everyone || cubbies.contains(sled.cubby()) || baseboards.contains(sled.baseboard())
