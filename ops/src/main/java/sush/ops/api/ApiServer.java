@@ -116,6 +116,8 @@ public final class ApiServer {
                         () -> sessions.access(q, who))))
                 .post("/jobs/{jid}/start", (q, s) -> gate.guard(q, s, (b, who) -> handle(s, () -> jobs.start(q, b))))
                 .post("/jobs/{jid}/stop", (q, s) -> gate.guard(q, s, (b, who) -> handle(s, () -> jobs.stop(q, who))))
+                .post("/jobs/{jid}/skip-sled/{cubby}", (q, s) -> gate.guard(q, s, (b, who) -> handle(s,
+                        () -> jobs.skipSled(q, who))))
                 .get("/jobs/{jid}/status", (q, s) -> gate.guard(q, s, (b, who) -> handle(s, () -> state.status(q))))
                 .get("/jobs/{jid}/output/{stream}", (q, s) -> gate.guard(q, s, (b, who) -> output.output(q, s, who)))
                 .get("/jobs/{jid}/attach", (q, s) -> gate.guard(q, s, (b, who) -> terminals.attach(q, s, who)))

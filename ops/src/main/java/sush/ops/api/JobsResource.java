@@ -17,6 +17,7 @@ import sush.ops.api.Replies.Refused;
 import sush.ops.auth.Authority;
 import sush.pipeline.sled.SledConfig;
 import sush.pipeline.sled.SledRuntime;
+import sush.projections.fold.Waves;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
 import sush.projections.job.InvalidJobReason;
@@ -71,6 +72,34 @@ final class JobsResource {
     }
 
     /**
+     * {@code POST /jobs/{jid}/skip-sled/{cubby}} (its session's starter only, issue 40): later
+     * waves stop waiting for that sled's part; the sled itself skips it if it has not started it.
+     */
+    Mono<Object> skipSled(HttpServerRequest q, Authority.Identity who) throws BadRequest {
+        JobId job = jobId(q.param("jid"));
+        int cubby;
+        try {
+            cubby = Integer.parseInt(q.param("cubby"));
+        } catch (NumberFormatException e) {
+            cubby = -1;
+        }
+        if (cubby < Target.MIN_CUBBY || cubby > Target.MAX_CUBBY) {
+            throw new BadRequest("bad-cubby", "a cubby is a number from " + Target.MIN_CUBBY + " to " + Target.MAX_CUBBY
+                    + ", not " + q.param("cubby"));
+        }
+        int c = cubby;
+        return runtime.query(v -> Optional.ofNullable(v.fold()).flatMap(f -> f.sessionOf(job))).flatMap(session -> {
+            if (session.isEmpty()) {
+                return Mono.error(new Refused(404, "unknown-job", "no request for job " + job.codephrase() + " here"));
+            }
+            return sessions.starterOnly(session.get(), who);
+        }).map(ok -> {
+            api.send(new Message.JobSledSkip(job, c, who.key().codephrase()));
+            return new Answers.SledPartSkipped(job.codephrase(), c);
+        });
+    }
+
+    /**
      * {@code POST /jobs/{jid}/start}: a signed job of the active session, gossiped once this
      * sled found it well-formed, runnable somewhere, signed by a trusted key and within its limits.
      */
@@ -106,6 +135,10 @@ final class JobsResource {
                 int code = bad.get() == InvalidJobReason.UNKNOWN_KEY || bad.get() == InvalidJobReason.BAD_SIGNATURE ? 403
                         : 400;
                 return Mono.error(new Refused(code, Json.lower(bad.get()), "refused: " + Json.lower(bad.get())));
+            }
+            if (job.request().wave().isSet() && Waves.members(job).isEmpty()) {
+                return Mono.error(new Refused(400, "waves-need-cubbies", "refused: a job in waves targets a list of "
+                        + "cubbies (every sled ranks the same sleds), not " + job.request().target()));
             }
             if (job.request().mode() != JobMode.RECORDED && !namesOneSled(job)) {
                 return Mono.error(new Refused(400, "one-sled-only", "refused: " + job.request().mode().wire()

@@ -42,6 +42,7 @@ import sush.pipeline.sled.SledConfig;
 import sush.pipeline.sled.SledRuntime;
 import sush.projections.fold.ChainProjection;
 import sush.projections.fold.Ordering;
+import sush.projections.fold.Waves;
 import sush.projections.fold.SessionProjection;
 import sush.projections.id.Chain;
 import sush.projections.id.JobId;
@@ -247,25 +248,35 @@ final class StateResource {
         // this sled restarted) is read back from the journal, which holds every delivery the fold
         // took and the earlier ones: its own status re-told from the boundary record (no times)
         // comes after the original. Nothing is read while the universe forgot nothing.
-        return runtime.query(v -> v.fold() == null ? new Folded(Map.of(), Map.of())
+        return runtime.query(v -> v.fold() == null ? new Folded(Map.of(), Map.of(), null)
                 : new Folded(Json.statuses(v.fold().statuses().statuses(job)),
-                        Json.conflicts(v.fold().statuses().conflicts(job))))
-                .flatMap(known -> !known.statuses().isEmpty() ? Mono.just(Map.entry(known.statuses(), known.conflicts()))
-                        : fromJournal(job).map(j -> j.getKey().isEmpty() ? Map.entry(known.statuses(),
-                                known.conflicts()) : j)).flatMap(both -> {
-                    Map<String, SledStatus> all = both.getKey();
+                        Json.conflicts(v.fold().statuses().conflicts(job)), waves(v.fold(), job)))
+                .flatMap(known -> (!known.statuses().isEmpty() ? Mono.just(known)
+                        : fromJournal(job).map(j -> j.getKey().isEmpty() ? known
+                                : new Folded(j.getKey(), j.getValue(), known.waves()))).flatMap(both -> {
+                    Map<String, SledStatus> all = both.statuses();
                     Map<String, SledStatus> m = sled.isEmpty() ? all : all.containsKey(sled.get())
                             ? Map.of(sled.get(), all.get(sled.get())) : Map.of();
-                    if (m.isEmpty()) {
+                    // A job in waves whose first sleds have not reported is known: its waves are shown.
+                    if (m.isEmpty() && (sled.isPresent() || both.waves() == null)) {
                         return Mono.error(new Refused(404, "unknown-job", "no status for job " + job.codephrase()
                                 + sled.map(b -> " from sled " + b).orElse("")));
                     }
-                    return Mono.just((Object) statusBody(job, m, both.getValue()));
-                });
+                    StatusReport r = statusBody(job, m, both.conflicts());
+                    return Mono.just((Object) new StatusReport(r.jobId(), r.statuses(), r.conflicts(), both.waves()));
+                }));
     }
 
-    /** What the fold knows of a job: its statuses and its conflicts. */
-    private record Folded(Map<String, SledStatus> statuses, Map<String, Conflict> conflicts) {
+    /** What the fold knows of a job: its statuses, its conflicts, and where its waves stand (null: none). */
+    private record Folded(Map<String, SledStatus> statuses, Map<String, Conflict> conflicts,
+            StatusReport.WaveProgress waves) {
+    }
+
+    /** Issue 40: where job {@code job}'s waves stand by this sled's fold, when it is a job in waves it holds. */
+    private static StatusReport.WaveProgress waves(sush.projections.fold.SledProjection fold, JobId job) {
+        return fold.chain().flatMap(c -> c.known(job)).flatMap(j -> Waves.progress(j, fold))
+                .map(p -> new StatusReport.WaveProgress(p.size(), p.budget(), p.wave(), p.awaited(), p.failures(),
+                        p.spent())).orElse(null);
     }
 
     /**

@@ -11,6 +11,7 @@ import sush.projections.id.SessionId;
 import sush.projections.job.JobLimits;
 import sush.projections.job.JobMode;
 import sush.projections.job.JobRequest;
+import sush.projections.job.JobWave;
 import sush.projections.job.SignedJob;
 import sush.projections.job.SignerKey;
 import sush.projections.targets.Target;
@@ -53,7 +54,7 @@ final class JobRequests {
     /** Shared by start and sign: a signed request for the next position of the active session. */
     static Placed signNext(Global g, String target, boolean concurrent, List<String> command,
             JobLimits limits) throws Client.Failure {
-        return signNext(g, target, concurrent, command, limits, JobMode.RECORDED);
+        return signNext(g, target, concurrent, command, limits, JobMode.RECORDED, JobWave.NONE);
     }
 
     /**
@@ -62,10 +63,13 @@ final class JobRequests {
      * id); the position is the kept chain's tip once extended by what the sleds hold after it.
      */
     static Placed signNext(Global g, String target, boolean concurrent, List<String> command,
-            JobLimits limits, JobMode mode) throws Client.Failure {
+            JobLimits limits, JobMode mode, JobWave wave) throws Client.Failure {
         checkTarget(target);
         checkCommand(command);
         Client c = g.client();
+        if (wave.isSet()) {
+            target = WaveOptions.cubbies(c, target); // D-059: every sled ranks the same cubbies
+        }
         String session = SessionCommand.active(c);
         if (session == null) {
             // Started the rack's way: a grant of this signer key in a signed rack, kept for `session resume`.
@@ -73,7 +77,7 @@ final class JobRequests {
             SessionCommand.awaitActive(c, session);
         }
         return place(c, SessionStore.of(g, c), SessionCommand.sessionId(session), g.signer(), commandLine(command),
-                target, concurrent, limits, mode);
+                target, concurrent, limits, mode, wave);
     }
 
     /** A request signed at its session's next position, and the kept chain that holds it. */
@@ -83,10 +87,17 @@ final class JobRequests {
     /** Signs the next job of {@code session} at the kept chain's tip (extended from the rack) and keeps it. */
     static Placed place(Client c, SessionStore store, SessionId session, SignerKey key, String command,
             String target, boolean concurrent, JobLimits limits, JobMode mode) throws Client.Failure {
+        return place(c, store, session, key, command, target, concurrent, limits, mode, JobWave.NONE);
+    }
+
+    /** As {@link #place(Client, SessionStore, SessionId, SignerKey, String, String, boolean, JobLimits, JobMode)}, in waves. */
+    static Placed place(Client c, SessionStore store, SessionId session, SignerKey key, String command,
+            String target, boolean concurrent, JobLimits limits, JobMode mode, JobWave wave) throws Client.Failure {
         SessionStore.Kept kept = Placement.extended(c, store, session);
         SignedJob job;
         try {
-            job = key.sign(new JobRequest(session, kept.chain().tip(), command, target, concurrent, limits, mode));
+            job = key.sign(new JobRequest(session, kept.chain().tip(), command, target, concurrent, limits, mode,
+                    wave));
         } catch (RuntimeException e) {
             throw new Client.Failure(1, "bad-request", "cannot build the request: " + e.getMessage());
         }

@@ -25,6 +25,8 @@ final class JobSignCommand implements Callable<Integer> {
     boolean concurrent;
     @Mixin
     LimitOptions limits;
+    @Mixin
+    WaveOptions waves;
     @Parameters(arity = "1..*", paramLabel = "CMD", description = "the command, as for `job start`")
     List<String> command;
 
@@ -32,7 +34,8 @@ final class JobSignCommand implements Callable<Integer> {
     public Integer call() {
         try {
             g.invocation().out().println(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(
-                    SignedRequests.toJson(JobRequests.signNext(g, target, concurrent, command, limits.limits()).job())));
+                    SignedRequests.toJson(JobRequests.signNext(g, target, concurrent, command, limits.limits(),
+                            sush.projections.job.JobMode.RECORDED, waves.wave()).job())));
             return 0;
         } catch (Client.Failure f) {
             return g.fail(f);

@@ -11,6 +11,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import sush.projections.job.JobMode;
+import sush.projections.job.JobWave;
 import sush.projections.job.SignedJob;
 
 /**
@@ -29,6 +30,8 @@ final class JobStartCommand implements Callable<Integer> {
     boolean await;
     @Mixin
     LimitOptions limits;
+    @Mixin
+    WaveOptions waves;
     @Option(names = {"-i", "--interactive"}, description = "run it on a terminal on exactly one sled (--target) "
             + "and attach to it here: Ctrl-] detaches, `sush job attach` returns")
     boolean interactive;
@@ -49,8 +52,12 @@ final class JobStartCommand implements Callable<Integer> {
             if (interactive || stream) {
                 OneSledJobs.oneSled(target);
             }
+            JobWave wave = waves.wave();
+            if (wave.isSet() && (interactive || stream)) {
+                throw new Client.Failure(2, "bad-mode", "waves are for jobs on many sleds, not -i or -S");
+            }
             JobRequests.Placed placed = JobRequests.signNext(g, target, concurrent, command, limits.limits(), interactive
-                    ? JobMode.INTERACTIVE : stream ? JobMode.STREAMING : JobMode.RECORDED);
+                    ? JobMode.INTERACTIVE : stream ? JobMode.STREAMING : JobMode.RECORDED, wave);
             SignedJob job = placed.job();
             String id = job.request().job().codephrase();
             JobRequests.submit(g.client(), placed);
@@ -68,8 +75,12 @@ final class JobStartCommand implements Callable<Integer> {
             }
             if (!g.json) {
                 g.invocation().out().println(id);
+                if (wave.isSet()) {
+                    g.invocation().out().println(WaveOptions.describe(wave, job.request().target()));
+                }
             }
-            return JobStatuses.waitFor(g, job.request().job(), target, Optional.of(job.request().successor()));
+            return JobStatuses.waitFor(g, job.request().job(), job.request().target(),
+                    Optional.of(job.request().successor()));
         } catch (Client.Failure f) {
             return g.fail(f);
         }

@@ -35,7 +35,11 @@ final class JobStatusCommand implements Callable<Integer> {
             }
             JsonNode s = g.client().get("/jobs/" + job.codephrase() + "/status");
             StatusReport r = Client.read(s, StatusReport.class);
-            g.print(s, JobStatuses.render(r.statuses(), full));
+            String lines = JobStatuses.render(r.statuses(), full);
+            if (r.waves() != null) {
+                lines = WaveOptions.progress(r.waves()) + (lines.isEmpty() ? "" : "\n" + lines);
+            }
+            g.print(s, lines);
             return JobStatuses.allZero(r.statuses()) ? 0 : 5;
         } catch (Client.Failure f) {
             return g.fail(f);

@@ -164,6 +164,9 @@ final class JobStatuses {
         }
         if (s.reason() != null) {
             b.append(' ').append(s.reason());
+            if (s.error() == null && s.detail() != null) {
+                b.append(": ").append(Said.text(s.detail()));
+            }
         }
         if (s.sledStartedAt() != null) {
             // The sled's own clock: shown as it said, labelled so, never compared across sleds.

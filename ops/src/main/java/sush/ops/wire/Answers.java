@@ -56,4 +56,8 @@ public final class Answers {
     /** {@code POST /jobs/{jid}/stop}: the job is stopping. */
     public record JobStopping(@JsonProperty("job_id") String jobId, Boolean stopping) {
     }
+
+    /** {@code POST /jobs/{jid}/skip-sled/{cubby}}: the starter skipped the part of the sled in that cubby. */
+    public record SledPartSkipped(@JsonProperty("job_id") String jobId, int cubby) {
+    }
 }

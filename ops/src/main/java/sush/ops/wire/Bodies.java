@@ -58,7 +58,7 @@ public final class Bodies {
 
     /** {@code POST /jobs/{id}/start} and `sush job sign`'s output: a signed job request. */
     public record JobStart(String session, String job, String command, String target, Boolean concurrent, String key,
-            String algorithm, String signature, Limits limits, String mode) {
+            String algorithm, String signature, Limits limits, String mode, Integer waveSize, Integer maxFailures) {
     }
 
     /** {@code POST /sessions/grant}: a signer's grant (ordered-sessions.md section 1). */

@@ -59,8 +59,8 @@ public final class Json {
                     e.signal() != 0 ? e.signal() : null, null, null, null, instant(e.startedAtMs()),
                     instant(e.endedAtMs()), e.durationMs());
         } else if (m instanceof Message.JobSkipped) {
-            return new SledStatus(name, null, null, null, null, null, null, null, null, null,
-                    lower(((Message.JobSkipped) m).reason()), null, null, null, null, null);
+            return new SledStatus(name, null, null, null, null, null, null, null, ((Message.JobSkipped) m).detail(),
+                    null, lower(((Message.JobSkipped) m).reason()), null, null, null, null, null);
         } else if (m instanceof Message.JobConflict) {
             Conflict c = conflict((Message.JobConflict) m);
             return new SledStatus(name, null, null, null, null, null, null, null, null, null, c.reason(), c.held(),

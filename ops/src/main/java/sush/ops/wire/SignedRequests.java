@@ -11,6 +11,7 @@ import sush.projections.id.SessionId;
 import sush.projections.job.Grant;
 import sush.projections.job.JobLimits;
 import sush.projections.job.JobMode;
+import sush.projections.job.JobWave;
 import sush.projections.job.JobRequest;
 import sush.projections.job.SignatureAlgorithm;
 import sush.projections.job.SignedGrant;
@@ -45,6 +46,10 @@ public final class SignedRequests {
         if (j.request().mode() != JobMode.RECORDED) {
             m.put("mode", j.request().mode().wire());
         }
+        if (j.request().wave().isSet()) {
+            m.put("wave_size", j.request().wave().size());
+            m.put("max_failures", j.request().wave().maxFailures());
+        }
         m.put("key", j.key().codephrase());
         m.put("algorithm", Json.lower(j.algorithm()));
         m.put("signature", Base64.getEncoder().encodeToString(j.signature()));
@@ -65,7 +70,7 @@ public final class SignedRequests {
             JobRequest r = new JobRequest(SessionId.parse(Bodies.required(b.session(), "session")),
                     JobId.parse(Bodies.required(b.job(), "job")), Bodies.required(b.command(), "command"),
                     Bodies.required(b.target(), "target"), Boolean.TRUE.equals(b.concurrent()), limits(b.limits()),
-                    mode(b.mode()));
+                    mode(b.mode()), wave(b.waveSize(), b.maxFailures()));
             return new SignedJob(r, KeyId.parse(Bodies.required(b.key(), "key")), algorithm(Bodies.required(
                     b.algorithm(), "algorithm")), Bodies.base64(b.signature(), "signature"));
         } catch (IdException e) {
@@ -114,6 +119,22 @@ public final class SignedRequests {
             throw new BadRequest("bad-codephrase", e.getMessage());
         } catch (IllegalArgumentException e) {
             throw new BadRequest("malformed-body", e.getMessage());
+        }
+    }
+
+    /** Issue 40: a job's waves, both fields or neither. */
+    private static JobWave wave(Integer size, Integer maxFailures) throws BadRequest {
+        if (size == null && maxFailures == null) {
+            return JobWave.NONE;
+        }
+        if (size == null || size < 1) {
+            throw new BadRequest("malformed-body", "field wave_size is a number of sleds from 1 to " + JobWave.MAX_SIZE
+                    + " when max_failures is given");
+        }
+        try {
+            return new JobWave(size, maxFailures == null ? 0 : maxFailures);
+        } catch (IllegalArgumentException e) {
+            throw new BadRequest("malformed-body", "fields wave_size and max_failures: " + e.getMessage());
         }
     }
 

@@ -173,6 +173,9 @@ class RouteContractTest {
                                 "\"concurrent\":\"no\"")),
                 Route.guarded("POST", "/jobs/{jid}/stop", "/jobs/" + r.done + "/stop", Access.SIGNED)
                         .bad("job id", "/jobs/" + notOne + "/stop", ""),
+                Route.guarded("POST", "/jobs/{jid}/skip-sled/{cubby}", "/jobs/" + r.done + "/skip-sled/1", Access.SIGNED)
+                        .bad("job id", "/jobs/" + notOne + "/skip-sled/1", "")
+                        .bad("cubby", "/jobs/" + r.done + "/skip-sled/40", ""),
                 Route.guarded("GET", "/jobs/{jid}/status", "/jobs/" + r.done + "/status", Access.READS)
                         .bad("job id", "/jobs/" + notOne + "/status", ""),
                 Route.guarded("GET", "/jobs/{jid}/output/{stream}", "/jobs/" + r.done + "/output/stdout", Access.READS)

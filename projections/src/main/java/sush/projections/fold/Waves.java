@@ -103,6 +103,45 @@ public final class Waves {
     }
 
     /**
+     * Where a job in waves stands, as a fold sees it (what {@code job status} shows): the wave
+     * held now ({@code -1} once every wave is done), the cubbies of it not done yet, the failures
+     * so far, and whether the budget is spent.
+     */
+    public record Progress(int size, int budget, int wave, List<Integer> awaited, int failures, boolean spent) {
+    }
+
+    /** The progress of {@code job} (in waves), from {@code fold}; empty for a job without waves or not of cubbies. */
+    public static Optional<Progress> progress(SignedJob job, SledProjection fold) {
+        JobWave wave = job.request().wave();
+        Optional<List<Integer>> members = members(job);
+        if (!wave.isSet() || members.isEmpty()) {
+            return Optional.empty();
+        }
+        JobId id = job.request().job();
+        SortedSet<Integer> skipped = fold.statuses().skippedSleds(id);
+        Map<String, StatusProjection.Entry> byReporter = fold.statuses().statuses(id);
+        int failures = 0;
+        int held = -1;
+        List<Integer> awaited = new ArrayList<>();
+        List<Integer> all = members.get();
+        for (int i = 0; i < all.size(); i++) {
+            int c = all.get(i);
+            Optional<StatusProjection.Entry> done = doneAt(c, byReporter, fold.announcements());
+            if (done.isPresent() && failure(done.get())) {
+                failures++;
+            }
+            boolean open = done.isEmpty() && !skipped.contains(c);
+            int w = i / wave.size();
+            if (open && (held < 0 || held == w)) {
+                held = w;
+                awaited.add(c);
+            }
+        }
+        return Optional.of(new Progress(wave.size(), wave.maxFailures(), held, List.copyOf(awaited), failures,
+                failures > wave.maxFailures()));
+    }
+
+    /**
      * The terminal status of the sled announced in {@code cubby}; when a cubby held two sleds
      * (a swap), a failure of either counts, else either's ending.
      */

@@ -1,0 +1,102 @@
+package sush.ops;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import sush.ops.cli.Client;
+import sush.ops.cli.RackAccess;
+import sush.ops.cli.RackCommand;
+import sush.ops.wire.Json;
+import sush.projections.fold.Ordering;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Issue 40 through real daemons as an operator runs them: a signed 4-sled rack, a job started with
+ * {@code --wave-size 1 --max-failures 0} on every sled that fails on cubby 1. Cubby 0 runs it,
+ * cubby 1 fails, cubbies 2 and 3 never start it ({@code Skipped{BudgetSpent}}) and {@code --wait}
+ * exits 5. Then a sled that is down holds the next wave: {@code job status} names the cubby
+ * awaited, and {@code job skip --sled} lets the later wave run.
+ */
+class WavesDaemonTest extends ClientRack {
+    private static final int SLEDS = 4;
+
+    private Path ledger;
+
+    private void startRack() throws Exception {
+        rack = RackCommand.create(dir, SLEDS, LocalRack.freePorts(SLEDS), Ordering.SIGNED);
+        ledger = dir.resolve("ran.txt");
+        for (int i = 0; i < SLEDS; i++) {
+            processes.add(RackAccess.start(dir, rack.sleds().get(i), List.of(), List.of()));
+        }
+        for (int i = 0; i < SLEDS; i++) {
+            assertTrue(RackAccess.awaitApi(rack.sleds().get(i).api()), "sled " + i + " answers");
+        }
+        await("one universe", () -> oneUniverse(SLEDS));
+    }
+
+    /** A command that records where it ran, and fails (exit 3) on the sled in cubby {@code failing}. */
+    private String command(int failing) {
+        return "echo \"$SUSH_JOB_ID $SUSH_JOB_OUTPUT_DIR\" >> " + ledger + "; case \"$SUSH_JOB_OUTPUT_DIR\" in *sled"
+                + String.format("%02d", failing) + "*) exit 3;; esac; echo ok";
+    }
+
+    /** The sleds (their directories' names) that ran {@code job}, as the ledger says. */
+    private List<String> ranOn(String job) throws Exception {
+        if (!Files.exists(ledger)) {
+            return List.of();
+        }
+        return Files.readAllLines(ledger).stream().filter(l -> l.startsWith(job + " ")).map(l -> l.replaceAll(
+                ".*(sled0[0-9]).*", "$1")).sorted().toList();
+    }
+
+    private Map<String, JsonNode> statusNodes(int via, String job) throws Client.Failure {
+        Map<String, JsonNode> out = new java.util.TreeMap<>();
+        client(via).get("/jobs/" + job + "/status").get("statuses").properties()
+                .forEach(e -> out.put(e.getKey(), e.getValue()));
+        return out;
+    }
+
+    @Test
+    void aWaveOfOneWithNoBudgetStopsAtTheFirstFailureAndASkippedSledReleasesTheNextWave() throws Exception {
+        startRack();
+        CliRun run = cli(0, "job", "start", "--json", "--wait", "--wave-size", "1", "--max-failures", "0", "--",
+                command(1));
+        assertEquals(5, run.exit(), "--wait exits 5 when the budget was spent: " + run.out() + run.err());
+        String job = Json.MAPPER.readTree(run.lastLine()).get("job_id").asString();
+        assertEquals(List.of("sled00", "sled01"), ranOn(job), "cubby 0 ran, cubby 1 failed, the rest never started");
+        Map<String, JsonNode> s = statusNodes(0, job);
+        assertEquals(0, s.get(sled(0)).get("exit_code").asInt());
+        assertEquals(3, s.get(sled(1)).get("exit_code").asInt());
+        for (int i = 2; i < SLEDS; i++) {
+            assertEquals("skipped", s.get(sled(i)).get("status").asString());
+            assertEquals("budget-spent", s.get(sled(i)).get("reason").asString());
+            assertTrue(s.get(sled(i)).get("detail").asString().contains("cubbies [1]"), s.get(sled(i)).toString());
+        }
+        CliRun status = cli(2, "job", "status", job);
+        assertEquals(5, status.exit());
+        assertTrue(status.out().contains("budget spent"), status.out());
+
+        // A sled that never reports holds the later waves until its part is skipped.
+        processes.get(2).descendants().forEach(ProcessHandle::destroyForcibly);
+        processes.get(2).destroyForcibly().waitFor();
+        CliRun second = cli(0, "job", "start", "--json", "--target", "2,3", "--wave-size", "1", "--", command(9));
+        assertEquals(0, second.exit(), second.out() + second.err());
+        String held = Json.MAPPER.readTree(second.lastLine()).get("job_id").asString();
+        await("sled 3 says it awaits cubby 2", () -> {
+            CliRun r = cli(3, "job", "status", held);
+            return r.out().contains("wave 0 awaits cubbies [2]");
+        });
+        Thread.sleep(1_000);
+        assertEquals(List.of(), ranOn(held), "cubby 3 waits for cubby 2");
+        CliRun skip = cli(0, "job", "skip", "--sled", "2", held);
+        assertEquals(0, skip.exit(), skip.out() + skip.err());
+        await("cubby 3 ran it once cubby 2's part was skipped", () -> "stopped".equals(statuses(0, held).get(sled(3))));
+        assertEquals(List.of("sled03"), ranOn(held));
+    }
+}
