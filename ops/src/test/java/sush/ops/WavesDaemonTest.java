@@ -78,6 +78,12 @@ class WavesDaemonTest extends ClientRack {
             assertEquals("budget-spent", s.get(sled(i)).get("reason").asString());
             assertTrue(s.get(sled(i)).get("detail").asString().contains("cubbies [1]"), s.get(sled(i)).toString());
         }
+        JsonNode listed = null;
+        for (JsonNode j : client(0).get("/jobs?limit=10").get("jobs")) {
+            listed = j.get("job_id").asString().equals(job) ? j : listed;
+        }
+        assertTrue(listed != null && listed.get("waves").get("spent").asBoolean(), "the page's list shows the waves: "
+                + listed);
         CliRun status = cli(2, "job", "status", job);
         assertEquals(5, status.exit());
         assertTrue(status.out().contains("budget spent"), status.out());

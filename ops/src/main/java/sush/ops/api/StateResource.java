@@ -164,8 +164,9 @@ final class StateResource {
             if (matched <= offset || out.size() >= limit) {
                 continue;
             }
-            out.add(jobEntry(id, of, Json.statuses(journal ? extra.statuses().statuses(id)
-                    : v.fold().statuses().statuses(id))));
+            JobPage.Entry e = jobEntry(id, of, Json.statuses(journal ? extra.statuses().statuses(id)
+                    : v.fold().statuses().statuses(id)));
+            out.add(new JobPage.Entry(e.jobId(), e.sessionId(), e.statuses(), waves(v.fold(), id)));
         }
         return jobPage(matched, offset, limit, out);
     }

@@ -189,7 +189,7 @@ function renderChain() {
 function applyJobs(page) {
   state.order = page.jobs.map((j) => j.job_id);
   for (const j of page.jobs) {
-    state.jobs.set(j.job_id, { statuses: j.statuses || {}, session: j.session_id });
+    state.jobs.set(j.job_id, { statuses: j.statuses || {}, session: j.session_id, waves: j.waves });
   }
   document.getElementById('jobs-count').textContent = '(' + page.total + ' known here)';
   renderJobs();
@@ -239,6 +239,8 @@ function jobRow(id) {
   row.dataset.job = id;
   const name = el('div', 'name', id);
   name.setAttribute('role', 'rowheader');
+  const w = state.jobs.get(id).waves;
+  if (w) name.append(el('small', 'waves', waveText(w)));
   row.append(name);
   const cells = new Map();
   const statuses = state.jobs.get(id).statuses;
@@ -252,6 +254,14 @@ function jobRow(id) {
   });
   rows.set(id, { row, cells });
   return row;
+}
+
+// A job in waves (issue 40): its size and budget, and what it waits for or how it ended.
+function waveText(w) {
+  const head = ' waves of ' + w.size + ', budget ' + w.max_failures + ', ' + w.failures + ' failed';
+  if (w.spent) return head + ': budget spent';
+  if (w.wave < 0) return head + ': every wave done';
+  return head + ': wave ' + w.wave + ' awaits cubbies ' + w.awaiting.join(', ');
 }
 
 function sameStatus(a, b) {
