@@ -65,6 +65,17 @@ class WavesDaemonTest extends ClientRack {
     @Test
     void aWaveOfOneWithNoBudgetStopsAtTheFirstFailureAndASkippedSledReleasesTheNextWave() throws Exception {
         startRack();
+        // The dry run first: every sled would run it, in its wave; nothing is signed or sent.
+        CliRun plan = cli(1, "job", "plan", "--wave-size", "2");
+        assertEquals(0, plan.exit(), plan.out() + plan.err());
+        assertTrue(plan.out().contains("waves of 2, budget 0: [0, 1] [2, 3]"), plan.out());
+        assertTrue(plan.out().contains(sled(3) + "  run in wave 1"), plan.out());
+        CliRun typo = cli(1, "job", "plan", "--target", "913-0000019:NOSUCH");
+        assertEquals(2, typo.exit(), typo.out() + typo.err());
+        assertTrue(typo.err().contains("unknown-sled"), typo.err());
+        CliRun nobody = cli(1, "job", "plan", "--yes", "--target", "913-0000019:NOSUCH");
+        assertEquals(5, nobody.exit(), "no sled would run it: " + nobody.out());
+        assertTrue(nobody.out().contains("not-targeted"), nobody.out());
         CliRun run = cli(0, "job", "start", "--json", "--wait", "--wave-size", "1", "--max-failures", "0", "--",
                 command(1));
         assertEquals(5, run.exit(), "--wait exits 5 when the budget was spent: " + run.out() + run.err());
@@ -100,6 +111,12 @@ class WavesDaemonTest extends ClientRack {
         });
         Thread.sleep(1_000);
         assertEquals(List.of(), ranOn(held), "cubby 3 waits for cubby 2");
+        CliRun waiting = cli(0, "job", "plan", "--target", "0,1,3");
+        assertEquals(5, waiting.exit(), waiting.out() + waiting.err());
+        assertTrue(waiting.out().contains(sled(3) + "  wait: earlier jobs first: the head stands at " + held),
+                waiting.out());
+        assertTrue(waiting.out().contains(sled(2) + "  unreachable"), waiting.out());
+        assertTrue(waiting.out().contains(sled(0) + "  run"), waiting.out());
         CliRun skip = cli(0, "job", "skip", "--sled", "2", held);
         assertEquals(0, skip.exit(), skip.out() + skip.err());
         await("cubby 3 ran it once cubby 2's part was skipped", () -> "stopped".equals(statuses(0, held).get(sled(3))));

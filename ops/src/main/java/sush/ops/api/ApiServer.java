@@ -123,6 +123,7 @@ public final class ApiServer {
                 .get("/jobs/{jid}/attach", (q, s) -> gate.guard(q, s, (b, who) -> terminals.attach(q, s, who)))
                 .get("/jobs/{jid}/stream", (q, s) -> gate.guard(q, s, (b, who) -> terminals.stream(q, s, who)))
                 .get("/jobs", (q, s) -> gate.guard(q, s, (b, who) -> state.history(q, s)))
+                .get("/plan", (q, s) -> gate.guard(q, s, (b, who) -> here(q, s, () -> handle(s, () -> jobs.plan(q)))))
                 .get("/boundary", (q, s) -> gate.guard(q, s, (b, who) -> here(q, s, () -> query(api.runtime(), s,
                         state::boundary))))
                 .get("/iam", (q, s) -> gate.guard(q, s, (b, who) -> json(s, 200, logins.iam())))

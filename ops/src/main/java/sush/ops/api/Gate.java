@@ -138,10 +138,13 @@ final class Gate {
         }).onErrorResume(Refused.class, e -> error(s, e.status, e.code, e.getMessage())));
     }
 
-    /** The endpoints a read token may GET (D-035): state, statuses, outputs and events; never attach or stream. */
+    /**
+     * The endpoints a read token may GET (D-035): state, statuses, outputs, events and plans (a dry
+     * run changes nothing, issue 40); never attach or stream.
+     */
     static boolean readable(String path) {
         return path.equals("/version") || path.equals("/versions") || path.equals("/rack") || path.equals("/sessions")
-                || path.equals("/boundary") || path.equals("/events") || path.equals("/jobs")
+                || path.equals("/boundary") || path.equals("/events") || path.equals("/jobs") || path.equals("/plan")
                 || (path.startsWith("/jobs/") && (path.endsWith("/status") || path.contains("/output/")));
     }
 

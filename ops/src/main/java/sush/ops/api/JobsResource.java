@@ -21,7 +21,10 @@ import sush.projections.fold.Waves;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
 import sush.projections.job.InvalidJobReason;
+import sush.projections.job.JobLimits;
 import sush.projections.job.JobMode;
+import sush.projections.job.JobRequest;
+import sush.projections.job.JobWave;
 import sush.projections.job.SignedJob;
 import sush.projections.message.Message;
 import sush.projections.message.MessageCodec;
@@ -97,6 +100,75 @@ final class JobsResource {
             api.send(new Message.JobSledSkip(job, c, who.key().codephrase()));
             return new Answers.SledPartSkipped(job.codephrase(), c);
         });
+    }
+
+    /**
+     * {@code GET /plan?target=T[&wave_size=N&max_failures=K&concurrent=true&mode=M&LIMIT=V]} (issue
+     * 40, {@code sush job plan}): what this sled would do now with such a job at the active
+     * session's next position, committing, signing and gossiping nothing. Relayed with
+     * {@code sled=B}. A target no sled can parse, or a malformed field, is a 400.
+     */
+    Mono<Object> plan(HttpServerRequest q) throws BadRequest {
+        java.util.Map<String, List<String>> p = new io.netty.handler.codec.http.QueryStringDecoder(q.uri()).parameters();
+        String target = first(p, "target");
+        if (target == null) {
+            throw new BadRequest("bad-target", "target is required (*, cubbies, baseboards or serials)");
+        }
+        try {
+            Target.parse(target);
+        } catch (TargetException e) {
+            throw new BadRequest("bad-target", "target: " + e.getMessage());
+        }
+        JobWave wave;
+        JobLimits limits;
+        JobMode mode;
+        try {
+            Integer size = number(p, "wave_size") == null ? null : Math.toIntExact(number(p, "wave_size"));
+            Long budget = number(p, "max_failures");
+            wave = size == null ? JobWave.NONE : new JobWave(size, budget == null ? 0 : Math.toIntExact(budget));
+            long[] v = new long[SignedRequests.LIMIT_FIELDS.length];
+            for (int i = 0; i < v.length; i++) {
+                Long n = number(p, SignedRequests.LIMIT_FIELDS[i]);
+                v[i] = n == null ? 0 : n;
+            }
+            limits = new JobLimits(v[0], v[1], v[2], v[3], v[4]);
+            mode = first(p, "mode") == null ? JobMode.RECORDED : JobMode.parse(first(p, "mode"));
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            throw new BadRequest("malformed-query", e.getMessage());
+        }
+        boolean concurrent = "true".equals(first(p, "concurrent"));
+        JobWave w = wave;
+        JobLimits l = limits;
+        JobMode m = mode;
+        return runtime.query(v -> Optional.ofNullable(v.fold()).flatMap(f -> f.activeSession()).map(a -> a.id()))
+                .flatMap(session -> runtime.plan(position -> new JobRequest(session.orElse(NO_SESSION), position,
+                        "plan", target, concurrent, l, m, w)))
+                .map(plan -> new Answers.Plan(cfg.me().baseboard(), cfg.me().cubby(), plan.verdict(), plan.reason(),
+                        plan.wave(), plan.waitingFor()));
+    }
+
+    /** The session a plan names when none is active here (its verdict then says it waits). */
+    private static final SessionId NO_SESSION = new SessionId(new byte[sush.projections.id.Id88.BYTES]);
+
+    private static String first(java.util.Map<String, List<String>> p, String name) {
+        List<String> v = p.get(name);
+        return v == null || v.isEmpty() ? null : v.get(0);
+    }
+
+    private static Long number(java.util.Map<String, List<String>> p, String name) throws BadRequest {
+        String v = first(p, name);
+        if (v == null) {
+            return null;
+        }
+        try {
+            long n = Long.parseLong(v);
+            if (n < 0) {
+                throw new NumberFormatException();
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new BadRequest("malformed-query", name + " is not a number: " + v);
+        }
     }
 
     /**

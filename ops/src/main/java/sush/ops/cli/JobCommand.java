@@ -7,11 +7,11 @@ import picocli.CommandLine.Command;
 import sush.projections.id.IdException;
 import sush.projections.id.JobId;
 
-/** {@code sush job start|sign|submit|status|history|stop|skip|output}. */
+/** {@code sush job start|sign|submit|status|history|stop|skip|output|attach|plan}. */
 @Command(name = "job", description = "Sign, submit, follow and stop jobs.",
         subcommands = {JobStartCommand.class, JobSignCommand.class, JobSubmitCommand.class, JobStatusCommand.class,
                 JobHistoryCommand.class, JobStopCommand.class, JobSkipCommand.class, JobOutputCommand.class,
-                JobAttachCommand.class})
+                JobAttachCommand.class, JobPlanCommand.class})
 public final class JobCommand implements Callable<Integer> {
     static final List<String> TERMINAL = List.of("stopped", "error", "cancelled", "skipped", "interrupted");
 

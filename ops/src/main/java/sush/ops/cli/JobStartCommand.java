@@ -28,6 +28,8 @@ final class JobStartCommand implements Callable<Integer> {
     boolean concurrent;
     @Option(names = "--wait", description = "follow the job until every targeted sled ended it")
     boolean await;
+    @Option(names = "--yes", description = "sign even when --target names a baseboard or serial no sled announces")
+    boolean yes;
     @Mixin
     LimitOptions limits;
     @Mixin
@@ -53,6 +55,8 @@ final class JobStartCommand implements Callable<Integer> {
                 OneSledJobs.oneSled(target);
             }
             JobWave wave = waves.wave();
+            JobRequests.checkTarget(target);
+            UnknownSleds.check(g.client(), target, yes);
             if (wave.isSet() && (interactive || stream)) {
                 throw new Client.Failure(2, "bad-mode", "waves are for jobs on many sleds, not -i or -S");
             }

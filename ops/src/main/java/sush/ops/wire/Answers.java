@@ -57,6 +57,16 @@ public final class Answers {
     public record JobStopping(@JsonProperty("job_id") String jobId, Boolean stopping) {
     }
 
+    /**
+     * {@code GET /plan} (issue 40): what sled {@code sled} in {@code cubby} would do now with the
+     * job asked: {@code verdict} run, wait, refuse or not-targeted, {@code reason}, its wave in a
+     * job in waves, and the position its head stands at when it waits for earlier jobs.
+     */
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+    public record Plan(String sled, int cubby, String verdict, String reason, Integer wave,
+            @JsonProperty("waiting_for") String waitingFor) {
+    }
+
     /** {@code POST /jobs/{jid}/skip-sled/{cubby}}: the starter skipped the part of the sled in that cubby. */
     public record SledPartSkipped(@JsonProperty("job_id") String jobId, int cubby) {
     }

@@ -156,7 +156,7 @@ public final class SignedRequests {
     }
 
     /** The JSON names of a job's limits, in {@link sush.projections.job.JobLimits.Kind} order. */
-    static final String[] LIMIT_FIELDS = {"wall_time_ms", "output_bytes", "cpu_seconds", "address_space_bytes",
+    public static final String[] LIMIT_FIELDS = {"wall_time_ms", "output_bytes", "cpu_seconds", "address_space_bytes",
         "file_size_bytes"};
 
     /** The optional {@code limits} object: each given limit a positive integer. */

@@ -188,6 +188,9 @@ class RouteContractTest {
                         .bad("limit", "/jobs?limit=0", "")
                         .bad("offset", "/jobs?offset=-1", "")
                         .bad("session", "/jobs?session=" + notOne, ""),
+                Route.guarded("GET", "/plan", "/plan?target=*", Access.READS)
+                        .bad("target", "/plan?target=40", "")
+                        .bad("wave_size", "/plan?target=0&wave_size=x", ""),
                 Route.guarded("GET", "/boundary", "/boundary", Access.READS),
                 Route.guarded("GET", "/iam", "/iam", Access.SIGNED),
                 Route.guarded("POST", "/iam/revoke/{kid}", "/iam/revoke/" + r.otherKey, Access.SIGNED).entropy()

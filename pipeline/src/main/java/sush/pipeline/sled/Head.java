@@ -330,19 +330,7 @@ final class Head {
         if (active.isEmpty()) {
             return; // the session ended meanwhile; SessionEnded reports it
         }
-        List<String> above = job.request().limits().above(cfg.limits().maxima());
-        List<String> refusals = new ArrayList<>();
-        if (!above.isEmpty()) {
-            refusals.add("limit above this sled's maximum: " + String.join("; ", above));
-        }
-        if (Waves.gate(job, cfg.me().cubby(), fold()) instanceof Waves.Gate.NotCubbies) {
-            // D-059: waves rank cubbies, so every sled ranks the same sleds; the client resolves targets.
-            refusals.add("a job in waves targets a list of cubbies, not " + job.request().target());
-        }
-        if (job.request().mode() != JobMode.RECORDED && !namesOneSled(job.request().target())) {
-            // D-034: a terminal or a stream belongs to one sled; the API refuses it too.
-            refusals.add(job.request().mode().wire() + " jobs target exactly one sled, not " + job.request().target());
-        }
+        List<String> refusals = refusals(job);
         if (!refusals.isEmpty()) {
             // D-031, D-034: a job this sled does not allow never runs here; later jobs still do.
             String why = String.join("; ", refusals);
@@ -393,6 +381,89 @@ final class Head {
             // Refused: it may have run in an earlier life (that is why rules 2 and 7 refuse), so
             // no later burn may move the head back over it.
             pass(id, ChainProjection.Passed.MAY_HAVE_RUN);
+        }
+    }
+
+    /**
+     * What this sled does not allow of {@code job} whatever its place (D-031, D-034, D-059): a limit
+     * above its maximum, a terminal or stream on more than one sled, waves on a target that is not
+     * a list of cubbies. Empty when it allows the job; what {@code job plan} says too.
+     */
+    List<String> refusals(SignedJob job) {
+        List<String> above = job.request().limits().above(cfg.limits().maxima());
+        List<String> refusals = new ArrayList<>();
+        if (!above.isEmpty()) {
+            refusals.add("limit above this sled's maximum: " + String.join("; ", above));
+        }
+        if (Waves.gate(job, cfg.me().cubby(), fold()) instanceof Waves.Gate.NotCubbies) {
+            // D-059: waves rank cubbies, so every sled ranks the same sleds; the client resolves targets.
+            refusals.add("a job in waves targets a list of cubbies, not " + job.request().target());
+        }
+        if (job.request().mode() != JobMode.RECORDED && !namesOneSled(job.request().target())) {
+            // D-034: a terminal or a stream belongs to one sled; the API refuses it too.
+            refusals.add(job.request().mode().wire() + " jobs target exactly one sled, not " + job.request().target());
+        }
+        return refusals;
+    }
+
+    /**
+     * Issue 40 ({@code sush job plan}): what this sled would do now with {@code job}, a request at
+     * the active session's next free position, committing nothing: the rules the head applies,
+     * in the order it applies them (target, a failure, the ordering, admission, what this sled
+     * allows, the head's place and the job before it, the waves).
+     */
+    SledRuntime.Plan plan(SignedJob job) {
+        EntryState at = entry.get();
+        if (!targetsMe(job)) {
+            return SledRuntime.Plan.of("not-targeted", "the target does not name this sled");
+        }
+        if (at == null || !at.folding()) {
+            return SledRuntime.Plan.of("wait", "the sled is entering its universe");
+        }
+        Optional<SessionProjection.Session> active = fold().activeSession();
+        if (active.isEmpty()) {
+            return SledRuntime.Plan.of("wait", "no session is active here");
+        }
+        if (loop.failure().isPresent()) {
+            return SledRuntime.Plan.of("refuse", "the sled stopped admitting jobs after an unexpected failure ("
+                    + loop.failure().get() + ")");
+        }
+        if (!order.mayAdmit(fold())) {
+            return SledRuntime.Plan.of("refuse", "the ordering admits nothing here (no grant is active)");
+        }
+        JobId id = job.request().job();
+        Verdict v = decide(active.get(), id, Admission.Position.AT_HEAD);
+        if (v instanceof Verdict.Skip) {
+            return SledRuntime.Plan.of("refuse", MessageCodecNames.skip(((Verdict.Skip) v).reason()));
+        } else if (v instanceof Verdict.Refuse) {
+            return SledRuntime.Plan.of("refuse", ((Verdict.Refuse) v).why());
+        } else if (v instanceof Verdict.Hop) {
+            return SledRuntime.Plan.of("refuse", "session-hop: this sled executed a session concurrent with this one");
+        } else if (v instanceof Verdict.EpochReuse) {
+            return SledRuntime.Plan.of("refuse", "epoch-reuse: " + ((Verdict.EpochReuse) v).why());
+        }
+        List<String> refused = refusals(job);
+        if (!refused.isEmpty()) {
+            return SledRuntime.Plan.of("refuse", String.join("; ", refused));
+        }
+        Optional<ChainProjection> chain = fold().chain();
+        if (chain.isPresent() && !chain.get().head().equals(id)) {
+            return new SledRuntime.Plan("wait", "earlier jobs first: the head stands at "
+                    + chain.get().head().codephrase(), null, chain.get().head().codephrase());
+        }
+        if (!fold().mayStart(job)) {
+            return new SledRuntime.Plan("wait", "the job this sled ran before it has not ended", null, null);
+        }
+        List<Integer> members = Waves.members(job).orElse(List.of());
+        int wave = job.request().wave().isSet() ? job.request().wave().waveOf(members, cfg.me().cubby()) : -1;
+        return new SledRuntime.Plan("run", wave > 0 ? "after waves 0 to " + (wave - 1) : "at once",
+                wave >= 0 ? wave : null, null);
+    }
+
+    /** Wire names of skip reasons, as statuses spell them. */
+    private static final class MessageCodecNames {
+        static String skip(Message.SkipReason r) {
+            return r.name().toLowerCase(Locale.ROOT).replace('_', '-');
         }
     }
 

@@ -32,7 +32,12 @@ import sush.projections.fold.Settlement;
 import sush.projections.fold.SledProjection;
 import sush.projections.fold.StatusProjection;
 import sush.projections.id.JobId;
+import sush.projections.id.Id88;
+import sush.projections.id.KeyId;
 import sush.projections.id.SessionId;
+import sush.projections.job.JobRequest;
+import sush.projections.job.SignatureAlgorithm;
+import sush.projections.job.SignedJob;
 import sush.projections.message.Message;
 
 /**
@@ -324,6 +329,37 @@ public final class SledRuntime {
             return s.jumpFor(session, position, me);
         }).subscribeOn(loop.scheduler());
     }
+
+    /**
+     * Issue 40: what this sled would do now with a job at the active session's next position
+     * ({@code verdict} run, wait, refuse or not-targeted, and why; {@code wave} its wave in a job
+     * in waves; {@code waitingFor} the position its head stands at when it waits for earlier jobs).
+     */
+    public record Plan(String verdict, String reason, Integer wave, String waitingFor) {
+        static Plan of(String verdict, String reason) {
+            return new Plan(verdict, reason, null, null);
+        }
+    }
+
+    /**
+     * {@code sush job plan} on this sled: {@code request} (unsigned: nothing is signed, kept or
+     * gossiped) placed at the active session's next free position, judged by the head's rules
+     * without committing anything.
+     */
+    public Mono<Plan> plan(Function<JobId, JobRequest> request) {
+        return Mono.fromCallable(() -> {
+            EntryState at = entry;
+            Optional<JobId> next = at == null || !at.folding() ? Optional.empty()
+                    : at.fold().chain().map(c -> c.nextFree());
+            JobId position = next.orElse(NO_POSITION);
+            SignedJob unsigned = new SignedJob(request.apply(position), new KeyId(new byte[Id88.BYTES]),
+                    SignatureAlgorithm.ED25519, new byte[0]);
+            return chainHead.plan(unsigned);
+        }).subscribeOn(loop.scheduler());
+    }
+
+    /** The position a plan judges when no chain is known here (it only says why it waits). */
+    private static final JobId NO_POSITION = new JobId(new byte[Id88.BYTES]);
 
     /** Runs {@code f} on the loop, where the fold may be read; for the API's queries. */
     public <T> Mono<T> query(Function<View, T> f) {
