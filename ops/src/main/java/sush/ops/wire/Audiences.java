@@ -18,8 +18,8 @@ public final class Audiences {
 
     /**
      * Whether {@code method path} (no query) is relayed to the sled its {@code ?sled=} names:
-     * a GET of {@code /version}, {@code /rack}, {@code /boundary}, {@code /sessions/{id}/chain} or
-     * {@code /jobs/{id}/output/{stream}}. Plain string checks: every request asks.
+     * a GET of {@code /version}, {@code /rack}, {@code /boundary}, {@code /plan}, {@code /certificate},
+     * {@code /sessions/{id}/chain} or {@code /jobs/{id}/output/{stream}}. Plain string checks: every request asks.
      */
     public static boolean relaying(String method, String path) {
         if (!"GET".equals(method)) {
@@ -29,6 +29,8 @@ public final class Audiences {
             case "/version":
             case "/rack":
             case "/boundary":
+            case "/plan":
+            case "/certificate":
                 return true;
             default:
                 break;

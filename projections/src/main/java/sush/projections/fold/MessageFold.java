@@ -129,6 +129,8 @@ final class MessageFold {
             // Who may ask: the API's concern (ops), not the chain's.
         } else if (m instanceof Message.Watermark) {
             // What the rack may forget, and the chain's skeleton: the settlement's (Settlement).
+        } else if (m instanceof Message.JobReceipt) {
+            receiptJob((Message.JobReceipt) m).ifPresent(job -> statuses.receipt(job, (Message.JobReceipt) m));
         } else if (m instanceof Message.JobSledSkip) {
             Message.JobSledSkip k = (Message.JobSledSkip) m;
             if (starterOf(k.job()).map(k.by()::equals).orElse(false)) {
@@ -325,6 +327,15 @@ final class MessageFold {
                     onSessionChange(c, out);
                 }
             }
+        }
+    }
+
+    /** The job a receipt speaks of, when its body reads (D-060: checked offline, by {@code sush audit verify}). */
+    static Optional<JobId> receiptJob(Message.JobReceipt r) {
+        try {
+            return Optional.of(sush.projections.job.Receipt.parse(r.body()).job());
+        } catch (sush.projections.job.KeyException e) {
+            return Optional.empty();
         }
     }
 

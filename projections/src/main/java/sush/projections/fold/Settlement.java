@@ -173,8 +173,12 @@ public final class Settlement {
             sessionMessage(((Message.SessionStop) m).session(), version);
         } else if (m instanceof Message.SessionAccess) {
             sessionMessage(((Message.SessionAccess) m).session(), version);
-        } else if (m instanceof Message.JobStop) {
-            Job j = jobs.get(((Message.JobStop) m).job());
+        } else if (m instanceof Message.JobStop || m instanceof Message.JobSledSkip || m instanceof Message.JobReceipt) {
+            // Forgotten with their job (D-059, D-060).
+            Optional<JobId> about = m instanceof Message.JobStop ? Optional.of(((Message.JobStop) m).job())
+                    : m instanceof Message.JobSledSkip ? Optional.of(((Message.JobSledSkip) m).job())
+                    : MessageFold.receiptJob((Message.JobReceipt) m);
+            Job j = about.map(jobs::get).orElse(null);
             if (j != null) {
                 j.add(version);
             }

@@ -31,6 +31,10 @@ public final class StatusProjection {
     private final LinkedHashMap<JobId, Map<String, Entry>> jobs = new LinkedHashMap<>();
     /** Conflicts by position and reporter; a position is only here while its statuses are. */
     private final Map<JobId, Map<String, Message.JobConflict>> conflicts = new HashMap<>();
+    /** Bound on the receipts kept of one job (a few per sled of a rack). */
+    public static final int MAX_RECEIPTS_PER_JOB = 256;
+    /** Receipts by job (D-060), in arrival order; a job is only here while its statuses are. */
+    private final Map<JobId, java.util.LinkedHashSet<Message.JobReceipt>> receipts = new HashMap<>();
     /** Cubbies whose part of a job its starter skipped (D-059); a job is only here while its statuses are. */
     private final Map<JobId, java.util.SortedSet<Integer>> skippedSleds = new HashMap<>();
     private long untracked;
@@ -49,6 +53,7 @@ public final class StatusProjection {
         o.jobs.forEach((job, byReporter) -> this.jobs.put(job, new HashMap<>(byReporter)));
         o.conflicts.forEach((job, byReporter) -> this.conflicts.put(job, new HashMap<>(byReporter)));
         o.skippedSleds.forEach((job, cubbies) -> this.skippedSleds.put(job, new java.util.TreeSet<>(cubbies)));
+        o.receipts.forEach((job, rs) -> this.receipts.put(job, new java.util.LinkedHashSet<>(rs)));
         this.untracked = o.untracked;
     }
 
@@ -60,6 +65,27 @@ public final class StatusProjection {
         jobs.remove(job);
         conflicts.remove(job);
         skippedSleds.remove(job);
+        receipts.remove(job);
+    }
+
+    /** Keeps {@code r}, a receipt about {@code job} (D-060), while the job is tracked; bounded per job. */
+    public void receipt(JobId job, Message.JobReceipt r) {
+        if (track(job) == null) {
+            untracked++;
+            return;
+        }
+        java.util.LinkedHashSet<Message.JobReceipt> kept = receipts.computeIfAbsent(job, k -> new java.util.LinkedHashSet<>());
+        if (kept.size() < MAX_RECEIPTS_PER_JOB) {
+            kept.add(r);
+        } else {
+            untracked++;
+        }
+    }
+
+    /** The receipts kept of {@code job}, in arrival order. */
+    public List<Message.JobReceipt> receipts(JobId job) {
+        java.util.LinkedHashSet<Message.JobReceipt> r = receipts.get(job);
+        return r == null ? List.of() : List.copyOf(r);
     }
 
     /**
@@ -190,6 +216,7 @@ public final class StatusProjection {
             if (!s.isEmpty() && s.values().stream().allMatch(e -> e.status().isTerminal())) {
                 conflicts.remove(job.getKey());
                 skippedSleds.remove(job.getKey());
+                receipts.remove(job.getKey());
                 it.remove();
                 return true;
             }

@@ -21,7 +21,7 @@ final class DirectReader {
     private static final String[] KINDS = {"session-start", "session-stop", "job-skip", "job-start", "job-stop",
         "announcement", "job-started", "job-stopped", "job-error", "job-skipped", "rack-error", "job-cancelled",
         "operator-login", "operator-revoked", "session-grant", "session-access", "job-conflict",
-        "operator-unrevoked", "watermark", "job-skip-sled"};
+        "operator-unrevoked", "watermark", "job-skip-sled", "receipt"};
     /** Field names of format 1; read as these very strings (no allocation, identity compares). */
     private static final String[] NAMES = {"session", "acceptor", "sledNonce", "clientNonce", "starter", "by",
         "position", "job", "command", "target", "concurrent", "key", "algorithm", "signature", "baseboard",
@@ -29,7 +29,7 @@ final class DirectReader {
         "error", "detail", "signal", "reason", "nonce", "ephemeral", "expires", "signer", "epoch", "startedAtMs",
         "endedAtMs", "durationMs", "api", "wallTimeMs", "outputBytes", "cpuSeconds", "addressSpaceBytes",
         "fileSizeBytes", "mode", "access", "held", "refused", "id", "lifts", "ordinal", "head", "resume", "resumeOrdinal",
-        "waveSize", "maxFailures"};
+        "waveSize", "maxFailures", "sled", "body"};
     private static final Table KIND_TABLE = new Table(KINDS);
     private static final Table NAME_TABLE = new Table(NAMES);
 

@@ -123,6 +123,41 @@ public sealed interface Message {
     }
 
     /**
+     * A sled's signed receipt (issue 40, D-060): {@code body} is a {@link sush.projections.job.Receipt}'s
+     * text, {@code signature} the sled's (SHA256withECDSA with the key its rack CA certificate
+     * names). Sleds keep receipts with their jobs' statuses and relay them; {@code sush audit
+     * verify} checks them offline.
+     */
+    record JobReceipt(String sled, byte[] body, byte[] signature) implements Message {
+        public JobReceipt {
+            body = body.clone();
+            signature = signature.clone();
+        }
+
+        @Override
+        public byte[] body() {
+            return body.clone();
+        }
+
+        @Override
+        public byte[] signature() {
+            return signature.clone();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof JobReceipt && ((JobReceipt) o).sled.equals(sled)
+                    && java.util.Arrays.equals(((JobReceipt) o).body, body)
+                    && java.util.Arrays.equals(((JobReceipt) o).signature, signature);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * java.util.Arrays.hashCode(body) + java.util.Arrays.hashCode(signature);
+        }
+    }
+
+    /**
      * The starter skips the part of job {@code job} of the sled in cubby {@code cubby} (issue 40,
      * D-059): for a job in waves, later waves stop waiting for it; the sled itself, if it has
      * not started the job when it sees this, ends it {@code Skipped{Operator}}. Honoured from the

@@ -135,6 +135,7 @@ public final class MessageCodec {
             case "rack-error": case "job-cancelled": case "operator-login": case "operator-revoked":
             case "operator-unrevoked":
             case "session-grant": case "session-access": case "job-conflict": case "watermark": case "job-skip-sled":
+            case "receipt":
                 return true;
             default:
                 return false;
@@ -168,6 +169,8 @@ public final class MessageCodec {
             return "job-conflict";
         } else if (m instanceof Message.JobSledSkip) {
             return "job-skip-sled";
+        } else if (m instanceof Message.JobReceipt) {
+            return "receipt";
         } else if (m instanceof OperatorLogin) {
             return "operator-login";
         } else if (m instanceof OperatorRevoked) {
@@ -211,6 +214,9 @@ public final class MessageCodec {
             jobCancelled(b, (JobCancelled) m);
         } else if (m instanceof JobConflict) {
             jobConflict(b, (JobConflict) m);
+        } else if (m instanceof Message.JobReceipt) {
+            Message.JobReceipt r = (Message.JobReceipt) m;
+            b.put("sled", r.sled()).put("body", r.body()).put("signature", r.signature());
         } else if (m instanceof Message.JobSledSkip) {
             Message.JobSledSkip k = (Message.JobSledSkip) m;
             b.put("job", k.job().toBytes()).put("cubby", k.cubby()).put("by", k.by());
@@ -463,6 +469,9 @@ public final class MessageCodec {
             case "job-skipped":
                 return new JobSkipped(f.text("baseboard", name), RecentIds.JOBS.of(f.id("job")),
                         f.choice("reason", Message.SkipReason.class), f.optionalText("detail", Fields.MAX_DETAIL_CHARS));
+            case "receipt":
+                return new Message.JobReceipt(f.text("sled", name), f.bytes("body", 1,
+                        sush.projections.job.Receipt.MAX_BODY_BYTES), f.bytes("signature", 1, Fields.MAX_BLOB_BYTES));
             case "job-skip-sled":
                 return new Message.JobSledSkip(RecentIds.JOBS.of(f.id("job")), (int) f.number("cubby", 0, 31),
                         f.text("by", name));
