@@ -10,6 +10,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine;
 import sush.ops.cli.BoundaryCommand;
+import sush.ops.cli.AuditCommand;
 import sush.ops.cli.CompletionCommand;
 import sush.ops.cli.DaemonCommand;
 import sush.ops.cli.DemoCommand;
@@ -55,7 +56,7 @@ import sush.ops.wire.Version;
         subcommands = {DaemonCommand.class, SessionCommand.class, JobCommand.class, BoundaryCommand.class,
                 WatchCommand.class, VersionCommand.class, StatusCommand.class, LockerCommand.class, KeygenCommand.class, SignerCommand.class, ReplayCommand.class,
                 SimulateCommand.class, RackCommand.class, DemoCommand.class, LoginCommand.class, IamCommand.class,
-                CompletionCommand.class, ManCommand.class})
+                CompletionCommand.class, ManCommand.class, AuditCommand.class})
 public final class Main implements Callable<Integer> {
     private final Invocation invocation;
 

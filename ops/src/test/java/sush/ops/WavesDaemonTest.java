@@ -62,6 +62,36 @@ class WavesDaemonTest extends ClientRack {
         return out;
     }
 
+    /**
+     * Issue 40's receipts: the sleds signed a commit and an ending (cubbies 0 and 1) or a refusal
+     * (2 and 3); the session's bundle verifies offline against the rack CA and the signer key,
+     * and no longer once one byte of one receipt is flipped.
+     */
+    private void receipts(String job) throws Exception {
+        await("every sled's receipts of " + job, () -> {
+            CliRun r = cli(0, "job", "status", "--receipts", job);
+            return r.out().split("kind=").length - 1 == 6;
+        });
+        CliRun shown = cli(0, "job", "status", "--receipts", job);
+        assertTrue(shown.out().contains("kind=commit") && shown.out().contains("kind=refuse reason=budget-spent")
+                || shown.out().contains("kind=refuse"), shown.out());
+        Path bundle = dir.resolve("audit.json");
+        CliRun export = cli(0, "audit", "export", "-o", bundle.toString());
+        assertEquals(0, export.exit(), export.out() + export.err());
+        String[] verify = {"audit", "verify", "--ca", dir.resolve("ca.crt").toString(), "--trust",
+            dir.resolve("signer.pub").toString(), bundle.toString()};
+        CliRun ok = CliRun.of(verify);
+        assertEquals(0, ok.exit(), ok.out() + ok.err());
+        assertTrue(ok.out().contains("seq ") && ok.out().contains("stopped exit 3"), ok.out());
+        // One byte of one receipt flipped: the signature no longer matches, and the check says which.
+        String text = Files.readString(bundle);
+        int at = text.indexOf("exit_code=3");
+        Files.writeString(bundle, text.substring(0, at) + "exit_code=0" + text.substring(at + "exit_code=3".length()));
+        CliRun altered = CliRun.of(verify);
+        assertEquals(7, altered.exit(), altered.out() + altered.err());
+        assertTrue(altered.out().contains("the signature does not match (altered)"), altered.out());
+    }
+
     @Test
     void aWaveOfOneWithNoBudgetStopsAtTheFirstFailureAndASkippedSledReleasesTheNextWave() throws Exception {
         startRack();
@@ -98,6 +128,7 @@ class WavesDaemonTest extends ClientRack {
         CliRun status = cli(2, "job", "status", job);
         assertEquals(5, status.exit());
         assertTrue(status.out().contains("budget spent"), status.out());
+        receipts(job);
 
         // A sled that never reports holds the later waves until its part is skipped.
         processes.get(2).descendants().forEach(ProcessHandle::destroyForcibly);

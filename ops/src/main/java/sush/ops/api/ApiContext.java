@@ -107,6 +107,17 @@ final class ApiContext {
         this.rackId = null;
     }
 
+    /** This sled's certificate from its rack CA (D-060: what its receipts are checked by), if any. */
+    private volatile Optional<X509Certificate> certificate = Optional.empty();
+
+    void certificate(X509Certificate c) {
+        certificate = Optional.of(c);
+    }
+
+    Optional<X509Certificate> certificate() {
+        return certificate;
+    }
+
     /** The rack CA given by {@link #relayTrust}, if any. */
     Optional<X509Certificate> relayCa() {
         return relayCa;

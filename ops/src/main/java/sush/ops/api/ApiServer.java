@@ -48,6 +48,7 @@ public final class ApiServer {
     private final Terminals terminals;
     private final SessionsResource sessions;
     private final JobsResource jobs;
+    private final AuditResource audit;
     private final EventStream events;
 
     public ApiServer(SledConfig cfg, GossipNode node, SledRuntime runtime, Locker<?> locker, ProcessLauncher launcher,
@@ -64,6 +65,7 @@ public final class ApiServer {
         this.terminals = new Terminals(api);
         this.sessions = new SessionsResource(api);
         this.jobs = new JobsResource(api, sessions);
+        this.audit = new AuditResource(api);
         this.events = new EventStream(api);
         // Never silently: a lost stream means no more events for clients (and no logins honoured
         // from other sleds: their operators log in here again, which is safe), and it is said.
@@ -123,6 +125,11 @@ public final class ApiServer {
                 .get("/jobs/{jid}/attach", (q, s) -> gate.guard(q, s, (b, who) -> terminals.attach(q, s, who)))
                 .get("/jobs/{jid}/stream", (q, s) -> gate.guard(q, s, (b, who) -> terminals.stream(q, s, who)))
                 .get("/jobs", (q, s) -> gate.guard(q, s, (b, who) -> state.history(q, s)))
+                .get("/jobs/{jid}/receipts", (q, s) -> gate.guard(q, s, (b, who) -> handle(s, () -> audit.ofJob(q))))
+                .get("/sessions/{sid}/receipts", (q, s) -> gate.guard(q, s, (b, who) -> here(q, s, () -> handle(s,
+                        () -> audit.ofSession(q)))))
+                .get("/certificate", (q, s) -> gate.guard(q, s, (b, who) -> here(q, s, () -> handle(s,
+                        audit::certificate))))
                 .get("/plan", (q, s) -> gate.guard(q, s, (b, who) -> here(q, s, () -> handle(s, () -> jobs.plan(q)))))
                 .get("/boundary", (q, s) -> gate.guard(q, s, (b, who) -> here(q, s, () -> query(api.runtime(), s,
                         state::boundary))))
@@ -166,6 +173,11 @@ public final class ApiServer {
      */
     public void relayTrust(X509Certificate ca) {
         api.relayTrust(ca);
+    }
+
+    /** This sled's certificate, served at {@code /certificate} (issue 40: receipts are checked by it). */
+    public void certificate(X509Certificate sled) {
+        api.certificate(sled);
     }
 
     /** The jobs (codephrases) whose output a client is reading now. */

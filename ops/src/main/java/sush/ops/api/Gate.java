@@ -145,7 +145,9 @@ final class Gate {
     static boolean readable(String path) {
         return path.equals("/version") || path.equals("/versions") || path.equals("/rack") || path.equals("/sessions")
                 || path.equals("/boundary") || path.equals("/events") || path.equals("/jobs") || path.equals("/plan")
-                || (path.startsWith("/jobs/") && (path.endsWith("/status") || path.contains("/output/")));
+                || path.equals("/certificate") || (path.startsWith("/sessions/") && path.endsWith("/receipts"))
+                || (path.startsWith("/jobs/") && (path.endsWith("/status") || path.endsWith("/receipts")
+                        || path.contains("/output/")));
     }
 
     /** 401 (or the refusal's status) with a fresh challenge in {@code WWW-Authenticate}. */

@@ -67,7 +67,7 @@ final class JobPlanCommand implements Callable<Integer> {
                     plans.add(c.get("/plan?sled=" + URLEncoder.encode(board, StandardCharsets.UTF_8) + "&" + query,
                             Answers.Plan.class));
                 } catch (Client.Failure f) {
-                    if (f.exit() == 2) {
+                    if (f.exit() == 2 && !f.code().equals("sled-unreachable")) {
                         throw f; // the request itself is wrong: every sled would say so
                     }
                     plans.add(new Answers.Plan(board, Said.number(s.cubby(), -1), "unreachable", f.getMessage(), null,

@@ -223,6 +223,8 @@ final class Assembly {
         Scheduler ingress = Schedulers.newParallel("sush-ingress", Math.max(1, Runtime.getRuntime().availableProcessors()));
         p.stack.push("ingress", ingress::dispose);
         p.runtime = new SledRuntime(p.cfg, Gossip.of(p.node), p.locker, p.launcher, p.journal, loop, writer, ingress);
+        // D-060: a sled with its rack CA's certificate signs receipts with its key.
+        p.tls.ifPresent(t -> p.runtime.signReceipts(new TlsReceiptSigner(t)));
         p.stack.push("sled", p.runtime::halt);
         Housekeeping housekeeping = observe(p, observer);
         logSlots(p);
@@ -240,6 +242,7 @@ final class Assembly {
         housekeeping.api().set(p.api);
         p.api.metrics(p.metrics::scrape);
         p.tls.ifPresent(t -> p.api.relayTrust(t.ca()));
+        p.tls.ifPresent(t -> p.api.certificate(t.certificate()));
         p.runtime.start();
         try {
             p.node.start().block(Duration.ofSeconds(10));

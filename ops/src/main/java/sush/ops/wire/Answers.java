@@ -67,6 +67,20 @@ public final class Answers {
             @JsonProperty("waiting_for") String waitingFor) {
     }
 
+    /** A sled's signed receipt (D-060): its body as text and its signature, base64. */
+    public record Receipt(String sled, String body, String signature) {
+    }
+
+    /** {@code GET /jobs/{jid}/receipts} or {@code GET /sessions/{sid}/receipts}: the receipts a sled holds. */
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+    public record Receipts(@JsonProperty("job_id") String jobId, @JsonProperty("session_id") String sessionId,
+            java.util.List<Receipt> receipts) {
+    }
+
+    /** {@code GET /certificate}: a sled's certificate from its rack CA, PEM. */
+    public record Certificate(String sled, String certificate) {
+    }
+
     /** {@code POST /jobs/{jid}/skip-sled/{cubby}}: the starter skipped the part of the sled in that cubby. */
     public record SledPartSkipped(@JsonProperty("job_id") String jobId, int cubby) {
     }

@@ -19,7 +19,7 @@ public final class Audiences {
     /**
      * Whether {@code method path} (no query) is relayed to the sled its {@code ?sled=} names:
      * a GET of {@code /version}, {@code /rack}, {@code /boundary}, {@code /plan}, {@code /certificate},
-     * {@code /sessions/{id}/chain} or {@code /jobs/{id}/output/{stream}}. Plain string checks: every request asks.
+     * {@code /sessions/{id}/chain}, {@code /sessions/{id}/receipts} or {@code /jobs/{id}/output/{stream}}. Plain string checks: every request asks.
      */
     public static boolean relaying(String method, String path) {
         if (!"GET".equals(method)) {
@@ -35,9 +35,11 @@ public final class Audiences {
             default:
                 break;
         }
-        if (path.startsWith("/sessions/") && path.endsWith("/chain")) {
-            int end = path.indexOf('/', "/sessions/".length());
-            return end > "/sessions/".length() && end == path.length() - "/chain".length();
+        for (String tail : new String[] {"/chain", "/receipts"}) {
+            if (path.startsWith("/sessions/") && path.endsWith(tail)) {
+                int end = path.indexOf('/', "/sessions/".length());
+                return end > "/sessions/".length() && end == path.length() - tail.length();
+            }
         }
         if (path.startsWith("/jobs/")) {
             int job = path.indexOf('/', "/jobs/".length());

@@ -72,6 +72,28 @@ public final class JournalHistory {
         return new Universe(jobs, statuses);
     }
 
+    /**
+     * Every receipt (D-060) {@code journal} holds whose body {@code wanted} accepts, in delivery
+     * order, each once: what the sled was told in this life and earlier ones.
+     */
+    public static java.util.List<Message.JobReceipt> receipts(Journal journal,
+            java.util.function.Predicate<sush.projections.job.Receipt> wanted) throws JournalException {
+        java.util.LinkedHashSet<Message.JobReceipt> out = new java.util.LinkedHashSet<>();
+        journal.readBack(r -> {
+            if (r instanceof JournalRecord.Delivered) {
+                decode(((JournalRecord.Delivered) r).payload()).filter(m -> m instanceof Message.JobReceipt)
+                        .map(m -> (Message.JobReceipt) m).filter(m -> {
+                            try {
+                                return wanted.test(sush.projections.job.Receipt.parse(m.body()));
+                            } catch (sush.projections.job.KeyException e) {
+                                return false;
+                            }
+                        }).ifPresent(out::add);
+            }
+        });
+        return java.util.List.copyOf(out);
+    }
+
     private static Optional<Message> decode(byte[] payload) {
         try {
             return Optional.of(MessageCodec.decode(payload));

@@ -420,13 +420,16 @@ final class Head {
         if (at == null || !at.folding()) {
             return SledRuntime.Plan.of("wait", "the sled is entering its universe");
         }
-        Optional<SessionProjection.Session> active = fold().activeSession();
-        if (active.isEmpty()) {
-            return SledRuntime.Plan.of("wait", "no session is active here");
-        }
         if (loop.failure().isPresent()) {
             return SledRuntime.Plan.of("refuse", "the sled stopped admitting jobs after an unexpected failure ("
                     + loop.failure().get() + ")");
+        }
+        Optional<SessionProjection.Session> active = fold().activeSession();
+        if (active.isEmpty()) {
+            // `job start` begins a session when none is active: the job would be its first.
+            List<String> refused = refusals(job);
+            return refused.isEmpty() ? run(job, "as the first job of the session `job start` begins (none is active)")
+                    : SledRuntime.Plan.of("refuse", String.join("; ", refused));
         }
         if (!order.mayAdmit(fold())) {
             return SledRuntime.Plan.of("refuse", "the ordering admits nothing here (no grant is active)");
@@ -454,9 +457,14 @@ final class Head {
         if (!fold().mayStart(job)) {
             return new SledRuntime.Plan("wait", "the job this sled ran before it has not ended", null, null);
         }
+        return run(job, "at once");
+    }
+
+    /** A plan to run {@code job}: in its wave, after the earlier ones, when it runs in waves. */
+    private SledRuntime.Plan run(SignedJob job, String when) {
         List<Integer> members = Waves.members(job).orElse(List.of());
         int wave = job.request().wave().isSet() ? job.request().wave().waveOf(members, cfg.me().cubby()) : -1;
-        return new SledRuntime.Plan("run", wave > 0 ? "after waves 0 to " + (wave - 1) : "at once",
+        return new SledRuntime.Plan("run", wave > 0 ? when + ", after waves 0 to " + (wave - 1) : when,
                 wave >= 0 ? wave : null, null);
     }
 

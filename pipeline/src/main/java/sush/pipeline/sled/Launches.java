@@ -67,6 +67,7 @@ final class Launches {
     };
     /** Written on the loop only; volatile so that metrics read it from their own thread. */
     private volatile int pendingLaunches;
+    private final Receipts receipts;
     /** Set by a graceful stop: jobs killed now were killed by the shutdown, not an operator. */
     private boolean shuttingDown;
 
@@ -74,7 +75,8 @@ final class Launches {
      * @param entry the entry folding now (read when a commit or an ending acts on the fold)
      */
     Launches(SledConfig cfg, Loop loop, HeadRules head, OrderingRules order, Supplier<EntryState> entry,
-            Locker<?> locker, Launcher launcher, BoundaryWriter writer) {
+            Locker<?> locker, Launcher launcher, BoundaryWriter writer, Receipts receipts) {
+        this.receipts = receipts;
         this.cfg = cfg;
         this.loop = loop;
         this.head = head;
@@ -167,6 +169,7 @@ final class Launches {
         writer.store(t).publishOn(loop.scheduler()).subscribe(micros -> loop.guarded("commit result", () -> {
             loop.emit(new SledEvent.Committed(id, seq, micros));
             launch(job);
+            receipts.committed(job, seq); // after the launch: signing is not on its path
         }), err -> loop.guarded("commit result", () -> commitFailed(id, err)));
         // The newest record names this job now: the head is past it, as resumption would put it.
         return ChainProjection.Passed.RAN;

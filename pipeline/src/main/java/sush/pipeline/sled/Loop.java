@@ -123,7 +123,6 @@ final class Loop {
         try {
             gossip.send(MessageCodec.encode(m));
             emit(new SledEvent.Gossiped(m));
-            return true;
         } catch (ReplicaException e) {
             if (e.kind() != ReplicaException.Kind.NO_IDENTITY) {
                 emit(new SledEvent.Failed("gossip send of " + m.getClass().getSimpleName() + ": " + e.getMessage()));
@@ -136,6 +135,19 @@ final class Loop {
             emit(new SledEvent.Failed("gossip send of " + m.getClass().getSimpleName() + ": " + e.getMessage()));
             return false;
         }
+        try {
+            afterSend.accept(m);
+        } catch (RuntimeException e) {
+            emit(new SledEvent.Failed("after the send of " + m.getClass().getSimpleName() + ": " + e));
+        }
+        return true;
+    }
+
+    /** Called with each message this sled gossiped (its receipts, D-060). */
+    private java.util.function.Consumer<Message> afterSend = m -> { };
+
+    void afterSend(java.util.function.Consumer<Message> then) {
+        afterSend = then;
     }
 
     /** Tells every subscriber of {@link #events()}. */

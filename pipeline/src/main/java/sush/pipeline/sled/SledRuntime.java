@@ -1,6 +1,7 @@
 package sush.pipeline.sled;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -72,6 +73,7 @@ public final class SledRuntime {
     /** The head rules and their memory of this life's commits and launches (shared with the chain check). */
     private final HeadRules head;
     private final Launches launches;
+    private final Receipts receipts;
     private final Adjudication adjudication;
     private final Head chainHead;
     private final Ingress ingress;
@@ -111,11 +113,21 @@ public final class SledRuntime {
         this.writer = new BoundaryWriter(locker, writer);
         this.me = cfg.me().baseboard();
         this.head = new HeadRules(cfg.me(), cfg.bounds());
-        this.launches = new Launches(cfg, this.loop, head, order, () -> entry, locker, launcher, this.writer);
+        this.receipts = new Receipts(this.loop, me, () -> entry, head);
+        this.loop.afterSend(receipts::reported);
+        this.launches = new Launches(cfg, this.loop, head, order, () -> entry, locker, launcher, this.writer, receipts);
         this.adjudication = new Adjudication(cfg, this.loop, head, order, () -> entry, launches);
         this.chainHead = new Head(cfg, this.loop, head, order, () -> entry, launches, adjudication);
         this.settler = new Settler(cfg, this.loop, () -> entry, chainHead, head);
         this.ingress = new Ingress(cfg, this.loop, ingress, head, () -> entry, chainHead, adjudication, settler);
+    }
+
+    /**
+     * Issue 40 (D-060): the sled signs a receipt of each commit, ending and refusal of its own with
+     * {@code signer} (set before {@link #start}; a sled without one signs none).
+     */
+    public void signReceipts(ReceiptSigner signer) {
+        receipts.signWith(signer);
     }
 
     /** Follows the gossip node's entries from now on. */
@@ -248,6 +260,33 @@ public final class SledRuntime {
         return readBack(network -> JournalHistory.statuses(journal.get(), job), new StatusProjection());
     }
 
+    /**
+     * Issue 40 (D-060): the receipts this sled holds whose body {@code wanted} accepts: those its
+     * fold keeps with {@code jobs} (the jobs asked, as the fold knows them), then its journal's
+     * (every life's deliveries), each once. A journal that cannot be read is {@link HistoryUnavailable}.
+     */
+    public Mono<List<Message.JobReceipt>> receipts(Function<SledProjection, java.util.Collection<JobId>> jobs,
+            java.util.function.Predicate<sush.projections.job.Receipt> wanted) {
+        return query(v -> {
+            java.util.LinkedHashSet<Message.JobReceipt> held = new java.util.LinkedHashSet<>();
+            if (v.fold() != null) {
+                jobs.apply(v.fold()).forEach(j -> held.addAll(v.fold().statuses().receipts(j)));
+            }
+            return held;
+        }).publishOn(Schedulers.boundedElastic()).map(held -> {
+            if (journal.isPresent()) {
+                synchronized (history) {
+                    try {
+                        held.addAll(JournalHistory.receipts(journal.get(), wanted));
+                    } catch (JournalException e) {
+                        throw new HistoryUnavailable("this sled's journal could not be read: " + e.getMessage(), e);
+                    }
+                }
+            }
+            return List.copyOf(held);
+        });
+    }
+
     /** A read of the journal: it may fail. */
     private interface JournalRead<T> {
         T read(NetworkId network) throws JournalException;
@@ -348,6 +387,13 @@ public final class SledRuntime {
      */
     public Mono<Plan> plan(Function<JobId, JobRequest> request) {
         return Mono.fromCallable(() -> {
+            // What no session changes: a store this life does not trust, a signed sled never provisioned.
+            if (!locker.trusted()) {
+                return Plan.of("refuse", "this sled's boundary store is untrusted for the rest of this life");
+            }
+            if (order.ordering() == Ordering.SIGNED && locker.newest().isEmpty()) {
+                return Plan.of("refuse", "unprovisioned: its boundary slots hold no record (`sush locker provision`)");
+            }
             EntryState at = entry;
             Optional<JobId> next = at == null || !at.folding() ? Optional.empty()
                     : at.fold().chain().map(c -> c.nextFree());

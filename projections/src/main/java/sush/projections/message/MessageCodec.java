@@ -470,8 +470,8 @@ public final class MessageCodec {
                 return new JobSkipped(f.text("baseboard", name), RecentIds.JOBS.of(f.id("job")),
                         f.choice("reason", Message.SkipReason.class), f.optionalText("detail", Fields.MAX_DETAIL_CHARS));
             case "receipt":
-                return new Message.JobReceipt(f.text("sled", name), f.bytes("body", 1,
-                        sush.projections.job.Receipt.MAX_BODY_BYTES), f.bytes("signature", 1, Fields.MAX_BLOB_BYTES));
+                return new Message.JobReceipt(f.text("sled", name), f.bytes("body", -1,
+                        sush.projections.job.Receipt.MAX_BODY_BYTES), f.bytes("signature", -1, Fields.MAX_BLOB_BYTES));
             case "job-skip-sled":
                 return new Message.JobSledSkip(RecentIds.JOBS.of(f.id("job")), (int) f.number("cubby", 0, 31),
                         f.text("by", name));

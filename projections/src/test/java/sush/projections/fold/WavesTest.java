@@ -99,7 +99,7 @@ class WavesTest {
     }
 
     @Test
-    void wavesAreSignedAndTravelAndARequestWithoutThemHashesAsBefore() throws MessageException {
+    void wavesAreSignedAndTravelAndARequestWithoutThemHashesAsBefore() throws Exception {
         JobRequest plain = new JobRequest(SESSION, POSITION, "repair", "0,1", false);
         assertArrayEquals(plain.digest(), new JobRequest(SESSION, POSITION, "repair", "0,1", false, JobLimits.NONE,
                 JobMode.RECORDED, JobWave.NONE).digest());
@@ -113,5 +113,12 @@ class WavesTest {
         assertEquals(spent, MessageCodec.decode(MessageCodec.encode(spent)));
         Message.JobSledSkip skip = new Message.JobSledSkip(POSITION, 7, "operator");
         assertEquals(skip, MessageCodec.decode(MessageCodec.encode(skip)));
+        // D-060: a receipt travels as its body and signature, and its body reads back to the receipt.
+        sush.projections.job.Receipt r = sush.projections.job.Receipt.commit("rack", board(1), SESSION, POSITION,
+                POSITION, 42);
+        Message.JobReceipt signed = new Message.JobReceipt(board(1), r.body(), new byte[] {1, 2, 3});
+        Message.JobReceipt read = (Message.JobReceipt) MessageCodec.decode(MessageCodec.encode(signed));
+        assertEquals(signed, read);
+        assertEquals(r, sush.projections.job.Receipt.parse(read.body()));
     }
 }

@@ -1,0 +1,91 @@
+package sush.pipeline.sled;
+
+import java.util.Optional;
+import java.util.function.Supplier;
+
+import sush.locker.admission.HeadRules;
+import sush.projections.id.JobId;
+import sush.projections.id.SessionId;
+import sush.projections.job.Receipt;
+import sush.projections.job.SignedJob;
+import sush.projections.message.Message;
+
+/**
+ * The sled's receipts (issue 40, D-060): a signed commit receipt once a job's commit landed in
+ * the boundary record (with the record's sequence number), and a signed ending or refusal each
+ * time the sled reports its own ending of a job. Gossiped like its statuses; without a signer
+ * (a rack without TLS) the sled signs none.
+ */
+final class Receipts {
+    /** Set once, before the sled starts ({@link SledRuntime#signReceipts}). */
+    private volatile Optional<ReceiptSigner> signer = Optional.empty();
+    private final Loop loop;
+    private final String me;
+    private final Supplier<EntryState> entry;
+    private final HeadRules head;
+
+    Receipts(Loop loop, String me, Supplier<EntryState> entry, HeadRules head) {
+        this.loop = loop;
+        this.me = me;
+        this.entry = entry;
+        this.head = head;
+    }
+
+    void signWith(ReceiptSigner s) {
+        signer = Optional.of(s);
+    }
+
+    /** {@code job}'s commit landed as record {@code sequence}. */
+    void committed(SignedJob job, long sequence) {
+        if (signer.isPresent()) {
+            send(Receipt.commit(signer.get().rack(), me, job.request().session(), job.request().job(),
+                    job.request().successor(), sequence));
+        }
+    }
+
+    /** The sled gossiped {@code m}: if it is its own ending of a job, the receipt for it. */
+    void reported(Message m) {
+        if (signer.isEmpty() || !Message.report(m).map(r -> r.ending() && r.baseboard().equals(me)).orElse(false)) {
+            return;
+        }
+        JobId job = Message.report(m).get().job();
+        EntryState at = entry.get();
+        Optional<SessionId> session = at == null ? Optional.empty() : at.fold().sessionOf(job);
+        if (session.isEmpty()) {
+            return; // a job whose session this sled does not know: nothing it can sign for
+        }
+        String rack = signer.get().rack();
+        Receipt r;
+        if (m instanceof Message.JobStopped) {
+            Message.JobStopped s = (Message.JobStopped) m;
+            r = new Receipt(Receipt.Kind.END, rack, me, session.get(), job, null, null, "stopped", s.exitCode(),
+                    s.exitCode() == null ? "process-error" : null, s.stdoutBytes(), s.stdoutSha3(), s.stderrBytes(),
+                    s.stderrSha3());
+        } else if (m instanceof Message.JobErrored) {
+            Message.JobErrored e = (Message.JobErrored) m;
+            boolean interrupted = e.kind() == Message.JobError.INTERRUPTED;
+            boolean ran = interrupted || head.committedThisLife(job);
+            r = new Receipt(ran ? Receipt.Kind.END : Receipt.Kind.REFUSE, rack, me, session.get(), job, null, null,
+                    interrupted ? "interrupted" : "error", null, wire(e.kind()), null, null, null, null);
+        } else if (m instanceof Message.JobSkipped) {
+            r = new Receipt(Receipt.Kind.REFUSE, rack, me, session.get(), job, null, null, "skipped", null,
+                    wire(((Message.JobSkipped) m).reason()), null, null, null, null);
+        } else if (m instanceof Message.JobCancelled) {
+            r = new Receipt(Receipt.Kind.REFUSE, rack, me, session.get(), job, null, null, "cancelled", null, null,
+                    null, null, null, null);
+        } else {
+            r = new Receipt(Receipt.Kind.REFUSE, rack, me, session.get(), job, null, null, "skipped", null, "conflict",
+                    null, null, null, null);
+        }
+        send(r);
+    }
+
+    private void send(Receipt r) {
+        byte[] body = r.body();
+        loop.send(new Message.JobReceipt(me, body, signer.orElseThrow().sign(body)));
+    }
+
+    private static String wire(Enum<?> e) {
+        return e.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+    }
+}
