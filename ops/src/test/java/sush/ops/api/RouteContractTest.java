@@ -188,6 +188,11 @@ class RouteContractTest {
                         .bad("limit", "/jobs?limit=0", "")
                         .bad("offset", "/jobs?offset=-1", "")
                         .bad("session", "/jobs?session=" + notOne, ""),
+                Route.guarded("GET", "/jobs/{jid}/receipts", "/jobs/" + r.done + "/receipts", Access.READS)
+                        .bad("job id", "/jobs/" + notOne + "/receipts", ""),
+                Route.guarded("GET", "/sessions/{sid}/receipts", sid + "/receipts", Access.READS)
+                        .bad("session id", "/sessions/" + notOne + "/receipts", ""),
+                Route.guarded("GET", "/certificate", "/certificate", Access.READS),
                 Route.guarded("GET", "/plan", "/plan?target=*", Access.READS)
                         .bad("target", "/plan?target=40", "")
                         .bad("wave_size", "/plan?target=0&wave_size=x", ""),

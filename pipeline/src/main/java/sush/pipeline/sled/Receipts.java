@@ -3,6 +3,9 @@ package sush.pipeline.sled;
 import java.util.Optional;
 import java.util.function.Supplier;
 
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 import sush.locker.admission.HeadRules;
 import sush.projections.id.JobId;
 import sush.projections.id.SessionId;
@@ -32,7 +35,7 @@ final class Receipts {
     }
 
     void signWith(ReceiptSigner s) {
-        signer = Optional.of(s);
+        signer = Optional.ofNullable(s);
     }
 
     /** {@code job}'s commit landed as record {@code sequence}. */
@@ -80,10 +83,20 @@ final class Receipts {
         send(r);
     }
 
+    /**
+     * Signs off the loop (a P-256 signature costs about a millisecond on a busy sled: never on the
+     * path of a commit, a launch or an ending), one at a time in order, then gossips it from the loop.
+     */
     private void send(Receipt r) {
+        ReceiptSigner by = signer.orElseThrow();
         byte[] body = r.body();
-        loop.send(new Message.JobReceipt(me, body, signer.orElseThrow().sign(body)));
+        Mono.fromCallable(() -> by.sign(body)).subscribeOn(SIGNING).publishOn(loop.scheduler())
+                .subscribe(sig -> loop.guarded("receipt", () -> loop.send(new Message.JobReceipt(me, body, sig))),
+                        err -> loop.emit(new SledEvent.Failed("signing a receipt: " + err)));
     }
+
+    /** Where receipts are signed: one thread, so that they leave in the order they were made. */
+    private static final Scheduler SIGNING = Schedulers.newSingle("sled-receipts", true);
 
     private static String wire(Enum<?> e) {
         return e.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');

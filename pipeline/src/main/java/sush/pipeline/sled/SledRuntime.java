@@ -124,7 +124,8 @@ public final class SledRuntime {
 
     /**
      * Issue 40 (D-060): the sled signs a receipt of each commit, ending and refusal of its own with
-     * {@code signer} (set before {@link #start}; a sled without one signs none).
+     * {@code signer} (set before {@link #start}; a sled without one signs none, and null stops
+     * signing: the launch bench measures both in one run).
      */
     public void signReceipts(ReceiptSigner signer) {
         receipts.signWith(signer);

@@ -93,14 +93,40 @@ public final class LaunchBench {
                 ended.computeIfAbsent(((SledEvent.Ended) e).job(), k -> new CountDownLatch(1)).countDown();
             }
         });
+        // Issue 40: receipts signed with a P-256 key, as a daemon's, in alternate blocks of jobs.
+        java.security.KeyPairGenerator kg = java.security.KeyPairGenerator.getInstance("EC");
+        kg.initialize(new java.security.spec.ECGenParameterSpec("secp256r1"));
+        java.security.PrivateKey receiptKey = kg.generateKeyPair().getPrivate();
+        sush.pipeline.sled.ReceiptSigner signer = new sush.pipeline.sled.ReceiptSigner() {
+            @Override
+            public String rack() {
+                return "bench";
+            }
+
+            @Override
+            public byte[] sign(byte[] body) {
+                try {
+                    java.security.Signature s = java.security.Signature.getInstance("SHA256withECDSA");
+                    s.initSign(receiptKey);
+                    s.update(body);
+                    return s.sign();
+                } catch (java.security.GeneralSecurityException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        };
         sled.start();
         rack.send(MessageCodec.encode(Rack.start(1)));
         List<SignedJob> all = Rack.jobs(Rack.session(1), jobs, "true", "*");
         long[] launch = new long[jobs];
+        long[] cycle = new long[jobs];
+        boolean[] signing = new boolean[jobs];
         long[] bare = new long[jobs];
         byte[] file = new byte[1200];
         for (int i = 0; i < jobs; i++) {
             JobId id = all.get(i).request().job();
+            signing[i] = (i / 20) % 2 == 1;
+            sled.signReceipts(signing[i] ? signer : null);
             rack.send(MessageCodec.encode(new Message.JobStart(all.get(i))));
             replica.commit(n, rack.frontier(), rack.missingFor(rack.view(), replica.frontier()));
             CountDownLatch done = ended.computeIfAbsent(id, k -> new CountDownLatch(1));
@@ -108,6 +134,7 @@ public final class LaunchBench {
                 throw new IllegalStateException("job " + i + " did not end");
             }
             launch[i] = launched.get(id) - screened.get(id);
+            cycle[i] = System.nanoTime() - screened.get(id);
             long t0 = System.nanoTime();
             bareCommit(root.resolve("floor-a"), file);
             bareCommit(root.resolve("floor-b"), file);
@@ -121,6 +148,13 @@ public final class LaunchBench {
         loop.dispose();
         writer.dispose();
         int skip = jobs / 10;
+        double[] with = p50s(launch, cycle, signing, skip, true);
+        double[] without = p50s(launch, cycle, signing, skip, false);
+        long t0 = System.nanoTime();
+        for (int i = 0; i < 1000; i++) {
+            signer.sign(new byte[300]);
+        }
+        double signUs = (System.nanoTime() - t0) / 1000 / 1e3;
         long[] l = Arrays.copyOfRange(launch, skip, jobs);
         long[] c = Arrays.copyOfRange(bare, skip, jobs);
         Arrays.sort(l);
@@ -132,12 +166,32 @@ public final class LaunchBench {
         System.out.printf(Locale.ROOT, "%-26s %10s %10s%n", "", "p50 ms", "p99 ms");
         System.out.printf(Locale.ROOT, "%-26s %10.2f %10.2f%n", "head to process running", l50, l99);
         System.out.printf(Locale.ROOT, "%-26s %10.2f %10.2f%n", "bare two-slot commit", c50, c[(int) (c.length * 0.99)] / 1e6);
+        System.out.printf(Locale.ROOT, "receipts (alternate blocks of 20 jobs): launch p50 %.3f ms with, %.3f without "
+                + "(%.3fx); head to ended p50 %.3f with, %.3f without (%.3fx); one P-256 signature %.1f us%n", with[0],
+                without[0], with[0] / without[0], with[1], without[1], with[1] / without[1], signUs);
         System.out.printf(Locale.ROOT, "{\"bench\":\"launch\",\"launch_p50_ms\":%.3f,\"launch_p99_ms\":%.3f,"
-                + "\"commit_p50_ms\":%.3f}%n", l50, l99, c50);
+                + "\"commit_p50_ms\":%.3f,\"launch_p50_receipts_ms\":%.3f,\"launch_p50_no_receipts_ms\":%.3f,"
+                + "\"cycle_p50_receipts_ms\":%.3f,\"cycle_p50_no_receipts_ms\":%.3f,\"receipt_sign_us\":%.1f}%n",
+                l50, l99, c50, with[0], without[0], with[1], without[1], signUs);
         try (var walk = Files.walk(root)) {
             walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
         System.exit(0);
+    }
+
+    /** The p50s (ms) of launch and of the whole cycle over the jobs after {@code skip} signed as {@code signed} says. */
+    private static double[] p50s(long[] launch, long[] cycle, boolean[] signing, int skip, boolean signed) {
+        List<Long> l = new java.util.ArrayList<>();
+        List<Long> c = new java.util.ArrayList<>();
+        for (int i = skip; i < launch.length; i++) {
+            if (signing[i] == signed) {
+                l.add(launch[i]);
+                c.add(cycle[i]);
+            }
+        }
+        java.util.Collections.sort(l);
+        java.util.Collections.sort(c);
+        return new double[] {l.get(l.size() / 2) / 1e6, c.get(c.size() / 2) / 1e6};
     }
 
     private static void bareCommit(Path dir, byte[] bytes) throws Exception {
