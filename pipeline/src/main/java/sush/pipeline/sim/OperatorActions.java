@@ -295,17 +295,19 @@ final class OperatorActions {
         JobRequest r = new JobRequest(operator.session, at.get(), "job-" + operator.commands++, signedTarget,
                 concurrent, JobLimits.NONE, JobMode.RECORDED, wave);
         SignedJob job = key.sign(r);
-        if (wave.isSet()) {
-            rack.waves.signed(job);
-            rack.trace.add("  " + r.job().codephrase() + " in waves of " + wave.size() + ", budget " + wave.maxFailures()
-                    + ", on " + signedTarget + ", failing on " + rack.waves.failingOn(r.job()));
-        }
+
         ClientChain kept = operator.chains.get(operator.session);
         if (client == Client.KEPT_CHAIN) {
             kept.keep(job); // kept before it leaves: an answer lost on the way may hide a request gossiped
         }
         rack.jobIndex.note(r.job());
         if (send(via, new Message.JobStart(job))) {
+            if (wave.isSet()) {
+                // Only a request that left: one refused at once never runs, and the next takes its position.
+                rack.waves.signed(job);
+                rack.trace.add("  " + r.job().codephrase() + " in waves of " + wave.size() + ", budget "
+                        + wave.maxFailures() + ", on " + signedTarget + ", failing on " + rack.waves.failingOn(r.job()));
+            }
             // A request that left names its position for good (one refused at once never left).
             SignedJob before = operator.signedAt.putIfAbsent(r.job(), job);
             if (before != null && !Arrays.equals(before.request().digest(), r.digest())) {

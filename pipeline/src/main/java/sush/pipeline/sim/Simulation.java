@@ -395,8 +395,10 @@ public final class Simulation {
     // ---- The calm tail --------------------------------------------------------------------
 
     /**
-     * Issue 40: what an operator does when a job's later waves wait for a sled that is down or
-     * an empty cubby ({@code job status} names it): skips that sled's part ({@code job skip --sled}).
+     * Issue 40: what an operator does when a job's later waves wait for a cubby ({@code job status}
+     * names it): skips that sled's part ({@code job skip --sled}) when the sled is down or the cubby
+     * is empty, or when its history says it ended the job (the rack forgot its status: a cold boot,
+     * or a restart after the rack settled the job).
      */
     private void skipDownSleds() {
         if (rack.waves == null) {
@@ -407,10 +409,8 @@ public final class Simulation {
             return;
         }
         for (SignedJob j : List.copyOf(rack.waves.jobs.values())) {
-            for (int cubby : sush.projections.fold.Waves.members(j).orElse(List.of())) {
-                boolean up = rack.sleds.stream().anyMatch(s -> s.up && s.sled.cubby() == cubby);
-                if (!up && actions.send(via.get(), new Message.JobSledSkip(j.request().job(), cubby,
-                        operator.starter))) {
+            for (int cubby : rack.waves.awaited(j)) {
+                if (actions.send(via.get(), new Message.JobSledSkip(j.request().job(), cubby, operator.starter))) {
                     rack.faults.add("sled-skip");
                     rack.trace.add("  the operator skips cubby " + cubby + "'s part of " + j.request().job()
                             .codephrase());
@@ -473,13 +473,19 @@ public final class Simulation {
             }
         }
         if (rack.waves != null) {
-            // Waves of one sled over a rack take a round (run, end, gossip) per sled.
-            for (int round = 0; round < 2 * rack.sleds.size() + 4; round++) {
+            // Waves of one sled over a rack take a round (run, end, gossip) per sled, and the calm's
+            // last jobs may each be in waves behind one another: rounds until every wave job ended
+            // on every live sled it targets (bounded).
+            for (int round = 0; round < 4 * rack.sleds.size() + 8 && !rack.waves.allEnded(); round++) {
                 rack.advance(2_000);
                 rack.endJobs(operator.stoppedJobs);
-                if (round == 4) {
-                    skipDownSleds();
+                if (round % 4 == 3) {
+                    skipDownSleds(); // as an operator watching `job status` would, again as sleds go down
                 }
+            }
+            for (int round = 0; round < 4; round++) {
+                rack.advance(2_000); // the jobs behind the last wave
+                rack.endJobs(operator.stoppedJobs);
             }
         }
         via = rack.sleds.stream().filter(s -> s.up).findFirst();

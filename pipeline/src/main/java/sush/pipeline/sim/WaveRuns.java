@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
@@ -32,6 +33,8 @@ final class WaveRuns {
     private final Map<JobId, Set<String>> failing = new HashMap<>();
     /** Per wave job, the baseboards that said it failed there (a non-zero exit, an error). */
     private final Map<JobId, Set<String>> saidFailed = new HashMap<>();
+    /** What the sleds said of wave jobs, ranked as every fold ranks statuses: each sled's last word. */
+    private final sush.projections.fold.StatusProjection said = new sush.projections.fold.StatusProjection();
     /** Per wave job, the baseboards that said {@code Skipped{BudgetSpent}}. */
     private final Map<JobId, Set<String>> saidSpent = new HashMap<>();
     /** Per wave job, the cubbies whose part the operator skipped. */
@@ -39,6 +42,8 @@ final class WaveRuns {
     /** Per wave job, the most sleds seen running it at once. */
     private final Map<JobId, Integer> mostAtOnce = new HashMap<>();
     long budgetsSpent;
+    /** {@code -Dsush.sim.waves.trace=true}: every report of a wave job goes into the trace. */
+    private static final boolean TRACE = Boolean.getBoolean("sush.sim.waves.trace");
 
     WaveRuns(SimRack rack, long seed) {
         this.rack = rack;
@@ -91,6 +96,12 @@ final class WaveRuns {
 
     /** A sled gossiped {@code m}: failures and spent budgets of wave jobs are noted. */
     void gossiped(Message m) {
+        Message.report(m).filter(r -> jobs.containsKey(r.job())).ifPresent(r -> {
+            said.apply(m);
+            if (TRACE) {
+                rack.trace.add("  wave job " + r.job().codephrase().substring(0, 12) + ": " + m);
+            }
+        });
         if (m instanceof Message.JobStopped) {
             Message.JobStopped s = (Message.JobStopped) m;
             if (jobs.containsKey(s.job()) && (s.exitCode() == null || s.exitCode() != 0)) {
@@ -102,12 +113,63 @@ final class WaveRuns {
                 saidFailed.computeIfAbsent(e.job(), k -> new TreeSet<>()).add(e.baseboard());
             }
         } else if (m instanceof Message.JobSkipped && ((Message.JobSkipped) m).reason()
+                == Message.SkipReason.ALREADY_HANDLED && jobs.containsKey(((Message.JobSkipped) m).job())) {
+            // It ran or may have run in an earlier life, its ending forgotten: the gate counts it as failed.
+            Message.JobSkipped k = (Message.JobSkipped) m;
+            saidFailed.computeIfAbsent(k.job(), x -> new TreeSet<>()).add(k.baseboard());
+        } else if (m instanceof Message.JobSkipped && ((Message.JobSkipped) m).reason()
                 == Message.SkipReason.BUDGET_SPENT) {
             budgetsSpent++;
             rack.faults.add("budget-spent");
             Message.JobSkipped k = (Message.JobSkipped) m;
             saidSpent.computeIfAbsent(k.job(), x -> new TreeSet<>()).add(k.baseboard());
         }
+    }
+
+    /**
+     * The cubbies of {@code job} a live sled waits for that an operator would skip: a live sled
+     * holding the job has no ending from them, and their sled is down (or the cubby is empty), or
+     * it ended the job (its history, here what it said over the run) while the rack forgot it.
+     */
+    List<Integer> awaited(SignedJob job) {
+        JobId id = job.request().job();
+        Set<Integer> out = new TreeSet<>();
+        for (SimSled s : rack.sleds) {
+            sush.pipeline.sled.SledRuntime.View v = rack.liveView(s);
+            if (v == null || v.fold().chain().flatMap(c -> c.known(id)).isEmpty()) {
+                continue;
+            }
+            for (int cubby : Waves.members(job).orElse(List.of())) {
+                Optional<SimSled> at = rack.sleds.stream().filter(x -> x.sled.cubby() == cubby).findFirst();
+                boolean heard = at.isPresent() && v.fold().statuses().status(id, at.get().sled.baseboard())
+                        .map(e -> e.status().isTerminal()).orElse(false);
+                boolean ended = at.isPresent() && said.status(id, at.get().sled.baseboard()).map(e -> e.status()
+                        .isTerminal()).orElse(false);
+                if (!heard && (at.isEmpty() || !at.get().up || ended)) {
+                    out.add(cubby);
+                }
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    /** Whether every wave job a live sled holds has ended there (what the calm waits for). */
+    boolean allEnded() {
+        for (SimSled s : rack.sleds) {
+            sush.pipeline.sled.SledRuntime.View v = rack.liveView(s);
+            if (v == null) {
+                continue;
+            }
+            for (SignedJob j : jobs.values()) {
+                JobId id = j.request().job();
+                boolean held = v.fold().chain().flatMap(c -> c.known(id)).isPresent();
+                if (held && Checkers.targets(j, s.sled) && !v.fold().statuses().status(id, s.sled.baseboard())
+                        .map(e -> e.status().isTerminal()).orElse(false)) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     /** Counts the live sleds running each wave job now; past N plus the skipped parts is a violation. */
@@ -143,12 +205,15 @@ final class WaveRuns {
             JobWave w = j.request().wave();
             int extra = skipped.getOrDefault(id, Set.of()).size();
             Set<String> failed = saidFailed.getOrDefault(id, Set.of());
-            // Runs that failed: a sled refusing the job (a full chain, an untrusted store) never ran it.
-            long ranAndFailed = failed.stream().filter(b -> rack.ledger.contains(
-                    new sush.pipeline.exec.LedgerLauncher.Launch(b, id))).count();
+            // Runs that failed, by each sled's last word (a commit that failed to land is an error, and a
+            // later life may run the job after all); a sled refusing the job never ran it.
+            List<String> ranAndFailedOn = said.statuses(id).entrySet().stream().filter(e -> Waves.failure(
+                    e.getValue()) && rack.ledger.contains(new sush.pipeline.exec.LedgerLauncher.Launch(e.getKey(), id)))
+                    .map(Map.Entry::getKey).sorted().toList();
+            long ranAndFailed = ranAndFailedOn.size();
             if (ranAndFailed > w.maxFailures() + w.size() + extra) {
                 violations.add("waves: " + ranAndFailed + " sleds ran and failed job " + id.codephrase() + ", more than its "
-                        + "budget " + w.maxFailures() + " plus a wave of " + w.size());
+                        + "budget " + w.maxFailures() + " plus a wave of " + w.size() + " (" + ranAndFailedOn + ")");
             }
             List<Integer> members = Waves.members(j).orElse(List.of());
             for (String sled : saidSpent.getOrDefault(id, Set.of())) {

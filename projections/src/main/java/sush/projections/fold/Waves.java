@@ -22,7 +22,8 @@ import sush.projections.targets.TargetException;
  * {@code [w*N, (w+1)*N)}. The sled in cubby {@code c} of wave {@code w > 0} may start the job
  * once every cubby of the earlier waves is done with it: a terminal status from a sled announced
  * in that cubby, or the starter's skip of that cubby's part. As soon as more than {@code K} of
- * those ended in failure (an error, a non-zero exit, an interruption) it never starts the job.
+ * those ended in failure (an error, a non-zero exit, an interruption, or an ending the rack
+ * forgot: see {@link #failure}) it never starts the job.
  */
 public final class Waves {
     private Waves() {
@@ -160,12 +161,21 @@ public final class Waves {
         return Optional.ofNullable(found);
     }
 
-    /** Whether a terminal status is a failure: an error, an interruption, or a non-zero exit. */
+    /**
+     * Whether a terminal status counts against the budget: an error, an interruption, a non-zero
+     * exit, or an outcome nobody knows any more: {@code Skipped{AlreadyHandled}} is what a sled
+     * says of a job it ran or may have run in an earlier life once the rack forgot its ending (a
+     * cold boot empties the gossip set), so a rollout stops rather than count a lost failure as a
+     * success (D-059).
+     */
     public static boolean failure(StatusProjection.Entry e) {
         switch (e.status()) {
             case ERROR:
             case INTERRUPTED:
                 return true;
+            case SKIPPED:
+                return e.message() instanceof Message.JobSkipped
+                        && ((Message.JobSkipped) e.message()).reason() == Message.SkipReason.ALREADY_HANDLED;
             case STOPPED:
                 Message.JobStopped s = (Message.JobStopped) e.message();
                 return s.exitCode() == null || s.exitCode() != 0;

@@ -84,6 +84,11 @@ class WavesTest {
         other.apply(exited(0, 0));
         other.skipSled(POSITION, 1);
         assertInstanceOf(Waves.Gate.Go.class, Waves.gate(j, 2, other, rack()), "a skipped part is done, not failed");
+        // An ending the rack forgot (a cold boot): the sled says it ran or may have run; counted as failed.
+        StatusProjection forgot = new StatusProjection();
+        forgot.apply(new Message.JobSkipped(board(0), POSITION, Message.SkipReason.ALREADY_HANDLED));
+        assertEquals(new Waves.Gate.Spent(1, 1, 0, List.of(0)), Waves.gate(job("0,1", new JobWave(1, 0)), 1, forgot,
+                rack()));
         // A cubby no sled announced is awaited until its part is skipped.
         SignedJob empty = job("0,9", new JobWave(1, 0));
         assertEquals(new Waves.Gate.Await(1, List.of(0)), Waves.gate(empty, 9, new StatusProjection(), rack()));
