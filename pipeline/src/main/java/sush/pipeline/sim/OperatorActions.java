@@ -301,10 +301,13 @@ final class OperatorActions {
             kept.keep(job); // kept before it leaves: an answer lost on the way may hide a request gossiped
         }
         rack.jobIndex.note(r.job());
+        if (wave.isSet()) {
+            // Before it leaves (sleds may act on it inside the send); dropped if it never left (the
+            // next request takes its position).
+            rack.waves.signed(job);
+        }
         if (send(via, new Message.JobStart(job))) {
             if (wave.isSet()) {
-                // Only a request that left: one refused at once never runs, and the next takes its position.
-                rack.waves.signed(job);
                 rack.trace.add("  " + r.job().codephrase() + " in waves of " + wave.size() + ", budget "
                         + wave.maxFailures() + ", on " + signedTarget + ", failing on " + rack.waves.failingOn(r.job()));
             }
@@ -320,8 +323,13 @@ final class OperatorActions {
                     new int[] {operator.all.indexOf(operator.session) + 1, jobs.size()});
             jobs.add(job);
             operator.allJobs.add(job);
-        } else if (client == Client.KEPT_CHAIN) {
-            kept.forgetLast(); // refused: it never left
+        } else {
+            if (wave.isSet()) {
+                rack.waves.unsigned(r.job());
+            }
+            if (client == Client.KEPT_CHAIN) {
+                kept.forgetLast(); // refused: it never left
+            }
         }
     }
 

@@ -83,6 +83,15 @@ final class WaveRuns {
         failing.put(job.request().job(), f);
     }
 
+    /** A wave job whose request never left (refused at once): its position goes to the next request. */
+    void unsigned(JobId job) {
+        jobs.remove(job);
+        failing.remove(job);
+        saidFailed.remove(job);
+        saidSpent.remove(job);
+        said.forget(job);
+    }
+
     /** The baseboards whose run of {@code job} fails. */
     Set<String> failingOn(JobId job) {
         return new TreeSet<>(failing.getOrDefault(job, Set.of()));
