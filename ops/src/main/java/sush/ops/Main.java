@@ -51,6 +51,7 @@ import sush.ops.wire.Version;
             "  4    not found (no such job, no active session)",
             "  5    a job waited for did not end with exit 0 on every targeted sled",
             "  6    a job's output did not match the hash in its status",
+            "  7    an audit bundle did not verify (`sush audit verify` names each problem)",
             "  70   the daemon's sled failed closed (its supervisor restarts it)",
             "  130  interrupted"},
         subcommands = {DaemonCommand.class, SessionCommand.class, JobCommand.class, BoundaryCommand.class,
