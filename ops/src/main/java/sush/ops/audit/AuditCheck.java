@@ -48,16 +48,20 @@ import sush.projections.job.TrustStore;
  * fetched. Each job is signed by a trusted signer in the bundle's session (under its grant,
  * whose signature is checked too); each receipt by a certificate of that CA naming its sled, not
  * revoked; per sled, commit sequences strictly increase along the chain and no job has two commit
- * receipts (at most once, proven); every ending of a run has its commit and every commit an
- * ending; output hashes match the files given. Every finding names what it is about.
+ * receipts (at most once, proven); every ending of a run has its commit; output hashes match the
+ * files given. Every finding names what it is about; a commit with no ending yet is open, not a
+ * fault (the job may still run, or its sled is down).
  */
 public final class AuditCheck {
     /** One job on one sled, as the receipts say. */
     public record Row(String job, int ordinal, String sled, String commit, String ending) {
     }
 
-    /** What the check found: a row per job and sled, and every problem. */
-    public record Report(List<Row> rows, List<String> problems) {
+    /**
+     * What the check found: a row per job and sled, every problem, and what is open (a commit
+     * with no ending yet: the job may still run, or its sled is down; not a fault of the bundle).
+     */
+    public record Report(List<Row> rows, List<String> problems, List<String> open) {
         public boolean ok() {
             return problems.isEmpty();
         }
@@ -80,14 +84,14 @@ public final class AuditCheck {
         problems.clear();
         if (!Bundle.FORMAT.equals(b.format())) {
             problems.add("not a " + Bundle.FORMAT + " bundle (format " + b.format() + ")");
-            return new Report(List.of(), List.copyOf(problems));
+            return new Report(List.of(), List.copyOf(problems), List.of());
         }
         SessionId session;
         try {
             session = SessionId.parse(String.valueOf(b.sessionId()));
         } catch (IdException e) {
             problems.add("session_id: " + e.getMessage());
-            return new Report(List.of(), List.copyOf(problems));
+            return new Report(List.of(), List.copyOf(problems), List.of());
         }
         checkGrant(b, session);
         Map<JobId, Integer> ordinals = requests(b, session);
@@ -114,6 +118,7 @@ public final class AuditCheck {
             (x.kind() == Receipt.Kind.COMMIT ? commits : endings).computeIfAbsent(key, k -> new ArrayList<>()).add(x);
         }
         List<Row> rows = new ArrayList<>();
+        List<String> open = new ArrayList<>();
         Map<String, TreeMap<Integer, Long>> bySled = new TreeMap<>();
         Set<String> keys = new java.util.TreeSet<>(commits.keySet());
         keys.addAll(endings.keySet());
@@ -132,7 +137,7 @@ public final class AuditCheck {
                 problems.add("job " + job + " ended on " + any.sled() + " (" + ending(e) + ") without a commit receipt");
             }
             if (!c.isEmpty() && e.isEmpty()) {
-                problems.add("job " + job + " was committed on " + any.sled() + " and has no ending receipt");
+                open.add("job " + job + " was committed on " + any.sled() + " and has no ending receipt yet");
             }
             int ordinal = ordinals.getOrDefault(any.job(), -1);
             if (!c.isEmpty()) {
@@ -160,7 +165,7 @@ public final class AuditCheck {
         });
         rows.sort((x, y) -> x.ordinal() != y.ordinal() ? Integer.compare(x.ordinal(), y.ordinal())
                 : x.sled().compareTo(y.sled()));
-        return new Report(rows, List.copyOf(problems));
+        return new Report(rows, List.copyOf(problems), List.copyOf(open));
     }
 
     private static String ending(List<Receipt> e) {

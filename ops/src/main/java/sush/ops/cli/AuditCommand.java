@@ -203,12 +203,14 @@ public final class AuditCommand implements Callable<Integer> {
                             Client.printable(row.sled()), row.commit(), Client.printable(row.ending())));
                 }
                 r.problems().forEach(p -> text.append("PROBLEM ").append(Client.printable(p)).append('\n'));
+                r.open().forEach(p -> text.append("OPEN ").append(Client.printable(p)).append('\n'));
                 text.append(r.ok() ? "verified: " + r.rows().size() + " (job, sled) pairs, no job committed twice"
                         : r.problems().size() + " problems");
                 Map<String, Object> doc = new LinkedHashMap<>();
                 doc.put("ok", r.ok());
                 doc.put("rows", r.rows());
                 doc.put("problems", r.problems());
+                doc.put("open", r.open());
                 g.print(doc, text.toString());
                 return r.ok() ? 0 : 7;
             } catch (Client.Failure f) {

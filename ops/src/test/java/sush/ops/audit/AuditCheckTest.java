@@ -151,6 +151,11 @@ class AuditCheckTest {
         List<Answers.Receipt> missing = new ArrayList<>(ok);
         missing.remove(0);
         caught("missing commit", check(bundle(missing)), "without a commit receipt");
+        // A commit whose ending has not come (yet): open, not a fault.
+        List<Answers.Receipt> running = new ArrayList<>(ok);
+        running.remove(1);
+        AuditCheck.Report r = check(bundle(running));
+        assertTrue(r.ok() && r.open().size() == 1 && r.open().get(0).contains("no ending receipt yet"), r.toString());
         // A second commit of the first job on A (validly signed: at most once broken).
         List<Answers.Receipt> twice = new ArrayList<>(ok);
         twice.add(signed(A, commit(A, first, 9)));
