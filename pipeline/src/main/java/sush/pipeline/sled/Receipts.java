@@ -40,15 +40,15 @@ final class Receipts {
 
     /** {@code job}'s commit landed as record {@code sequence}. */
     void committed(SignedJob job, long sequence) {
-        if (signer.isPresent()) {
-            send(Receipt.commit(signer.get().rack(), me, job.request().session(), job.request().job(),
-                    job.request().successor(), sequence));
-        }
+        Optional<ReceiptSigner> by = signer; // read once: it may be replaced meanwhile (the launch bench)
+        by.ifPresent(s -> send(s, Receipt.commit(s.rack(), me, job.request().session(), job.request().job(),
+                job.request().successor(), sequence)));
     }
 
     /** The sled gossiped {@code m}: if it is its own ending of a job, the receipt for it. */
     void reported(Message m) {
-        if (signer.isEmpty() || !Message.report(m).map(r -> r.ending() && r.baseboard().equals(me)).orElse(false)) {
+        Optional<ReceiptSigner> by = signer; // read once
+        if (by.isEmpty() || !Message.report(m).map(r -> r.ending() && r.baseboard().equals(me)).orElse(false)) {
             return;
         }
         JobId job = Message.report(m).get().job();
@@ -57,7 +57,7 @@ final class Receipts {
         if (session.isEmpty()) {
             return; // a job whose session this sled does not know: nothing it can sign for
         }
-        String rack = signer.get().rack();
+        String rack = by.get().rack();
         Receipt r;
         if (m instanceof Message.JobStopped) {
             Message.JobStopped s = (Message.JobStopped) m;
@@ -80,15 +80,14 @@ final class Receipts {
             r = new Receipt(Receipt.Kind.REFUSE, rack, me, session.get(), job, null, null, "skipped", null, "conflict",
                     null, null, null, null);
         }
-        send(r);
+        send(by.get(), r);
     }
 
     /**
      * Signs off the loop (a P-256 signature costs about a millisecond on a busy sled: never on the
      * path of a commit, a launch or an ending), one at a time in order, then gossips it from the loop.
      */
-    private void send(Receipt r) {
-        ReceiptSigner by = signer.orElseThrow();
+    private void send(ReceiptSigner by, Receipt r) {
         byte[] body = r.body();
         Mono.fromCallable(() -> by.sign(body)).subscribeOn(SIGNING).publishOn(loop.scheduler())
                 .subscribe(sig -> loop.guarded("receipt", () -> loop.send(new Message.JobReceipt(me, body, sig))),
