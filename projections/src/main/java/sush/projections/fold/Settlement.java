@@ -181,6 +181,11 @@ public final class Settlement {
             Job j = about.map(jobs::get).orElse(null);
             if (j != null) {
                 j.add(version);
+            } else if (!(m instanceof Message.JobStop)) {
+                // A receipt or a skip told again after its job was settled (a restarted sled
+                // re-tells its endings): forgotten as an orphan status is.
+                orphans.add(version);
+                marksChanged = true;
             }
         } else {
             onStatus(version, m);

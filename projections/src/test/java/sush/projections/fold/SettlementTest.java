@@ -202,6 +202,26 @@ class SettlementTest {
         assertTrue(s.drain().contains(late));
     }
 
+    /** Issue 40: a receipt (or a sled skip) told again after its job was forgotten goes as an orphan status does. */
+    @Test
+    void aReceiptOfAForgottenJobIsForgottenOnceSeenByAll() {
+        SignedJob[] jobs = chain("7");
+        deliver(new Message.JobStart(jobs[0]));
+        deliver(mark(A, S, 1, jobs[0].request().successor()));
+        deliver(mark(B, S, 1, jobs[0].request().successor()));
+        assertEquals(1, s.drain().size());
+        sush.projections.job.Receipt r = new sush.projections.job.Receipt(sush.projections.job.Receipt.Kind.END,
+                "rack", B.baseboard(), S, position(jobs[0]), null, null, "interrupted", null, "interrupted", null,
+                null, null, null);
+        Version late = deliver(new Message.JobReceipt(B.baseboard(), r.body(), new byte[] {1}));
+        Version skip = deliver(new Message.JobSledSkip(position(jobs[0]), 3, "operator"));
+        assertEquals(List.of(), s.drain());
+        deliver(mark(A, S, 1, jobs[0].request().successor()));
+        deliver(mark(B, S, 1, jobs[0].request().successor()));
+        List<Version> forgot = s.drain();
+        assertTrue(forgot.contains(late) && forgot.contains(skip), forgot.toString());
+    }
+
     @Test
     void aWatermarkConcurrentWithAMessageIsNotAfterIt() {
         Id[] parties = Id.ONE.fork();
