@@ -245,6 +245,9 @@ public final class HeadRules {
         if (gate instanceof Waves.Gate.Spent) {
             return AtHead.BUDGET_SPENT;
         }
+        // D-059: a later wave waits here, at the head, as a sequential job does: passing it would be
+        // final (what is behind the head ran or may have run, at-most-once.md section 6), so a job
+        // this sled has not started is never passed to let later jobs go first.
         if (!stopped.contains(id) && gate instanceof Waves.Gate.Await) {
             waiting = Optional.of(job);
             return AtHead.WAIT;

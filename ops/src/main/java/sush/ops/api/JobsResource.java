@@ -4,8 +4,10 @@ import static sush.ops.api.Replies.jobId;
 import static sush.ops.api.Replies.sessionId;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
+import io.netty.handler.codec.http.QueryStringDecoder;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.server.HttpServerRequest;
 import sush.ops.wire.Answers;
@@ -109,7 +111,7 @@ final class JobsResource {
      * {@code sled=B}. A target no sled can parse, or a malformed field, is a 400.
      */
     Mono<Object> plan(HttpServerRequest q) throws BadRequest {
-        java.util.Map<String, List<String>> p = new io.netty.handler.codec.http.QueryStringDecoder(q.uri()).parameters();
+        Map<String, List<String>> p = new QueryStringDecoder(q.uri()).parameters();
         String target = first(p, "target");
         if (target == null) {
             throw new BadRequest("bad-target", "target is required (*, cubbies, baseboards or serials)");
@@ -150,12 +152,12 @@ final class JobsResource {
     /** The session a plan names when none is active here (its verdict then says it waits). */
     private static final SessionId NO_SESSION = new SessionId(new byte[sush.projections.id.Id88.BYTES]);
 
-    private static String first(java.util.Map<String, List<String>> p, String name) {
+    private static String first(Map<String, List<String>> p, String name) {
         List<String> v = p.get(name);
         return v == null || v.isEmpty() ? null : v.get(0);
     }
 
-    private static Long number(java.util.Map<String, List<String>> p, String name) throws BadRequest {
+    private static Long number(Map<String, List<String>> p, String name) throws BadRequest {
         String v = first(p, name);
         if (v == null) {
             return null;

@@ -23,6 +23,7 @@ import sush.projections.id.SessionId;
 import sush.projections.job.JobMode;
 import sush.projections.job.SignedJob;
 import sush.projections.message.Message;
+import sush.projections.message.MessageCodec;
 import sush.projections.targets.Target;
 import sush.projections.targets.TargetException;
 
@@ -437,7 +438,7 @@ final class Head {
         JobId id = job.request().job();
         Verdict v = decide(active.get(), id, Admission.Position.AT_HEAD);
         if (v instanceof Verdict.Skip) {
-            return SledRuntime.Plan.of("refuse", MessageCodecNames.skip(((Verdict.Skip) v).reason()));
+            return SledRuntime.Plan.of("refuse", MessageCodec.wireName(((Verdict.Skip) v).reason()));
         } else if (v instanceof Verdict.Refuse) {
             return SledRuntime.Plan.of("refuse", ((Verdict.Refuse) v).why());
         } else if (v instanceof Verdict.Hop) {
@@ -466,13 +467,6 @@ final class Head {
         int wave = job.request().wave().isSet() ? job.request().wave().waveOf(members, cfg.me().cubby()) : -1;
         return new SledRuntime.Plan("run", wave > 0 ? when + ", after waves 0 to " + (wave - 1) : when,
                 wave >= 0 ? wave : null, null);
-    }
-
-    /** Wire names of skip reasons, as statuses spell them. */
-    private static final class MessageCodecNames {
-        static String skip(Message.SkipReason r) {
-            return r.name().toLowerCase(Locale.ROOT).replace('_', '-');
-        }
     }
 
     /** The admission rules of the rack's ordering (at-most-once.md 5, or ordered-sessions.md 5). */

@@ -12,6 +12,7 @@ import sush.projections.id.SessionId;
 import sush.projections.job.Receipt;
 import sush.projections.job.SignedJob;
 import sush.projections.message.Message;
+import sush.projections.message.MessageCodec;
 
 /**
  * The sled's receipts (issue 40, D-060): a signed commit receipt once a job's commit landed in
@@ -98,6 +99,6 @@ final class Receipts {
     private static final Scheduler SIGNING = Schedulers.newSingle("sled-receipts", true);
 
     private static String wire(Enum<?> e) {
-        return e.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        return MessageCodec.wireName(e);
     }
 }

@@ -5,9 +5,12 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.SortedSet;
+import java.util.TreeSet;
 
 import sush.projections.id.JobId;
 import sush.projections.message.Message;
@@ -34,9 +37,9 @@ public final class StatusProjection {
     /** Bound on the receipts kept of one job (a few per sled of a rack). */
     public static final int MAX_RECEIPTS_PER_JOB = 256;
     /** Receipts by job (D-060), in arrival order; a job is only here while its statuses are. */
-    private final Map<JobId, java.util.LinkedHashSet<Message.JobReceipt>> receipts = new HashMap<>();
+    private final Map<JobId, LinkedHashSet<Message.JobReceipt>> receipts = new HashMap<>();
     /** Cubbies whose part of a job its starter skipped (D-059); a job is only here while its statuses are. */
-    private final Map<JobId, java.util.SortedSet<Integer>> skippedSleds = new HashMap<>();
+    private final Map<JobId, SortedSet<Integer>> skippedSleds = new HashMap<>();
     private long untracked;
 
     public StatusProjection() {
@@ -52,8 +55,8 @@ public final class StatusProjection {
         this.maxJobs = o.maxJobs;
         o.jobs.forEach((job, byReporter) -> this.jobs.put(job, new HashMap<>(byReporter)));
         o.conflicts.forEach((job, byReporter) -> this.conflicts.put(job, new HashMap<>(byReporter)));
-        o.skippedSleds.forEach((job, cubbies) -> this.skippedSleds.put(job, new java.util.TreeSet<>(cubbies)));
-        o.receipts.forEach((job, rs) -> this.receipts.put(job, new java.util.LinkedHashSet<>(rs)));
+        o.skippedSleds.forEach((job, cubbies) -> this.skippedSleds.put(job, new TreeSet<>(cubbies)));
+        o.receipts.forEach((job, rs) -> this.receipts.put(job, new LinkedHashSet<>(rs)));
         this.untracked = o.untracked;
     }
 
@@ -74,7 +77,7 @@ public final class StatusProjection {
             untracked++;
             return;
         }
-        java.util.LinkedHashSet<Message.JobReceipt> kept = receipts.computeIfAbsent(job, k -> new java.util.LinkedHashSet<>());
+        LinkedHashSet<Message.JobReceipt> kept = receipts.computeIfAbsent(job, k -> new LinkedHashSet<>());
         if (kept.size() < MAX_RECEIPTS_PER_JOB) {
             kept.add(r);
         } else {
@@ -84,7 +87,7 @@ public final class StatusProjection {
 
     /** The receipts kept of {@code job}, in arrival order. */
     public List<Message.JobReceipt> receipts(JobId job) {
-        java.util.LinkedHashSet<Message.JobReceipt> r = receipts.get(job);
+        LinkedHashSet<Message.JobReceipt> r = receipts.get(job);
         return r == null ? List.of() : List.copyOf(r);
     }
 
@@ -97,13 +100,13 @@ public final class StatusProjection {
             untracked++;
             return;
         }
-        skippedSleds.computeIfAbsent(job, k -> new java.util.TreeSet<>()).add(cubby);
+        skippedSleds.computeIfAbsent(job, k -> new TreeSet<>()).add(cubby);
     }
 
     /** The cubbies whose part of {@code job} its starter skipped. */
-    public java.util.SortedSet<Integer> skippedSleds(JobId job) {
-        java.util.SortedSet<Integer> s = skippedSleds.get(job);
-        return s == null ? java.util.Collections.emptySortedSet() : java.util.Collections.unmodifiableSortedSet(s);
+    public SortedSet<Integer> skippedSleds(JobId job) {
+        SortedSet<Integer> s = skippedSleds.get(job);
+        return s == null ? Collections.emptySortedSet() : Collections.unmodifiableSortedSet(s);
     }
 
     /** Applies a job event; returns whether it changed the job's status on its reporter. */

@@ -124,7 +124,8 @@ public final class MessageCodec {
         }
     }
 
-    static String wireName(Enum<?> e) {
+    /** The wire name of an enum value, as messages spell it ({@code BUDGET_SPENT}: {@code budget-spent}). */
+    public static String wireName(Enum<?> e) {
         return e.name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 

@@ -126,4 +126,15 @@ class WavesTest {
         assertEquals(signed, read);
         assertEquals(r, sush.projections.job.Receipt.parse(read.body()));
     }
+
+    /** D-060: a job keeps at most {@link StatusProjection#MAX_RECEIPTS_PER_JOB} receipts; the one past it is counted. */
+    @Test
+    void receiptsOfAJobAreBoundedAndThePastOneCounted() {
+        StatusProjection st = new StatusProjection();
+        for (int i = 0; i <= StatusProjection.MAX_RECEIPTS_PER_JOB; i++) {
+            st.receipt(POSITION, new Message.JobReceipt(board(1), new byte[] {1}, new byte[] {(byte) i, (byte) (i >> 8)}));
+        }
+        assertEquals(StatusProjection.MAX_RECEIPTS_PER_JOB, st.receipts(POSITION).size());
+        assertEquals(1, st.untracked());
+    }
 }
