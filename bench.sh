@@ -5,8 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 # name -> module and main class; benchmarks live in each module's test sources (bench package).
-declare -A MODULE=( [sync]=gossip [itc]=gossip [rack]=gossip [fold]=projections [commit]=locker [modelcheck]=locker [chaincheck]=locker [replay]=pipeline [launch]=pipeline [sim]=pipeline [e2e]=ops [handshakes]=gossip [hostile]=ops [soak]=ops [page]=ops [nemesis]=ops )
-declare -A CLASS=( [sync]=sush.gossip.bench.SyncBench [itc]=sush.gossip.bench.ItcBench [rack]=sush.gossip.bench.RackBench [fold]=sush.projections.bench.FoldBench [commit]=sush.locker.bench.CommitBench [modelcheck]=sush.locker.model.ModelCheck [chaincheck]=sush.locker.model.ChainCheck [replay]=sush.pipeline.bench.ReplayBench [launch]=sush.pipeline.bench.LaunchBench [sim]=sush.pipeline.sim.SimMain [e2e]=sush.ops.bench.E2eBench [handshakes]=sush.gossip.bench.HandshakeProbe [hostile]=sush.ops.bench.HostileBench [soak]=sush.ops.bench.SoakBench [page]=sush.ops.bench.PageBench [nemesis]=sush.ops.nemesis.NemesisBench )
+declare -A MODULE=( [sync]=gossip [itc]=gossip [rack]=gossip [fold]=projections [commit]=locker [modelcheck]=locker [chaincheck]=locker [replay]=pipeline [launch]=pipeline [sim]=pipeline [e2e]=ops [handshakes]=gossip [hostile]=ops [soak]=ops [page]=ops [nemesis]=ops [audit]=ops )
+declare -A CLASS=( [sync]=sush.gossip.bench.SyncBench [itc]=sush.gossip.bench.ItcBench [rack]=sush.gossip.bench.RackBench [fold]=sush.projections.bench.FoldBench [commit]=sush.locker.bench.CommitBench [modelcheck]=sush.locker.model.ModelCheck [chaincheck]=sush.locker.model.ChainCheck [replay]=sush.pipeline.bench.ReplayBench [launch]=sush.pipeline.bench.LaunchBench [sim]=sush.pipeline.sim.SimMain [e2e]=sush.ops.bench.E2eBench [handshakes]=sush.gossip.bench.HandshakeProbe [hostile]=sush.ops.bench.HostileBench [soak]=sush.ops.bench.SoakBench [page]=sush.ops.bench.PageBench [nemesis]=sush.ops.nemesis.NemesisBench [audit]=sush.ops.audit.SimAudit )
 declare -A ABOUT=(
   [sync]="two replicas sharing 10,000 messages, I extra on one side: time per session, bytes per message"
   [itc]="ns per tick, join and leq on versions of a 32-party universe"
@@ -22,6 +22,7 @@ declare -A ABOUT=(
   [hostile]="one real daemon: RSS and /version latency under 20 stalled downloads of a 60 MB output and 900 idle connections"
   [soak]="4 real daemons of a signed rack run --jobs N (20,000) in sessions of 100: every 1,000 jobs heap after GC, RSS, messages held, journal and output bytes, p50/p99; what grows per job (--no-forgetting: daemons keep every message)"
   [nemesis]="real daemons in network namespaces under a seeded nemesis (partitions, one-way drops, congested and lossy links, kill -9, power cuts, SIGSTOP, slow and failing slots, a full disk, shifted clocks, cold boots) for --minutes M (10), then healed: at most once, status truth, liveness (--sleds N, --ordering signed|causal, --seed S, --no-forgetting; root)"
+  [audit]="issue 40's receipts on the simulator: sleds sign with keys of one rack CA; every session's bundle through sush audit verify's check (0 false alarms), then mutated five ways (each caught and named) (--seeds N, --seed S, --sleds K, --ordering signed|causal)"
   [page]="the rack page in Chromium: 32 real daemons (in one JVM), 1,000 jobs of history, ms from navigation to everything drawn (--sleds, --jobs, --loads)"
   [rack]="32 sleds on loopback TCP: cold boot, dissemination (also at 100 ms per hop), against ScaleCube (its loopback profile) and JGroups (stock tcp.xml), each in its own warmed JVM"
 )

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -69,6 +70,14 @@ public final class Locker<R> implements Closeable {
 
         public long seq() {
             return seq;
+        }
+
+        /**
+         * The nonce of the process this record is stored under, in hex: with {@link #seq()} it
+         * names the record among every record the slots ever held (sequences count one life's).
+         */
+        public String life() {
+            return HexFormat.of().formatHex(locker.nonce);
         }
 
         public R record() {

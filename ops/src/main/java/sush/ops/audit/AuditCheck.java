@@ -47,8 +47,9 @@ import sush.projections.job.TrustStore;
  * certificate, the signer keys trusted, the CA's revoked serials and, when given, the outputs
  * fetched. Each job is signed by a trusted signer in the bundle's session (under its grant,
  * whose signature is checked too); each receipt by a certificate of that CA naming its sled, not
- * revoked; per sled, commit sequences strictly increase along the chain and no job has two commit
- * receipts (at most once, proven); every ending of a run has its commit; output hashes match the
+ * revoked; per sled and life (the process its records were stored by), commit sequences strictly
+ * increase along the chain; no job has two commit receipts of a sled (at most once, proven), and no
+ * sled committed on two branches of the chain; every ending of a run has its commit; output hashes match the
  * files given. Every finding names what it is about; a commit with no ending yet is open, not a
  * fault (the job may still run, or its sled is down).
  */
@@ -107,8 +108,10 @@ public final class AuditCheck {
                 continue;
             }
             Receipt x = r.get();
-            if (seen.put(w.body(), true) != null && x.kind() != Receipt.Kind.COMMIT) {
-                continue; // an ending told again (a restart re-tells them), signed anew
+            if (seen.put(w.body(), true) != null) {
+                // An ending told again (a restart re-tells them), signed anew; or a commit receipt
+                // held twice: one record (its life and sequence name it), one commit.
+                continue;
             }
             if (!ordinals.containsKey(x.job())) {
                 problems.add("receipt of " + x.sled() + " for job " + x.job().codephrase() + ": not a request of the "
@@ -119,7 +122,8 @@ public final class AuditCheck {
         }
         List<Row> rows = new ArrayList<>();
         List<String> open = new ArrayList<>();
-        Map<String, TreeMap<Integer, Long>> bySled = new TreeMap<>();
+        Map<String, TreeMap<Integer, Long>> byLife = new TreeMap<>();
+        Map<String, Map<Integer, String>> atOrdinal = new TreeMap<>();
         Set<String> keys = new java.util.TreeSet<>(commits.keySet());
         keys.addAll(endings.keySet());
         for (String key : keys) {
@@ -131,31 +135,42 @@ public final class AuditCheck {
                 problems.add("job " + job + " has " + c.size() + " commit receipts of sled " + any.sled()
                         + ": committed twice");
             }
-            boolean ran = e.stream().anyMatch(x -> x.kind() == Receipt.Kind.END && ("stopped".equals(x.status())
-                    || "interrupted".equals(x.status())));
+            boolean ran = e.stream().anyMatch(x -> x.kind() == Receipt.Kind.END && "stopped".equals(x.status()));
+            boolean interrupted = e.stream().anyMatch(x -> x.kind() == Receipt.Kind.END
+                    && "interrupted".equals(x.status()));
             if (ran && c.isEmpty()) {
                 problems.add("job " + job + " ended on " + any.sled() + " (" + ending(e) + ") without a commit receipt");
+            } else if (interrupted && c.isEmpty()) {
+                // Said from a boundary record after a crash: the crash may have come between the
+                // commit and its receipt (signed after the launch), or the record is a failed
+                // commit's that one slot kept. Nothing ran twice; what ran is not proven either.
+                open.add("job " + job + " was interrupted on " + any.sled() + " with no commit receipt (a crash "
+                        + "between its commit and the receipt, or a commit that failed on one slot): whether it "
+                        + "started is not proven");
             }
             if (!c.isEmpty() && e.isEmpty()) {
                 open.add("job " + job + " was committed on " + any.sled() + " and has no ending receipt yet");
             }
             int ordinal = ordinals.getOrDefault(any.job(), -1);
-            if (!c.isEmpty()) {
-                Long old = bySled.computeIfAbsent(any.sled(), k -> new TreeMap<>()).put(ordinal, c.get(0).sequence());
-                if (old != null) {
-                    problems.add("sled " + any.sled() + " committed two jobs at chain position " + ordinal);
+            if (!c.isEmpty() && ordinal >= 0) {
+                String other = atOrdinal.computeIfAbsent(any.sled(), k -> new HashMap<>()).put(ordinal, job);
+                if (other != null) {
+                    problems.add("sled " + any.sled() + " committed two jobs at chain position " + ordinal + " ("
+                            + other + " and " + job + "): it followed two branches of the chain");
                 }
+                byLife.computeIfAbsent("sled " + any.sled() + " (life " + c.get(0).life() + ")", k -> new TreeMap<>()).put(ordinal,
+                        c.get(0).sequence());
             }
             e.stream().filter(x -> "stopped".equals(x.status())).findFirst().ifPresent(x -> outputsMatch(x));
             rows.add(new Row(job, ordinal, any.sled(), c.isEmpty() ? "-" : "seq " + Long.toUnsignedString(
                     c.get(0).sequence()), e.isEmpty() ? "-" : ending(e)));
         }
-        bySled.forEach((sled, seqs) -> {
+        byLife.forEach((sled, seqs) -> {
             long last = -1;
             int lastAt = -1;
             for (Map.Entry<Integer, Long> at : seqs.entrySet()) {
                 if (last >= 0 && Long.compareUnsigned(at.getValue(), last) <= 0) {
-                    problems.add("sled " + sled + ": the commit at chain position " + at.getKey() + " has record "
+                    problems.add(sled + ": the commit at chain position " + at.getKey() + " has record "
                             + "sequence " + Long.toUnsignedString(at.getValue()) + ", not after " + Long.toUnsignedString(
                                     last) + " of position " + lastAt);
                 }
@@ -222,17 +237,26 @@ public final class AuditCheck {
                 problems.add("a burn is unreadable: " + e.getMessage());
             }
         }
+        // The chain from the session's first position: a position holds a request, a burn, or
+        // both (a burn sent for a position a request already took: two branches, and the sleds
+        // each follow one), so it is walked as the tree it is; a request's ordinal is its depth.
         Map<JobId, Integer> ordinals = new LinkedHashMap<>();
-        JobId at = Chain.first(session);
-        for (int n = 0; n <= byPosition.size() + burns.size(); n++) {
+        Map<JobId, Integer> depth = new HashMap<>();
+        java.util.ArrayDeque<JobId> next = new java.util.ArrayDeque<>();
+        depth.put(Chain.first(session), 0);
+        next.add(Chain.first(session));
+        while (!next.isEmpty()) {
+            JobId at = next.poll();
+            int n = depth.get(at);
             SignedJob j = byPosition.get(at);
             if (j != null) {
                 ordinals.put(at, n);
-                at = j.request().successor();
-            } else if (burns.contains(at)) {
-                at = Chain.afterBurn(at);
-            } else {
-                break;
+                if (depth.putIfAbsent(j.request().successor(), n + 1) == null) {
+                    next.add(j.request().successor());
+                }
+            }
+            if (burns.contains(at) && depth.putIfAbsent(Chain.afterBurn(at), n + 1) == null) {
+                next.add(Chain.afterBurn(at));
             }
         }
         byPosition.keySet().stream().filter(p -> !ordinals.containsKey(p)).forEach(p -> problems.add("request "

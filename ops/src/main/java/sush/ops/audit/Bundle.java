@@ -21,4 +21,9 @@ public record Bundle(String format, @JsonProperty("session_id") String sessionId
         Map<String, String> certificates) {
     /** The format this build writes and reads. */
     public static final String FORMAT = "sush-audit-v1";
+
+    /** This bundle with {@code other} receipts. */
+    public Bundle withReceipts(List<Answers.Receipt> other) {
+        return new Bundle(format, sessionId, grant, requests, burns, other, certificates);
+    }
 }

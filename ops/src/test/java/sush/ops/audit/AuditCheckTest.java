@@ -46,6 +46,7 @@ class AuditCheckTest {
     private static final String A = "913-0000019:SLEDA";
     private static final String B = "913-0000019:SLEDB";
     private static final SessionId SESSION = new SessionId(filled(7));
+    private static final String LIFE = "5e1f";
 
     @TempDir
     Path dir;
@@ -86,12 +87,12 @@ class AuditCheckTest {
     }
 
     private Receipt end(String sled, SignedJob j, int exit, byte[] out) {
-        return new Receipt(Receipt.Kind.END, rack, sled, SESSION, j.request().job(), null, null, "stopped", exit, null,
+        return new Receipt(Receipt.Kind.END, rack, sled, SESSION, j.request().job(), null, null, null, "stopped", exit, null,
                 (long) out.length, Hashes.sha3Raw(out), 0L, Hashes.sha3Raw(new byte[0]));
     }
 
     private Receipt commit(String sled, SignedJob j, long seq) {
-        return Receipt.commit(rack, sled, SESSION, j.request().job(), j.request().successor(), seq);
+        return Receipt.commit(rack, sled, SESSION, j.request().job(), j.request().successor(), LIFE, seq);
     }
 
     /** A's run of both jobs (the second fails) and B's refusal of the first and run of the second. */
@@ -101,7 +102,7 @@ class AuditCheckTest {
         r.add(signed(A, end(A, first, 0, "up\n".getBytes(StandardCharsets.UTF_8))));
         r.add(signed(A, commit(A, second, 7)));
         r.add(signed(A, end(A, second, 1, new byte[0])));
-        r.add(signed(B, new Receipt(Receipt.Kind.REFUSE, rack, B, SESSION, first.request().job(), null, null,
+        r.add(signed(B, new Receipt(Receipt.Kind.REFUSE, rack, B, SESSION, first.request().job(), null, null, null,
                 "skipped", null, "budget-spent", null, null, null, null)));
         r.add(signed(B, commit(B, second, 3)));
         r.add(signed(B, end(B, second, 0, new byte[0])));
@@ -169,7 +170,7 @@ class AuditCheckTest {
         caught("revoked", check(bundle(ok), Set.of(certs.get(B).getSerialNumber()), Optional.empty()), "revoked");
         // A receipt of another session.
         Receipt elsewhere = Receipt.commit(rack, B, new SessionId(filled(8)), first.request().job(),
-                first.request().successor(), 1);
+                first.request().successor(), LIFE, 1);
         List<Answers.Receipt> other = new ArrayList<>(ok);
         other.add(signed(B, elsewhere));
         caught("other session", check(bundle(other)), "of session");
@@ -179,6 +180,47 @@ class AuditCheckTest {
         caught("output", check(bundle(ok), Set.of(), Optional.of(dir.resolve("out"))), "SHA3-256");
         Files.writeString(out.resolve("stdout"), "up\n");
         assertTrue(check(bundle(ok), Set.of(), Optional.of(dir.resolve("out"))).ok(), "the true output matches");
+    }
+
+    /**
+     * What a real rack's bundle holds and the check must pass (found by the receipts' audit of
+     * simulated racks): sequences that start again in a sled's next life, a commit receipt held
+     * twice, an interruption said from the record with no commit receipt (open, not a fault), and a
+     * chain with two branches (a burn sent for a position a request took).
+     */
+    @Test
+    void livesReToldCommitsInterruptionsAndBranchesAreNoFault() throws Exception {
+        List<Answers.Receipt> ok = receipts();
+        // A restarted: its second commit is record 1 of a new life.
+        List<Answers.Receipt> lives = edit(ok, 2, x -> signedQuietly(A, Receipt.commit(rack, A, SESSION,
+                second.request().job(), second.request().successor(), "be11", 1)));
+        assertTrue(check(bundle(lives)).ok(), check(bundle(lives)).problems().toString());
+        // The same commit receipt twice (signed again, or held by two sleds): one record, one commit.
+        List<Answers.Receipt> again = new ArrayList<>(ok);
+        again.add(signed(A, commit(A, first, 5)));
+        assertTrue(check(bundle(again)).ok(), check(bundle(again)).problems().toString());
+        // B interrupted with no commit receipt: a crash took the receipt, or a failed commit's record.
+        List<Answers.Receipt> cut = new ArrayList<>(ok);
+        cut.remove(6);
+        cut.remove(5);
+        cut.add(signed(B, new Receipt(Receipt.Kind.END, rack, B, SESSION, second.request().job(), null, null, null,
+                "interrupted", null, "interrupted", null, null, null, null)));
+        AuditCheck.Report r = check(bundle(cut));
+        assertTrue(r.ok() && r.open().stream().anyMatch(o -> o.contains("not proven")), r.toString());
+        // A burn of the first position, taken by a request already: the branch after the burn is
+        // the chain too, and B followed it (its commit of the second job gone: it took the branch).
+        SignedJob branch = Jobs.at(Signers.KEY, SESSION, Chain.afterBurn(Chain.first(SESSION)), "date", "*", false);
+        List<Answers.Receipt> two = new ArrayList<>(ok.subList(0, 5));
+        two.add(signed(B, commit(B, branch, 8)));
+        Bundle b = bundle(two, first, second, branch);
+        b = new Bundle(b.format(), b.sessionId(), b.grant(), b.requests(), List.of(Chain.first(SESSION).codephrase()),
+                b.receipts(), b.certificates());
+        r = check(b);
+        assertTrue(r.ok(), r.problems().toString());
+        // But one sled committing on both branches followed two: named.
+        two.add(signed(A, commit(A, branch, 6)));
+        b = new Bundle(b.format(), b.sessionId(), b.grant(), b.requests(), b.burns(), two, b.certificates());
+        caught("two branches", check(b), "two branches");
     }
 
     private Answers.Receipt signedQuietly(String sled, Receipt r) {

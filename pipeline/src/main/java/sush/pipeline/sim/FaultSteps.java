@@ -124,6 +124,10 @@ final class FaultSteps {
         SimSled s = rack.sleds.get(step.sled());
         Runnable die = () -> {
             s.dying = true;
+            // A process dying inside a write says nothing after it: its links close at once, so
+            // the failed write's error never leaves (a sled that gossiped it would be telling the
+            // rack a status its next life does not know, and may contradict).
+            s.node.stop();
             throw new IllegalStateException("simulated crash inside a slot write");
         };
         s.a.beforeWrite(die);

@@ -167,13 +167,13 @@ public final class SimMain {
     }
 
     /** A seed's simulation as the options say (client, forgetting, identity, waves). */
-    static Simulation configured(Simulation sim) {
+    public static Simulation configured(Simulation sim) {
         sim.client(client).forgetting(forgetting).identity(identity);
         return waves ? sim.waves() : sim;
     }
 
     /** The schedule of {@code seed}: the random one, with replayed grants when {@code replays}. */
-    static List<Step> schedule(long seed, int sleds, boolean replays) {
+    public static List<Step> schedule(long seed, int sleds, boolean replays) {
         List<Step> steps = Schedules.random(seed, sleds, STEPS);
         return replays ? Schedules.withReplays(steps, seed, sleds) : steps;
     }
@@ -185,6 +185,7 @@ public final class SimMain {
         int failures = 0;
         Map<String, Integer> kinds = new TreeMap<>();
         Map<String, Long> totals = new TreeMap<>();
+        Map<String, Long> reSaid = new TreeMap<>();
         long t0 = System.nanoTime();
         for (long seed = 1; seed <= seeds; seed++) {
             Simulation sim = configured(new Simulation(seed, sleds, key, trust, ordering));
@@ -201,6 +202,7 @@ public final class SimMain {
             totals.merge("flip-flops", r.flipFlops(), Long::sum);
             totals.merge("crashes", r.crashes(), Long::sum);
             r.skips().forEach((k, v) -> totals.merge("skipped " + k, v, Long::sum));
+            r.endingsReSaid().forEach((k, v) -> reSaid.merge(k, v, Long::sum));
             if (!r.ok()) {
                 failures++;
                 System.out.println(r.summary());
@@ -218,6 +220,7 @@ public final class SimMain {
         System.out.println("  |---|---|---|");
         kinds.forEach((k, n) -> System.out.printf(Locale.ROOT, "  | %s | %d | %.1f%% |%n", k, n, 100.0 * n / seeds));
         System.out.println("  totals: " + totals);
+        System.out.println("  a second ending of a job in one life of a sled, by what it said first and then: " + reSaid);
         return new Figures(failures, seeds / minutes, kinds.size(), per1000, totals.getOrDefault("launches", 0L));
     }
 

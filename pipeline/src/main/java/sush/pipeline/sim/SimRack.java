@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 
 import sush.gossip.Entropy;
 import sush.gossip.clock.Version;
@@ -30,6 +31,7 @@ import sush.locker.store.LockerException;
 import sush.pipeline.exec.LedgerLauncher;
 import sush.pipeline.exec.Limits;
 import sush.pipeline.sled.Gossip;
+import sush.pipeline.sled.ReceiptSigner;
 import sush.pipeline.sled.SledConfig;
 import sush.pipeline.sled.SledEvent;
 import sush.pipeline.sled.SledRuntime;
@@ -100,6 +102,20 @@ final class SimRack {
     Settlement.Break settling;
     /** Jobs in waves (issue 40): null when the operator signs none. */
     WaveRuns waves;
+    /**
+     * Issue 40 (D-060): each sled's receipt signer in each life (null: the sleds sign none), and
+     * every receipt any sled gossiped, in order: what the sleds' journals hold together.
+     */
+    BiFunction<String, Integer, ReceiptSigner> receiptSigners;
+    final List<Message.JobReceipt> receipts = new ArrayList<>();
+    /** Each sled's first ending of each job in each life (sled, life and job to what it said). */
+    private final Map<String, String> endingsSaid = new HashMap<>();
+    /**
+     * How often a sled said another ending of a job it had ended in the same life, by the pair
+     * ("skipped SESSION_ENDED, then stopped with exit 0": a stopped session resumed). Counted,
+     * not judged: the status-truth checker judges each status against the launches.
+     */
+    final Map<String, Long> endingsReSaid = new TreeMap<>();
     /** What the wave checkers found while the run went. */
     final List<String> waveViolations = new ArrayList<>();
     /** The sleds' memories' bounds: {@link #BOUNDS}, or the daemon's for a steady run. */
@@ -198,6 +214,9 @@ final class SimRack {
         s.runtime = new SledRuntime(cfg,
                 Gossip.of(s.node), s.locker, s.launcher, Optional.empty(), time, new SlowWriter(time, () -> s.writeMillis));
         s.runtime.events().subscribe(e -> observe(s, e));
+        if (receiptSigners != null) {
+            s.runtime.signReceipts(receiptSigners.apply(s.sled.baseboard(), s.life), time);
+        }
         if (identity != Simulation.Identity.FORK) {
             s.node.keepIdentity(identity == Simulation.Identity.STALE ? s.bookmarks.stale() : s.bookmarks);
         }
@@ -304,6 +323,12 @@ final class SimRack {
             s.dying = true;
             faults.add("crash-after-commit");
         }
+        if (e instanceof SledEvent.Gossiped) {
+            noteEnding(s, ((SledEvent.Gossiped) e).message());
+        }
+        if (e instanceof SledEvent.Gossiped && ((SledEvent.Gossiped) e).message() instanceof Message.JobReceipt) {
+            receipts.add((Message.JobReceipt) ((SledEvent.Gossiped) e).message());
+        }
         if (waves != null && e instanceof SledEvent.Gossiped) {
             waves.gossiped(((SledEvent.Gossiped) e).message());
         }
@@ -353,6 +378,22 @@ final class SimRack {
      * a restarted sled then needs of what was forgotten is the liveness checker's: it must still
      * run what targets it.
      */
+    /** Counts a sled's second, different ending of a job in one life (see {@link #endingsReSaid}). */
+    private void noteEnding(SimSled s, Message m) {
+        Optional<Message.Report> r = Message.report(m);
+        if (r.isEmpty() || !r.get().ending() || !r.get().baseboard().equals(s.sled.baseboard())) {
+            return;
+        }
+        String said = m instanceof Message.JobStopped ? "stopped with exit " + ((Message.JobStopped) m).exitCode()
+                : m instanceof Message.JobErrored ? "errored " + ((Message.JobErrored) m).kind()
+                : m instanceof Message.JobSkipped ? "skipped " + ((Message.JobSkipped) m).reason()
+                : m.getClass().getSimpleName();
+        String before = endingsSaid.putIfAbsent(s.name() + "/" + s.life + "/" + r.get().job().codephrase(), said);
+        if (before != null && !before.equals(said)) {
+            endingsReSaid.merge(before + ", then " + said, 1L, Long::sum);
+        }
+    }
+
     /** Keeps {@code c} for the status-truth checker if it could be untrue (see {@link #statusesSeen}). */
     private void seen(SledEvent.StatusChanged c) {
         for (; launchesNoted < ledger.size(); launchesNoted++) {

@@ -4,16 +4,20 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
+import java.util.function.BiFunction;
 
 import sush.pipeline.exec.LedgerLauncher;
+import sush.pipeline.sled.ReceiptSigner;
 import sush.pipeline.sled.SledRuntime;
 import sush.projections.fold.FoldBounds;
 import sush.projections.fold.Ordering;
 import sush.projections.fold.Settlement;
 import sush.projections.id.SessionId;
+import sush.projections.job.SignedGrant;
 import sush.projections.job.SignedJob;
 import sush.projections.job.SignerKey;
 import sush.projections.job.TrustStore;
@@ -40,7 +44,7 @@ public final class Simulation {
     /** What one run found and did. */
     public record Result(long seed, int sleds, int steps, long launches, Map<String, Long> skips, long floors,
             long hops, long flipFlops, long crashes, Set<String> faultKinds, List<String> violations,
-            List<String> trace, long targeted, long refused) {
+            List<String> trace, long targeted, long refused, Signed signed, Map<String, Long> endingsReSaid) {
         public boolean ok() {
             return violations.isEmpty();
         }
@@ -51,6 +55,16 @@ public final class Simulation {
                     + "%d hops, %d flip-flops, %d crashes, faults %s%s", seed, sleds, steps, launches, skips, floors, hops,
                     flipFlops, crashes, faultKinds, ok() ? "" : ", VIOLATIONS " + violations);
         }
+    }
+
+    /**
+     * What was signed in a run (issue 40): each session the operator started, in order, with its
+     * grant (signed ordering; null in a causal rack), every request it signed, every burn it sent,
+     * and every receipt any sled gossiped (none unless {@link #receipts} gave the sleds signers).
+     * What {@code sush audit export} would gather from a rack that lost nothing.
+     */
+    public record Signed(List<SessionId> sessions, Map<SessionId, SignedGrant> grants, List<SignedJob> requests,
+            List<Message.JobSkip> burns, List<Message.JobReceipt> receipts) {
     }
 
     /**
@@ -113,6 +127,16 @@ public final class Simulation {
      */
     public Simulation waves() {
         rack.waves = new WaveRuns(rack, seed);
+        return this;
+    }
+
+    /**
+     * Issue 40 (D-060): every sled signs receipts with {@code signers.apply(baseboard, life)}, on
+     * the rack's virtual time (a signer drawing randomness from a seeded source keeps the seed's
+     * replay exact); {@link Result#signed()} holds them.
+     */
+    public Simulation receipts(BiFunction<String, Integer, ReceiptSigner> signers) {
+        rack.receiptSigners = Objects.requireNonNull(signers, "signers");
         return this;
     }
 
@@ -188,7 +212,9 @@ public final class Simulation {
             }
         }
         return new Result(seed, count, schedule.size(), rack.ledger.size(), rack.skips, rack.floors, rack.hops,
-                rack.flipFlops, rack.crashes, rack.faults, violations, rack.trace, targeted, rack.refusals.size());
+                rack.flipFlops, rack.crashes, rack.faults, violations, rack.trace, targeted, rack.refusals.size(),
+                new Signed(List.copyOf(operator.all), Map.copyOf(operator.grants), List.copyOf(operator.allJobs),
+                        List.copyOf(operator.allBurns), List.copyOf(rack.receipts)), Map.copyOf(rack.endingsReSaid));
     }
 
     /** One step: a fault or time passing happens to the rack, anything else is the operator's. */

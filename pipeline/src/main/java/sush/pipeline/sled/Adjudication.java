@@ -51,7 +51,9 @@ final class Adjudication {
     /** As {@link #skip(JobId, Message.SkipReason)}, saying more ({@code detail}, or null). */
     void skip(JobId job, Message.SkipReason reason, String detail) {
         EntryState at = entry.get();
-        if (ownStatus(job).isPresent() || !at.skipReported().add(job)) {
+        // A job this life committed is never skipped here: it ran, runs, or failed its commit,
+        // and that ending is its status (a universe entered since may hold its request queued).
+        if (head.committedThisLife(job) || ownStatus(job).isPresent() || !at.skipReported().add(job)) {
             return;
         }
         Message.JobSkipped report = new Message.JobSkipped(me, job, reason, detail);
@@ -151,6 +153,18 @@ final class Adjudication {
             return;
         }
         JobId job = c.get().job();
+        if (head.committedThisLife(job)) {
+            // Committed in this life and not launched: its commit failed, or a stop cancelled it
+            // at its launch (its ending is kept either way), or its record is still being stored
+            // (it reports when it launches). The record knows less than this life: never told
+            // Interrupted from it (seed 258 of the receipts' audit: an IO error and an
+            // interruption, both said of one job that never started).
+            Message ending = launches.endingsThisLife().get(job);
+            if (ending != null && ownStatus(job).isEmpty() && entry.get().reannounced().add(job)) {
+                loop.send(ending);
+            }
+            return;
+        }
         Optional<JobStatus> own = ownStatus(job).map(StatusProjection.Entry::status);
         boolean recordedEnding = c.get().outcome().isEnded() && c.get().outcome().status() != JobStatus.INTERRUPTED;
         // The record's ending is announced even when this sled's own Started is in gossip

@@ -166,10 +166,11 @@ final class Launches {
         // Records reach the writer in the order they were reserved: this store is submitted
         // before passing the head can reserve the next job's (a concurrent one commits at once).
         long seq = t.seq();
+        String life = t.life();
         writer.store(t).publishOn(loop.scheduler()).subscribe(micros -> loop.guarded("commit result", () -> {
             loop.emit(new SledEvent.Committed(id, seq, micros));
             launch(job);
-            receipts.committed(job, seq); // after the launch: signing is not on its path
+            receipts.committed(job, life, seq); // after the launch: signing is not on its path
         }), err -> loop.guarded("commit result", () -> commitFailed(id, err)));
         // The newest record names this job now: the head is past it, as resumption would put it.
         return ChainProjection.Passed.RAN;

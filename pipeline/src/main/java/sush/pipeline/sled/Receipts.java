@@ -23,6 +23,7 @@ import sush.projections.message.MessageCodec;
 final class Receipts {
     /** Set once, before the sled starts ({@link SledRuntime#signReceipts}). */
     private volatile Optional<ReceiptSigner> signer = Optional.empty();
+    private volatile Scheduler signing = SIGNING;
     private final Loop loop;
     private final String me;
     private final Supplier<EntryState> entry;
@@ -35,15 +36,17 @@ final class Receipts {
         this.head = head;
     }
 
-    void signWith(ReceiptSigner s) {
+    /** Signs with {@code s} (null: none) on {@code on} (null: the sleds' signing thread). */
+    void signWith(ReceiptSigner s, Scheduler on) {
+        signing = on == null ? SIGNING : on;
         signer = Optional.ofNullable(s);
     }
 
-    /** {@code job}'s commit landed as record {@code sequence}. */
-    void committed(SignedJob job, long sequence) {
+    /** {@code job}'s commit landed as record {@code sequence} of this sled's life {@code life}. */
+    void committed(SignedJob job, String life, long sequence) {
         Optional<ReceiptSigner> by = signer; // read once: it may be replaced meanwhile (the launch bench)
         by.ifPresent(s -> send(s, Receipt.commit(s.rack(), me, job.request().session(), job.request().job(),
-                job.request().successor(), sequence)));
+                job.request().successor(), life, sequence)));
     }
 
     /** The sled gossiped {@code m}: if it is its own ending of a job, the receipt for it. */
@@ -62,7 +65,7 @@ final class Receipts {
         Receipt r;
         if (m instanceof Message.JobStopped) {
             Message.JobStopped s = (Message.JobStopped) m;
-            r = new Receipt(Receipt.Kind.END, rack, me, session.get(), job, null, null, "stopped", s.exitCode(),
+            r = new Receipt(Receipt.Kind.END, rack, me, session.get(), job, null, null, null, "stopped", s.exitCode(),
                     s.exitCode() == null ? "process-error" : null, s.stdoutBytes(), s.stdoutSha3(), s.stderrBytes(),
                     s.stderrSha3());
         } else if (m instanceof Message.JobErrored) {
@@ -70,16 +73,16 @@ final class Receipts {
             boolean interrupted = e.kind() == Message.JobError.INTERRUPTED;
             boolean ran = interrupted || head.committedThisLife(job);
             r = new Receipt(ran ? Receipt.Kind.END : Receipt.Kind.REFUSE, rack, me, session.get(), job, null, null,
-                    interrupted ? "interrupted" : "error", null, wire(e.kind()), null, null, null, null);
+                    null, interrupted ? "interrupted" : "error", null, wire(e.kind()), null, null, null, null);
         } else if (m instanceof Message.JobSkipped) {
-            r = new Receipt(Receipt.Kind.REFUSE, rack, me, session.get(), job, null, null, "skipped", null,
+            r = new Receipt(Receipt.Kind.REFUSE, rack, me, session.get(), job, null, null, null, "skipped", null,
                     wire(((Message.JobSkipped) m).reason()), null, null, null, null);
         } else if (m instanceof Message.JobCancelled) {
-            r = new Receipt(Receipt.Kind.REFUSE, rack, me, session.get(), job, null, null, "cancelled", null, null,
-                    null, null, null, null);
+            r = new Receipt(Receipt.Kind.REFUSE, rack, me, session.get(), job, null, null, null, "cancelled", null,
+                    null, null, null, null, null);
         } else {
-            r = new Receipt(Receipt.Kind.REFUSE, rack, me, session.get(), job, null, null, "skipped", null, "conflict",
-                    null, null, null, null);
+            r = new Receipt(Receipt.Kind.REFUSE, rack, me, session.get(), job, null, null, null, "skipped", null,
+                    "conflict", null, null, null, null);
         }
         send(by.get(), r);
     }
@@ -90,7 +93,7 @@ final class Receipts {
      */
     private void send(ReceiptSigner by, Receipt r) {
         byte[] body = r.body();
-        Mono.fromCallable(() -> by.sign(body)).subscribeOn(SIGNING).publishOn(loop.scheduler())
+        Mono.fromCallable(() -> by.sign(body)).subscribeOn(signing).publishOn(loop.scheduler())
                 .subscribe(sig -> loop.guarded("receipt", () -> loop.send(new Message.JobReceipt(me, body, sig))),
                         err -> loop.emit(new SledEvent.Failed("signing a receipt: " + err)));
     }

@@ -2,6 +2,7 @@ package sush.pipeline.sled;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -128,7 +129,15 @@ public final class SledRuntime {
      * signing: the launch bench measures both in one run).
      */
     public void signReceipts(ReceiptSigner signer) {
-        receipts.signWith(signer);
+        receipts.signWith(signer, null);
+    }
+
+    /**
+     * As {@link #signReceipts(ReceiptSigner)}, signing on {@code signing} instead of the sleds'
+     * one signing thread (the simulator's virtual time, so that a seed replays the same).
+     */
+    public void signReceipts(ReceiptSigner signer, Scheduler signing) {
+        receipts.signWith(signer, Objects.requireNonNull(signing, "signing"));
     }
 
     /** Follows the gossip node's entries from now on. */

@@ -20,8 +20,10 @@ import sush.projections.id.SessionId;
  * receipt or not at all.
  *
  * <ul>
- * <li>{@link Kind#COMMIT}: the sled committed the job (its boundary record names it) at record
- * sequence {@code sequence}; the request's {@code successor} says which request it was.</li>
+ * <li>{@link Kind#COMMIT}: the sled committed the job (its boundary record names it) as record
+ * {@code sequence} of its life {@code life} (the process nonce the record was stored under, hex:
+ * sequences count the records of one life); the request's {@code successor} says which request
+ * it was.</li>
  * <li>{@link Kind#END}: the job ended there: {@code status} (stopped, error, interrupted), the
  * exit code or the error, and each output's length and SHA3-256.</li>
  * <li>{@link Kind#REFUSE}: it never runs there: {@code status} (skipped, cancelled, error) and
@@ -29,7 +31,7 @@ import sush.projections.id.SessionId;
  * </ul>
  */
 public record Receipt(Kind kind, String rack, String sled, SessionId session, JobId job, JobId successor,
-        Long sequence, String status, Integer exitCode, String reason, Long stdoutBytes, byte[] stdoutSha3,
+        String life, Long sequence, String status, Integer exitCode, String reason, Long stdoutBytes, byte[] stdoutSha3,
         Long stderrBytes, byte[] stderrSha3) {
     /** The first line of every receipt body. */
     public static final String HEADER = "sush-receipt-v1";
@@ -56,13 +58,17 @@ public record Receipt(Kind kind, String rack, String sled, SessionId session, Jo
                 throw new IllegalArgumentException("receipt fields are printable ASCII on one line: " + text);
             }
         }
+        if (life != null && (life.isEmpty() || life.length() > 64 || !life.chars().allMatch(
+                c -> (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))) {
+            throw new IllegalArgumentException("a life is lower-case hex of at most 32 bytes: " + life);
+        }
     }
 
     /** A commit receipt. */
     public static Receipt commit(String rack, String sled, SessionId session, JobId job, JobId successor,
-            long sequence) {
-        return new Receipt(Kind.COMMIT, rack, sled, session, job, successor, sequence, null, null, null, null, null,
-                null, null);
+            String life, long sequence) {
+        return new Receipt(Kind.COMMIT, rack, sled, session, job, successor, Objects.requireNonNull(life, "life"),
+                sequence, null, null, null, null, null, null, null);
     }
 
     /** The body, as signed. */
@@ -80,6 +86,7 @@ public record Receipt(Kind kind, String rack, String sled, SessionId session, Jo
         f.put("session", session.codephrase());
         f.put("job", job.codephrase());
         put(f, "successor", successor == null ? null : successor.codephrase());
+        put(f, "life", life);
         put(f, "sequence", sequence == null ? null : Long.toUnsignedString(sequence));
         put(f, "status", status);
         put(f, "exit_code", exitCode == null ? null : exitCode.toString());
@@ -117,7 +124,7 @@ public record Receipt(Kind kind, String rack, String sled, SessionId session, Jo
         try {
             Receipt r = new Receipt(kind(f.get("kind")), need(f, "rack"), need(f, "sled"),
                     SessionId.parse(need(f, "session")), JobId.parse(need(f, "job")),
-                    f.containsKey("successor") ? JobId.parse(f.get("successor")) : null,
+                    f.containsKey("successor") ? JobId.parse(f.get("successor")) : null, f.get("life"),
                     f.containsKey("sequence") ? Long.parseUnsignedLong(f.get("sequence")) : null, f.get("status"),
                     f.containsKey("exit_code") ? Integer.valueOf(f.get("exit_code")) : null, f.get("reason"),
                     f.containsKey("stdout_bytes") ? Long.valueOf(f.get("stdout_bytes")) : null,

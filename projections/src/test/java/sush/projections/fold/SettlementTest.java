@@ -211,7 +211,7 @@ class SettlementTest {
         deliver(mark(B, S, 1, jobs[0].request().successor()));
         assertEquals(1, s.drain().size());
         sush.projections.job.Receipt r = new sush.projections.job.Receipt(sush.projections.job.Receipt.Kind.END,
-                "rack", B.baseboard(), S, position(jobs[0]), null, null, "interrupted", null, "interrupted", null,
+                "rack", B.baseboard(), S, position(jobs[0]), null, null, null, "interrupted", null, "interrupted", null,
                 null, null, null);
         Version late = deliver(new Message.JobReceipt(B.baseboard(), r.body(), new byte[] {1}));
         Version skip = deliver(new Message.JobSledSkip(position(jobs[0]), 3, "operator"));

@@ -120,7 +120,7 @@ class WavesTest {
         assertEquals(skip, MessageCodec.decode(MessageCodec.encode(skip)));
         // D-060: a receipt travels as its body and signature, and its body reads back to the receipt.
         sush.projections.job.Receipt r = sush.projections.job.Receipt.commit("rack", board(1), SESSION, POSITION,
-                POSITION, 42);
+                POSITION, "00c0ffee", 42);
         Message.JobReceipt signed = new Message.JobReceipt(board(1), r.body(), new byte[] {1, 2, 3});
         Message.JobReceipt read = (Message.JobReceipt) MessageCodec.decode(MessageCodec.encode(signed));
         assertEquals(signed, read);
