@@ -51,9 +51,7 @@ final class Adjudication {
     /** As {@link #skip(JobId, Message.SkipReason)}, saying more ({@code detail}, or null). */
     void skip(JobId job, Message.SkipReason reason, String detail) {
         EntryState at = entry.get();
-        // A job this life committed is never skipped here: it ran, runs, or failed its commit,
-        // and that ending is its status (a universe entered since may hold its request queued).
-        if (head.committedThisLife(job) || ownStatus(job).isPresent() || !at.skipReported().add(job)) {
+        if (ownStatus(job).isPresent() || !at.skipReported().add(job)) {
             return;
         }
         Message.JobSkipped report = new Message.JobSkipped(me, job, reason, detail);
