@@ -180,6 +180,21 @@ class RackPageTest extends ProcessRack {
                     + "'] a.output")).click();
             wait.until(d -> d.findElement(By.cssSelector(".job[data-job='" + id + "'] .cell[data-sled='"
                     + rack.sleds().get(2).baseboard() + "'] a.output")).getText().equals("stdout (verified)"));
+            // Issue 41: an output larger than the page once checked (8 MiB), hashed as it arrives
+            // in a worker and verified all the same.
+            String b2big = rack.sleds().get(2).baseboard();
+            SignedJob big = Jobs.at(key, s.get("session_id").asString(), job.request().successor().codephrase(),
+                    "head -c 12582912 /dev/zero | tr '\\000' x", b2big, false);
+            String bigId = big.request().job().codephrase();
+            op.post("/jobs/" + bigId + "/start", SignedRequests.toJson(big));
+            By bigCell = By.cssSelector(".job[data-job='" + bigId + "'] .cell[data-sled='" + b2big + "']");
+            wait.until(d -> !d.findElements(By.cssSelector(".job[data-job='" + bigId + "'] .cell.status-stopped.ok"))
+                    .isEmpty());
+            web.findElement(bigCell).findElement(By.cssSelector("a.output")).click();
+            wait.until(d -> d.findElement(bigCell).findElement(By.cssSelector("a.output")).getText()
+                    .equals("stdout (verified)"));
+            assertTrue(web.findElement(bigCell).findElement(By.cssSelector("a.output")).getDomAttribute("title")
+                    .startsWith("12582912 bytes"), "the whole output was hashed");
 
             // kill -9 of sled 3: DOWN; a restart: UP again.
             String b3 = rack.sleds().get(3).baseboard();

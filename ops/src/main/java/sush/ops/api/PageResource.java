@@ -19,7 +19,8 @@ import reactor.netty.http.server.HttpServerResponse;
 final class PageResource {
     /** The rack page's files (issue 20, D-035): shipped in the jar, nothing fetched from elsewhere. */
     private static final Map<String, String> PAGE_FILES = Map.of("index.html", "text/html; charset=utf-8", "app.js",
-            "text/javascript; charset=utf-8", "style.css", "text/css; charset=utf-8");
+            "text/javascript; charset=utf-8", "sha3-worker.js", "text/javascript; charset=utf-8", "style.css",
+            "text/css; charset=utf-8");
 
     private static final Map<String, byte[]> PAGE_BYTES = new ConcurrentHashMap<>();
 
@@ -37,7 +38,7 @@ final class PageResource {
         }
         byte[] body = PAGE_BYTES.get(file);
         if (body == null) {
-            // Read from the jar once (three small files), then served from memory.
+            // Read from the jar once (four small files), then served from memory.
             try (InputStream in = ApiServer.class.getResourceAsStream("/sush/ops/web/" + file)) {
                 if (in == null) {
                     return error(s, 500, "page-missing", "the page's " + file + " is not in this build");

@@ -335,63 +335,26 @@ function cell(id, b, s) {
   return td;
 }
 
-// An output, fetched through this sled and checked against the SHA3-256 of its status.
-async function openOutput(id, b, s, link) {
+// An output, fetched through this sled by a worker that hashes it as it arrives (any size), and
+// opened only when its SHA3-256 is the one its status says.
+function openOutput(id, b, s, link) {
   link.textContent = 'fetching…';
-  const r = await fetch('/jobs/' + encodeURIComponent(id) + '/output/stdout?sled=' + encodeURIComponent(b),
-      { headers: { Authorization: 'SushRead ' + token } });
-  if (!r.ok) { link.textContent = 'stdout (' + r.status + ')'; return; }
-  const bytes = new Uint8Array(await r.arrayBuffer());
-  const ok = bytes.length <= 8 * 1024 * 1024 ? sha3_256hex(bytes) === s.stdout_sha3 : null;
-  link.textContent = ok === null ? 'stdout (not checked here: large)' : ok ? 'stdout (verified)' : 'stdout (HASH MISMATCH)';
-  if (ok !== false) {
-    window.open(URL.createObjectURL(new Blob([bytes], { type: 'text/plain' })), '_blank');
-  }
-}
-
-// SHA3-256 (FIPS 202): Keccak-f[1600] on 64-bit lanes as BigInt, rate 136 bytes, padding 0x06.
-function sha3_256hex(msg) {
-  const M = (1n << 64n) - 1n;
-  const RC = [0x1n, 0x8082n, 0x800000000000808an, 0x8000000080008000n, 0x808bn, 0x80000001n, 0x8000000080008081n,
-    0x8000000000008009n, 0x8an, 0x88n, 0x80008009n, 0x8000000an, 0x8000808bn, 0x800000000000008bn,
-    0x8000000000008089n, 0x8000000000008003n, 0x8000000000008002n, 0x8000000000000080n, 0x800an,
-    0x800000008000000an, 0x8000000080008081n, 0x8000000000008080n, 0x80000001n, 0x8000000080008008n];
-  const ROT = [0, 1, 62, 28, 27, 36, 44, 6, 55, 20, 3, 10, 43, 25, 39, 41, 45, 15, 21, 8, 18, 2, 61, 56, 14];
-  const rotl = (x, n) => n === 0 ? x : ((x << BigInt(n)) | (x >> BigInt(64 - n))) & M;
-  const A = new Array(25).fill(0n);
-  const rate = 136;
-  const padded = new Uint8Array(Math.floor(msg.length / rate) * rate + rate);
-  padded.set(msg);
-  padded[msg.length] ^= 0x06;
-  padded[padded.length - 1] ^= 0x80;
-  for (let off = 0; off < padded.length; off += rate) {
-    for (let i = 0; i < rate / 8; i++) {
-      let lane = 0n;
-      for (let k = 7; k >= 0; k--) lane = (lane << 8n) | BigInt(padded[off + i * 8 + k]);
-      A[i] ^= lane;
+  const worker = new Worker('/web/sha3-worker.js');
+  worker.onmessage = (ev) => {
+    const m = ev.data;
+    if (m.progress !== undefined) {
+      link.textContent = 'stdout (checking: ' + (m.progress / 1048576).toFixed(0) + ' MiB so far)';
+      return;
     }
-    for (let round = 0; round < 24; round++) {
-      const C = [0, 1, 2, 3, 4].map((x) => A[x] ^ A[x + 5] ^ A[x + 10] ^ A[x + 15] ^ A[x + 20]);
-      for (let x = 0; x < 5; x++) {
-        const D = C[(x + 4) % 5] ^ rotl(C[(x + 1) % 5], 1);
-        for (let y = 0; y < 25; y += 5) A[x + y] ^= D;
-      }
-      const B = new Array(25);
-      for (let x = 0; x < 5; x++) {
-        for (let y = 0; y < 5; y++) B[y + 5 * ((2 * x + 3 * y) % 5)] = rotl(A[x + 5 * y], ROT[x + 5 * y]);
-      }
-      for (let x = 0; x < 5; x++) {
-        for (let y = 0; y < 25; y += 5) A[x + y] = B[x + y] ^ ((~B[(x + 1) % 5 + y] & M) & B[(x + 2) % 5 + y]);
-      }
-      A[0] ^= RC[round];
-    }
-  }
-  let hex = '';
-  for (let i = 0; i < 4; i++) {
-    let lane = A[i];
-    for (let k = 0; k < 8; k++) { hex += Number(lane & 0xffn).toString(16).padStart(2, '0'); lane >>= 8n; }
-  }
-  return hex;
+    worker.terminate();
+    if (m.error) { link.textContent = 'stdout (' + m.error + ')'; return; }
+    const ok = m.hex === s.stdout_sha3;
+    link.textContent = ok ? 'stdout (verified)' : 'stdout (HASH MISMATCH)';
+    link.title = m.bytes + ' bytes, SHA3-256 ' + m.hex;
+    if (ok) window.open(URL.createObjectURL(m.blob), '_blank');
+  };
+  worker.onerror = (e) => { worker.terminate(); link.textContent = 'stdout (not checked: ' + e.message + ')'; };
+  worker.postMessage({ url: '/jobs/' + encodeURIComponent(id) + '/output/stdout?sled=' + encodeURIComponent(b), token });
 }
 
 // ---- Errors ---------------------------------------------------------------------------------

@@ -226,13 +226,13 @@ public final class SimAudit {
                 return; // said as a false alarm already
             }
         }
-        int pick = (int) Math.floorMod(seed * 31, rs.size());
+        int pick = Math.floorMod(seed * 31, rs.size());
         // One byte of one receipt altered (a digit or letter of its body, so it still reads).
         Answers.Receipt w = rs.get(pick);
         String body = w.body();
         int at = body.indexOf("\njob=") + 6;
         char c = body.charAt(at);
-        String altered = body.substring(0, at) + (char) (c == 'a' ? 'b' : 'a') + body.substring(at + 1);
+        String altered = body.substring(0, at) + (c == 'a' ? 'b' : 'a') + body.substring(at + 1);
         expect(seed, "altered byte", b.withReceipts(replace(rs, pick, new Answers.Receipt(w.sled(), altered,
                 w.signature()))), Set.of(), "the signature does not match (altered)", tried, missed, print);
         // A commit receipt missing before its run's ending.
