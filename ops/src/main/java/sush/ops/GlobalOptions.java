@@ -8,7 +8,7 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * The client's global options (interfaces.md, "CLI client": {@code --url}, {@code --json},
- * {@code --key}) are accepted before the subcommand as well as after it: given before, or
+ * {@code --key}; {@code --rack NAME}, issue 41) are accepted before the subcommand as well as after it: given before, or
  * between the words of the subcommand, they are moved to just after its last word, where
  * every client command takes them (its {@code Global} mixin). Nothing after the subcommand's
  * words moves, so a job's own arguments ({@code -- CMD ...}) are never touched. A command that
@@ -16,7 +16,7 @@ import picocli.CommandLine.Model.CommandSpec;
  */
 final class GlobalOptions {
     /** Options with a value, and flags. */
-    static final Set<String> WITH_VALUE = Set.of("--url", "--key");
+    static final Set<String> WITH_VALUE = Set.of("--url", "--key", "--rack");
     static final Set<String> FLAGS = Set.of("--json");
 
     private GlobalOptions() {

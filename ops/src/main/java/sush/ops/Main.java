@@ -22,6 +22,7 @@ import sush.ops.cli.LockerCommand;
 import sush.ops.cli.LoginCommand;
 import sush.ops.cli.ManCommand;
 import sush.ops.cli.RackCommand;
+import sush.ops.cli.RacksCommand;
 import sush.ops.cli.ReplayCommand;
 import sush.ops.cli.SessionCommand;
 import sush.ops.cli.SignerCommand;
@@ -57,7 +58,7 @@ import sush.ops.wire.Version;
         subcommands = {DaemonCommand.class, SessionCommand.class, JobCommand.class, BoundaryCommand.class,
                 WatchCommand.class, VersionCommand.class, StatusCommand.class, LockerCommand.class, KeygenCommand.class, SignerCommand.class, ReplayCommand.class,
                 SimulateCommand.class, RackCommand.class, DemoCommand.class, LoginCommand.class, IamCommand.class,
-                CompletionCommand.class, ManCommand.class, AuditCommand.class})
+                CompletionCommand.class, ManCommand.class, AuditCommand.class, RacksCommand.class})
 public final class Main implements Callable<Integer> {
     private final Invocation invocation;
 

@@ -163,6 +163,71 @@ class OperatorAuthTest extends TwoSledRack {
         }
     }
 
+    /**
+     * Issue 41: {@code sush iam available} through the CLI with a real SSH agent holding a key the
+     * operators file does not list (first, so the command must go past it), the operator's key,
+     * and an RSA key (a type sush does not take): each marked, and the one that logs in named.
+     */
+    @Test
+    void iamAvailableMarksTheAgentsKeys() throws Exception {
+        boolean tools = Files.isExecutable(Path.of("/usr/bin/ssh-agent")) && Files.isExecutable(Path.of("/usr/bin/ssh-add"))
+                && Files.isExecutable(Path.of("/usr/bin/ssh-keygen"));
+        org.junit.jupiter.api.Assumptions.assumeTrue(tools, "ssh-agent, ssh-add and ssh-keygen (openssh-client)");
+        Path sock = dir.resolve("agent2.sock");
+        Process agent = new ProcessBuilder("ssh-agent", "-D", "-a", sock.toString()).redirectErrorStream(true).start();
+        try {
+            await("the agent's socket").atMost(Duration.ofSeconds(2)).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(20)).until(() -> Files.exists(sock));
+            Path stranger = dir.resolve("agent-stranger.key");
+            Path rsa = dir.resolve("agent-rsa.key");
+            for (String[] k : List.of(new String[] {"ed25519", stranger.toString(), "stranger"},
+                    new String[] {"rsa", rsa.toString(), "old-rsa"})) {
+                Process p = new ProcessBuilder("ssh-keygen", "-q", "-t", k[0], "-N", "", "-C", k[2], "-f", k[1])
+                        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                        .redirectErrorStream(true).start();
+                assertEquals(0, p.waitFor(), new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+            }
+            Path operator = dir.resolve(sush.ops.cli.RackCommand.OPERATOR_KEY);
+            for (Path key : List.of(stranger, operator, rsa)) {
+                ProcessBuilder add = new ProcessBuilder("ssh-add", key.toString()).redirectErrorStream(true);
+                add.environment().put("SSH_AUTH_SOCK", sock.toString());
+                Process p = add.start();
+                String said = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                assertEquals(0, p.waitFor(), said);
+            }
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+            int exit;
+            try (java.io.PrintStream o = new java.io.PrintStream(out, true, StandardCharsets.UTF_8);
+                    java.io.PrintStream e = new java.io.PrintStream(err, true, StandardCharsets.UTF_8)) {
+                exit = sush.ops.Main.run(new sush.ops.cli.Invocation(Map.of("SSH_AUTH_SOCK", sock.toString(),
+                        "XDG_CACHE_HOME", dir.resolve("cache").toString()), dir, java.io.InputStream.nullInputStream(),
+                        o, e, false), "iam", "available", "--url", rack.url(0));
+            }
+            String text = out.toString(StandardCharsets.UTF_8);
+            assertEquals(0, exit, text + err.toString(StandardCharsets.UTF_8));
+            String op = OperatorSigner.fromFile(operator).publicKey().id().codephrase();
+            String other = OperatorSigner.fromFile(stranger).publicKey().id().codephrase();
+            assertTrue(text.lines().anyMatch(l -> l.contains(other) && l.contains("stranger")
+                    && l.endsWith("not listed")), text);
+            assertTrue(text.lines().anyMatch(l -> l.contains(op) && l.endsWith("listed (logged in)")), text);
+            assertTrue(text.lines().anyMatch(l -> l.contains("ssh-rsa") && l.contains("old-rsa")
+                    && l.endsWith("a type sush does not take")), text);
+            assertTrue(text.contains("a command logs in with " + op), text);
+            // And one does: the login passes the agent's first key, which the sled does not list.
+            java.io.ByteArrayOutputStream said = new java.io.ByteArrayOutputStream();
+            try (java.io.PrintStream o = new java.io.PrintStream(said, true, StandardCharsets.UTF_8)) {
+                exit = sush.ops.Main.run(new sush.ops.cli.Invocation(Map.of("SSH_AUTH_SOCK", sock.toString(),
+                        "XDG_CACHE_HOME", dir.resolve("cache2").toString()), dir, java.io.InputStream.nullInputStream(),
+                        o, o, false), "login", "--url", rack.url(1));
+            }
+            assertEquals(0, exit, said.toString(StandardCharsets.UTF_8));
+            assertTrue(said.toString(StandardCharsets.UTF_8).contains(op), said.toString(StandardCharsets.UTF_8));
+        } finally {
+            agent.destroy();
+        }
+    }
+
     @Test
     void anEcdsaKeyMadeByOpenSshLogsIn() throws Exception {
         boolean tool = Files.isExecutable(Path.of("/usr/bin/ssh-keygen"));

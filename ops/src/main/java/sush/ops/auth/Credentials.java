@@ -9,6 +9,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
@@ -31,6 +32,14 @@ public final class Credentials {
     @FunctionalInterface
     public interface SignerSource {
         OperatorSigner get() throws SshKey.KeyException;
+
+        /**
+         * Every signer a login may try, in order (an SSH agent's keys, issue 41: a key the sled
+         * does not list is passed for the next, as ssh does); one by default.
+         */
+        default List<OperatorSigner> all() throws SshKey.KeyException {
+            return List.of(get());
+        }
     }
 
     /** One login's identity. */
@@ -55,18 +64,26 @@ public final class Credentials {
      * SSH_AUTH_SOCK}; a relative path is taken in the directory {@code cwd}.
      */
     public static SignerSource fromEnvironment(Path explicit, Map<String, String> env, Path cwd) {
-        return () -> {
-            Path file = explicit != null ? explicit
-                    : Optional.ofNullable(env.get("SUSH_OPERATOR_KEY")).map(Path::of).orElse(null);
-            if (file != null) {
-                return OperatorSigner.fromFile(cwd.resolve(file));
+        return new SignerSource() {
+            @Override
+            public OperatorSigner get() throws SshKey.KeyException {
+                return all().get(0);
             }
-            String sock = env.get("SSH_AUTH_SOCK");
-            if (sock == null) {
-                throw new SshKey.KeyException("no operator key: pass --operator-key FILE, set SUSH_OPERATOR_KEY, "
-                        + "or run an SSH agent holding your key (SSH_AUTH_SOCK)");
+
+            @Override
+            public List<OperatorSigner> all() throws SshKey.KeyException {
+                Path file = explicit != null ? explicit
+                        : Optional.ofNullable(env.get("SUSH_OPERATOR_KEY")).map(Path::of).orElse(null);
+                if (file != null) {
+                    return List.of(OperatorSigner.fromFile(cwd.resolve(file)));
+                }
+                String sock = env.get("SSH_AUTH_SOCK");
+                if (sock == null) {
+                    throw new SshKey.KeyException("no operator key: pass --operator-key FILE, set SUSH_OPERATOR_KEY, "
+                            + "or run an SSH agent holding your key (SSH_AUTH_SOCK)");
+                }
+                return OperatorSigner.agentAll(cwd.resolve(sock));
             }
-            return OperatorSigner.agent(cwd.resolve(sock), k -> true);
         };
     }
 
@@ -76,6 +93,11 @@ public final class Credentials {
 
     public OperatorSigner signer() throws SshKey.KeyException {
         return source.get();
+    }
+
+    /** Every signer a login may try, in order ({@link SignerSource#all}). */
+    public List<OperatorSigner> signers() throws SshKey.KeyException {
+        return source.all();
     }
 
     /** Forgets the identity (a sled refused it); the next request logs in again. */

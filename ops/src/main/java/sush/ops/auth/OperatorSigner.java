@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Predicate;
 
 import org.bouncycastle.asn1.x9.ECNamedCurveTable;
@@ -131,6 +132,28 @@ public interface OperatorSigner {
         }
     }
 
+    /** One key an SSH agent holds: its type and comment, and the key when sush takes its type. */
+    record AgentKey(String type, String comment, Optional<SshKey> key) {
+    }
+
+    /** Every key the SSH agent at {@code socket} holds, in its order, of any type ({@code sush iam available}). */
+    static List<AgentKey> agentKeys(Path socket) throws SshKey.KeyException {
+        return Agent.listing(socket);
+    }
+
+    /** Every key of a type sush takes that the SSH agent at {@code socket} holds, in its order, as signers. */
+    static List<OperatorSigner> agentAll(Path socket) throws SshKey.KeyException {
+        List<OperatorSigner> out = new ArrayList<>();
+        for (SshKey k : Agent.identities(socket)) {
+            out.add(new Agent(socket, k));
+        }
+        if (out.isEmpty()) {
+            throw new SshKey.KeyException("the SSH agent holds no usable key (ssh-add one of type " + SshKey.ED25519
+                    + " or " + SshKey.ECDSA_P256 + ")");
+        }
+        return out;
+    }
+
     /** The SSH agent at {@code SSH_AUTH_SOCK}: the first key it holds that {@code wanted} accepts. */
     static OperatorSigner agent(Path socket, Predicate<SshKey> wanted) throws SshKey.KeyException {
         List<SshKey> keys = Agent.identities(socket);
@@ -227,20 +250,35 @@ public interface OperatorSigner {
         }
 
         static List<SshKey> identities(Path socket) throws SshKey.KeyException {
+            List<SshKey> out = new ArrayList<>();
+            listing(socket).forEach(k -> k.key().ifPresent(out::add));
+            return out;
+        }
+
+        /** The agent's keys with their comments; a key of a type sush does not take (RSA, ...) has none. */
+        static List<AgentKey> listing(Path socket) throws SshKey.KeyException {
             SshKey.Reader r = new SshKey.Reader(call(socket, new byte[] {REQUEST_IDENTITIES}));
             if (r.u8() != IDENTITIES_ANSWER) {
                 throw new SshKey.KeyException("the SSH agent did not list its keys");
             }
             long n = r.u32();
-            List<SshKey> out = new ArrayList<>();
+            List<AgentKey> out = new ArrayList<>();
             for (long i = 0; i < n && i < 1000; i++) {
                 byte[] blob = r.bytes();
-                r.string(); // comment
+                String comment = r.string();
+                String type;
                 try {
-                    out.add(SshKey.fromBlob(blob));
+                    type = new SshKey.Reader(blob).string();
                 } catch (SshKey.KeyException e) {
-                    // a key type sush does not take (RSA, ...)
+                    type = "unreadable";
                 }
+                Optional<SshKey> key;
+                try {
+                    key = Optional.of(SshKey.fromBlob(blob));
+                } catch (SshKey.KeyException e) {
+                    key = Optional.empty();
+                }
+                out.add(new AgentKey(type, comment, key));
             }
             return out;
         }

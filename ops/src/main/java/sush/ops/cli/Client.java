@@ -17,6 +17,7 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionException;
@@ -88,12 +89,27 @@ public final class Client {
     public JsonNode login() throws Failure {
         // The sled first: an unreachable sled is said as such, whatever the key.
         Answers.Challenge challenge = read(plain("POST", "/login/challenge", new byte[0]), Answers.Challenge.class);
-        OperatorSigner signer;
+        List<OperatorSigner> signers;
         try {
-            signer = credentials.signer();
+            signers = credentials.signers();
         } catch (SshKey.KeyException e) {
             throw new Failure(2, "no-operator-key", e.getMessage());
         }
+        // An SSH agent's keys in turn (issue 41): one the sled does not list, or revoked, is
+        // passed for the next, each with a challenge of its own; the last refusal is said.
+        for (int i = 0;; i++) {
+            try {
+                return login(i == 0 ? challenge : read(plain("POST", "/login/challenge", new byte[0]),
+                        Answers.Challenge.class), signers.get(i));
+            } catch (Failure f) {
+                if (i + 1 >= signers.size() || !(f.code().equals("unknown-key") || f.code().equals("revoked"))) {
+                    throw f;
+                }
+            }
+        }
+    }
+
+    private JsonNode login(Answers.Challenge challenge, OperatorSigner signer) throws Failure {
         byte[] nonce = Base64.getDecoder().decode(challenge.nonce());
         SecureRandom random = new SecureRandom();
         byte[] clientNonce = new byte[16];

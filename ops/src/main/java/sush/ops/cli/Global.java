@@ -21,6 +21,10 @@ public final class Global {
     @Option(names = "--url", description = "a sled's API (env SUSH_URL; default http://127.0.0.1:7200)")
     String url;
 
+    @Option(names = "--rack", paramLabel = "NAME", description = "a rack of your racks file, by name (env "
+            + "SUSH_RACK_NAME): its sleds' APIs, tried in order, and its CA; --url wins over it")
+    String rack;
+
     @Option(names = "--json", description = "one JSON document instead of text")
     boolean json;
 
@@ -51,23 +55,87 @@ public final class Global {
     Path ca;
 
     public Client client() throws Client.Failure {
-        return client(url != null ? url : Optional.ofNullable(invocation.getenv("SUSH_URL"))
-                .orElse("http://127.0.0.1:7200"));
+        return client(url());
+    }
+
+    /**
+     * The sled's API this command asks: {@code --url}, else the rack {@code --rack} or {@code
+     * SUSH_RACK_NAME} names (its first API that takes a connection), else {@code SUSH_URL}, else
+     * the local default.
+     */
+    String url() throws Client.Failure {
+        if (url != null) {
+            return url;
+        }
+        Optional<RacksFile.Rack> named = namedRack();
+        if (named.isPresent()) {
+            return reachableFirst(named.get().urls());
+        }
+        return Optional.ofNullable(invocation.getenv("SUSH_URL")).orElse("http://127.0.0.1:7200");
+    }
+
+    /** The rack {@code --rack} or {@code SUSH_RACK_NAME} names, if one does; a name the racks file lacks is an error. */
+    Optional<RacksFile.Rack> namedRack() throws Client.Failure {
+        String name = rack != null ? rack : invocation.getenv("SUSH_RACK_NAME");
+        if (name == null || name.isEmpty()) {
+            return Optional.empty();
+        }
+        Path file = configDir().resolve(RacksFile.FILE);
+        RacksFile.Rack r = RacksFile.read(file).get(name);
+        if (r == null) {
+            throw new Client.Failure(2, "unknown-rack", "no rack " + Client.printable(name) + " in " + file
+                    + " (`sush racks` lists them)");
+        }
+        return Optional.of(r);
+    }
+
+    /** The first of {@code urls} whose host takes a TCP connection within 700 ms; else the first. */
+    static String reachableFirst(java.util.List<String> urls) {
+        if (urls.size() > 1) {
+            for (String u : urls) {
+                java.net.URI at = java.net.URI.create(u);
+                int port = at.getPort() > 0 ? at.getPort() : u.startsWith("https://") ? 443 : 80;
+                try (java.net.Socket probe = new java.net.Socket()) {
+                    probe.connect(new java.net.InetSocketAddress(at.getHost(), port), 700);
+                    return u;
+                } catch (java.io.IOException | IllegalArgumentException e) {
+                    // the next one
+                }
+            }
+        }
+        return urls.get(0);
+    }
+
+    /**
+     * The CLI's configuration ({@code racks.json}): {@code $XDG_CONFIG_HOME/sush} (or {@code
+     * ~/.config/sush}; the property {@code sush.config} wins, for tests).
+     */
+    Path configDir() {
+        String base = Optional.ofNullable(System.getProperty("sush.config")).or(() -> Optional.ofNullable(
+                invocation.getenv("XDG_CONFIG_HOME")).filter(s -> !s.isEmpty()).map(s -> s))
+                .orElse(System.getProperty("user.home") + "/.config");
+        return invocation.path(Path.of(base, "sush"));
     }
 
     /** A client of the sled at {@code u}, with this command's credentials and trust. */
     Client client(String u) throws Client.Failure {
-        Credentials creds = new Credentials(Credentials.fromEnvironment(
-                operatorKey, invocation.env(), invocation.cwd()), Optional.of(identityCache(u)));
+        return client(u, new Credentials(Credentials.fromEnvironment(operatorKey, invocation.env(), invocation.cwd()),
+                Optional.of(identityCache(u))));
+    }
+
+    /** A client of the sled at {@code u} with {@code creds}, trusting what this command trusts. */
+    Client client(String u, Credentials creds) throws Client.Failure {
         if (!u.startsWith("https://")) {
             return new Client(u, creds);
         }
+        Optional<Path> named = namedRack().flatMap(RacksFile.Rack::ca);
         Optional<Path> trust = Optional.ofNullable(invocation.path(ca)).or(() -> Optional.ofNullable(
-                invocation.getenv("SUSH_CA")).map(invocation::path)).or(() -> localRack().flatMap(RackFile::tls)
-                        .map(RackFile.RackTls::ca));
+                invocation.getenv("SUSH_CA")).map(invocation::path)).or(() -> named).or(() -> localRack()
+                        .flatMap(RackFile::tls).map(RackFile.RackTls::ca));
         if (trust.isEmpty()) {
             throw new Client.Failure(2, "no-ca", u + " is HTTPS: give the rack CA certificate with --ca FILE or SUSH_CA, "
-                    + "or run where the rack file is (SUSH_RACK, or ./rack/rack.json of `sush rack init`)");
+                    + "name a rack of your racks file that has one (--rack), or run where the rack file is (SUSH_RACK, "
+                    + "or ./rack/rack.json of `sush rack init`)");
         }
         return new Client(u, creds, Client.trusting(trust.get()));
     }

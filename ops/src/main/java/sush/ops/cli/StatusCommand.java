@@ -32,7 +32,16 @@ public final class StatusCommand implements Callable<Integer> {
         boolean allReady = true;
         Optional<RackFile> rack = g.localRack();
         List<String[]> sleds = new ArrayList<>();
-        if (rack.isPresent() && g.url == null && g.invocation().getenv("SUSH_URL") == null) {
+        Optional<RacksFile.Rack> named;
+        try {
+            named = g.url == null ? g.namedRack() : Optional.empty();
+        } catch (Client.Failure f) {
+            return g.fail(f);
+        }
+        if (named.isPresent()) {
+            // A rack of the racks file (issue 41): each of its APIs, by URL.
+            named.get().urls().forEach(u -> sleds.add(new String[] {u, u}));
+        } else if (rack.isPresent() && g.url == null && g.invocation().getenv("SUSH_URL") == null) {
             rack.get().sleds().forEach(s -> sleds.add(new String[] {s.baseboard(), rack.get().apiUrl(s)}));
         } else {
             sleds.add(new String[] {null, null});
