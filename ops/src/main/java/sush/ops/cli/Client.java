@@ -446,6 +446,10 @@ public final class Client {
                     }
                 }
             } catch (IOException e) {
+                if (Thread.currentThread().isInterrupted()) {
+                    // Interrupted while reading (the shell's Ctrl-C): stop following, not reconnect.
+                    throw new Failure(130, "interrupted", "interrupted");
+                }
                 sleep(200);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

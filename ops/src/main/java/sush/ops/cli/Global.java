@@ -40,6 +40,8 @@ public final class Global {
 
     Global(Invocation invocation) {
         this.invocation = invocation;
+        // JSON by the environment too (the shell's `set json on`); --json still turns it on.
+        this.json = "1".equals(invocation.getenv("SUSH_JSON"));
     }
 
     /** The environment, directory and streams this command runs in. */
@@ -183,7 +185,7 @@ public final class Global {
      * started, per rack. {@code $XDG_STATE_HOME/sush} (or {@code ~/.local/state/sush}; the property
      * {@code sush.state} wins, for tests).
      */
-    Path stateDir() {
+    public Path stateDir() {
         String base = Optional.ofNullable(System.getProperty("sush.state")).or(() -> Optional.ofNullable(
                 invocation.getenv("XDG_STATE_HOME")).filter(s -> !s.isEmpty()).map(s -> s))
                 .orElse(System.getProperty("user.home") + "/.local/state");
