@@ -28,6 +28,7 @@ import sush.ops.cli.SessionCommand;
 import sush.ops.cli.SignerCommand;
 import sush.ops.cli.SimulateCommand;
 import sush.ops.cli.StatusCommand;
+import sush.ops.cli.TrustCommand;
 import sush.ops.cli.VersionCommand;
 import sush.ops.cli.WatchCommand;
 import sush.ops.wire.Version;
@@ -58,7 +59,7 @@ import sush.ops.wire.Version;
         subcommands = {DaemonCommand.class, SessionCommand.class, JobCommand.class, BoundaryCommand.class,
                 WatchCommand.class, VersionCommand.class, StatusCommand.class, LockerCommand.class, KeygenCommand.class, SignerCommand.class, ReplayCommand.class,
                 SimulateCommand.class, RackCommand.class, DemoCommand.class, LoginCommand.class, IamCommand.class,
-                CompletionCommand.class, ManCommand.class, AuditCommand.class, RacksCommand.class, ShellCommand.class})
+                CompletionCommand.class, ManCommand.class, AuditCommand.class, RacksCommand.class, ShellCommand.class, TrustCommand.class})
 public final class Main implements Callable<Integer> {
     private final Invocation invocation;
 

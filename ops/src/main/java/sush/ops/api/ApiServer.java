@@ -134,6 +134,8 @@ public final class ApiServer {
                 .get("/boundary", (q, s) -> gate.guard(q, s, (b, who) -> here(q, s, () -> query(api.runtime(), s,
                         state::boundary))))
                 .get("/iam", (q, s) -> gate.guard(q, s, (b, who) -> json(s, 200, logins.iam())))
+                .get("/trust", (q, s) -> gate.guard(q, s, (b, who) -> json(s, 200, logins.trust())))
+                .post("/trust", (q, s) -> gate.guard(q, s, (b, who) -> handle(s, () -> logins.changeTrust(b, who))))
                 .post("/iam/revoke/{kid}", (q, s) -> gate.guard(q, s, (b, who) -> handle(s, () -> logins.revoke(q,
                         who))))
                 .post("/iam/unrevoke/{kid}", (q, s) -> gate.guard(q, s, (b, who) -> handle(s, () -> logins.unrevoke(q,

@@ -32,6 +32,8 @@ import sush.ops.api.Replies.Refused;
 import sush.ops.auth.Authority;
 import sush.ops.auth.SshKey;
 import sush.projections.id.KeyId;
+import sush.projections.job.SignerTrust;
+import sush.projections.job.TrustStore;
 import sush.projections.message.Message;
 import sush.projections.message.MessageCodec;
 
@@ -167,6 +169,8 @@ final class Logins {
         all.addAll(authority.liveLoginsAcceptedBy(api.cfg().me().baseboard()));
         authority.revocations().forEach(r -> all.add(new Message.OperatorRevoked(r.key(), r.by(), r.id())));
         authority.liftedRevocations().forEach(r -> all.add(new Message.OperatorUnrevoked(r.key(), r.by(), r.id())));
+        // Issue 41: the signer-trust changes this sled applied, with their operators' signatures.
+        api.cfg().trust().applied().forEach(c -> all.add(new Message.TrustChange(c)));
         if (all.isEmpty()) {
             return;
         }
@@ -178,8 +182,87 @@ final class Logins {
                         e.toString()));
     }
 
+    // ---- Signer trust, rack-wide (issue 41, D-062) ------------------------------------------
+
+    /** {@code GET /trust}: the signer keys trusted now, the initial ones, the changes applied. */
+    Answers.Trust trust() {
+        TrustStore t = api.cfg().trust();
+        List<Answers.TrustEntry> added = new ArrayList<>();
+        List<Answers.TrustEntry> revoked = new ArrayList<>();
+        for (SignerTrust c : t.applied()) {
+            (c.add() ? added : revoked).add(new Answers.TrustEntry(c.key().codephrase(), c.id(), byOf(c)));
+        }
+        return new Answers.Trust(t.keyIds().stream().map(KeyId::codephrase).sorted().toList(),
+                t.initialKeyIds().stream().map(KeyId::codephrase).sorted().toList(), added, revoked);
+    }
+
+    private static String byOf(SignerTrust c) {
+        try {
+            return SshKey.fromBlob(c.operatorKey()).id().codephrase();
+        } catch (SshKey.KeyException e) {
+            return "?";
+        }
+    }
+
+    /**
+     * {@code POST /trust}: an operator's signed change. The operator who signed it must be the
+     * one asking and an operator here, not revoked; a revoked key is never added again. Applied
+     * here at once, kept on disk, then gossiped with its signature: every sled checks it against
+     * its own operators file.
+     */
+    Mono<Object> changeTrust(byte[] body, Authority.Identity who) throws BadRequest {
+        Bodies.TrustChange b = Bodies.read(body, Bodies.TrustChange.class);
+        if (b.add() == null || b.keyId() == null || b.id() == null || b.operatorKey() == null
+                || b.signature() == null || (b.add() && b.spki() == null)) {
+            throw new BadRequest("malformed-body", "add, key_id, id, operator_key, signature (and spki to add)");
+        }
+        SignerTrust c;
+        try {
+            c = new SignerTrust(b.add(), KeyId.parse(b.keyId()), b.add() ? Bodies.base64(b.spki(), "spki")
+                    : new byte[0], b.id(), Bodies.base64(b.operatorKey(), "operator_key"), Bodies.base64(
+                            b.signature(), "signature"));
+        } catch (sush.projections.id.IdException | IllegalArgumentException e) {
+            throw new BadRequest("malformed-body", e.getMessage());
+        }
+        if (c.add() && !SignerTrust.keyIdOf(c.spki()).equals(c.key())) {
+            throw new BadRequest("bad-key", "key_id is not the id of the key given");
+        }
+        if (!byOf(c).equals(who.key().codephrase())) {
+            throw new Refused(403, "not-yours", "a change is signed by the operator who asks for it");
+        }
+        if (!authority.authorizes(c)) {
+            throw new Refused(403, "not-authorized", "the change's signature is not one of an operator of this sled");
+        }
+        TrustStore t = api.cfg().trust();
+        if (c.add() && t.revokedKeyIds().contains(c.key())) {
+            throw new Refused(409, "revoked-signer", "key " + c.key().codephrase() + " was revoked: it is never "
+                    + "trusted again (make a new signer key)");
+        }
+        boolean changed = t.apply(c);
+        authority.signerTrust().write(t.applied());
+        api.send(new Message.TrustChange(c));
+        LOG.warn("operator {} {} signer key {} rack-wide (change {})", who.key().codephrase(), c.add() ? "added"
+                : "revoked", c.key().codephrase(), c.id());
+        return Mono.just(new Answers.TrustChanged(c.key().codephrase(), c.add() ? "add" : "revoke", c.id(),
+                changed));
+    }
+
     /** Logins and revocations other sleds gossip (this sled's own were applied when made). */
     void onOperatorMessage(Message m) {
+        if (m instanceof Message.TrustChange) {
+            // Issue 41: applied here too (the fold applies it in its order; whichever comes first),
+            // and kept on disk before anything else is said of it.
+            TrustStore t = api.cfg().trust();
+            t.apply(((Message.TrustChange) m).change());
+            if (!t.applied().isEmpty()) {
+                try {
+                    authority.signerTrust().write(t.applied());
+                } catch (IllegalStateException e) {
+                    LOG.error("{}", e.getMessage());
+                }
+            }
+            return;
+        }
         if (m instanceof Message.OperatorLogin) {
             try {
                 authority.accept((Message.OperatorLogin) m);

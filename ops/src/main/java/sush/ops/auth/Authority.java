@@ -18,6 +18,7 @@ import org.bouncycastle.crypto.signers.Ed25519Signer;
 
 import sush.gossip.Entropy;
 import sush.projections.id.KeyId;
+import sush.projections.job.SignerTrust;
 import sush.projections.message.Message;
 
 /**
@@ -151,6 +152,45 @@ public final class Authority {
         this.operators = OperatorsFile.read(operatorsFile);
         this.challenges = new Challenges(clock, entropy);
         this.revocations = new Revocations(revocations);
+        this.signerTrust = new SignerTrustFile(revocations.map(r -> r.resolveSibling(SignerTrustFile.NAME)));
+    }
+
+    /** The signer-trust changes this sled keeps (issue 41), beside its revoked operators. */
+    private final SignerTrustFile signerTrust;
+
+    public SignerTrustFile signerTrust() {
+        return signerTrust;
+    }
+
+    /**
+     * Whether an operator of this sled's file, not revoked, signed {@code m} (issue 41): a change
+     * of the signer keys trusted this sled applies.
+     */
+    public synchronized boolean authorizes(SignerTrust m) {
+        return signedByAnOperator(m) && !revocations.isRevoked(keyOf(m));
+    }
+
+    /**
+     * Whether an operator of this sled's file signed {@code m}, revoked since or not: what a
+     * change kept on disk needs to be applied again at start (it was authorized when it was
+     * made; a revocation of a signer never goes because its operator went later).
+     */
+    public synchronized boolean signedByAnOperator(SignerTrust m) {
+        try {
+            SshKey key = SshKey.fromBlob(m.operatorKey());
+            Operator op = operators.get(key.id());
+            return op != null && op.key().equals(key) && key.verifies(m.body(), m.signature());
+        } catch (SshKey.KeyException e) {
+            return false;
+        }
+    }
+
+    private static KeyId keyOf(SignerTrust m) {
+        try {
+            return SshKey.fromBlob(m.operatorKey()).id();
+        } catch (SshKey.KeyException e) {
+            throw new IllegalStateException("a change signed by a readable key", e);
+        }
     }
 
     /** Re-reads the operators file (SIGHUP). A key taken out of it logs in no more; its identities end. */

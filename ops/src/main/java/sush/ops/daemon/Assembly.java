@@ -236,6 +236,16 @@ final class Assembly {
         } catch (IOException e) {
             throw new DaemonException("operators: " + e.getMessage());
         }
+        // Issue 41: the signer-trust changes this sled applied, read before it folds anything (a
+        // restarted sled never trusts a revoked signer, not even briefly); kept changes were
+        // authorized when made, so an operator revoked since does not take them back.
+        try {
+            p.cfg.trust().authorizingChangesWith(p.authority::signedByAnOperator);
+            p.authority.signerTrust().read().forEach(p.cfg.trust()::apply);
+        } catch (IOException e) {
+            throw new DaemonException("signer trust: " + e.getMessage());
+        }
+        p.cfg.trust().authorizingChangesWith(p.authority::authorizes);
         // The API's authority listens before the sled starts: logins in the replayed history count.
         p.api = new ApiServer(p.cfg, p.node, p.runtime, p.locker, p.launcher, Entropy.secure(), p.authority);
         p.api.deletedOutputs(housekeeping.outputs()::wasDeleted);

@@ -287,6 +287,16 @@ public final class Daemon implements AutoCloseable {
         return runtime;
     }
 
+    /** The signer keys this sled trusts now (issue 41: its initial list and the operators' changes). */
+    public TrustStore trust() {
+        return cfg.trust();
+    }
+
+    /** The sled's gossip node (tests that gossip as this sled, as a stale or hostile peer would). */
+    public GossipNode node() {
+        return node;
+    }
+
     public int apiPort() {
         return http.port();
     }

@@ -1,5 +1,7 @@
 package sush.ops.wire;
 
+import java.util.List;
+
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 
@@ -75,6 +77,22 @@ public final class Answers {
     @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
     public record Receipts(@JsonProperty("job_id") String jobId, @JsonProperty("session_id") String sessionId,
             java.util.List<Receipt> receipts) {
+    }
+
+    /**
+     * {@code GET /trust} (issue 41): the signer keys this sled trusts now, those of its initial
+     * list ({@code --trust}), those operators added and those they revoked (never trusted again).
+     */
+    public record Trust(List<String> trusted, List<String> initial, List<TrustEntry> added,
+            List<TrustEntry> revoked) {
+    }
+
+    /** One change of the signer keys: the key, the change's id, the operator key that signed it. */
+    public record TrustEntry(@JsonProperty("key_id") String keyId, String id, String by) {
+    }
+
+    /** {@code POST /trust}: the change, and whether it changed what this sled trusts. */
+    public record TrustChanged(@JsonProperty("key_id") String keyId, String action, String id, Boolean changed) {
     }
 
     /** {@code GET /certificate}: a sled's certificate from its rack CA, PEM. */

@@ -47,6 +47,15 @@ public final class Bodies {
     public record Login(String key, String nonce, String clientNonce, String ephemeral, String signature) {
     }
 
+    /**
+     * {@code POST /trust} (issue 41): an operator's signed change of the signer keys trusted:
+     * {@code add} with the key's SubjectPublicKeyInfo ({@code spki}, base64), or a revocation of
+     * {@code key_id}; the change's id, the operator's OpenSSH key blob and its signature (base64).
+     */
+    public record TrustChange(Boolean add, String keyId, String spki, String id, String operatorKey,
+            String signature) {
+    }
+
     /** {@code POST /sessions/start} (causal racks): an optional client nonce. */
     public record SessionStart(String clientNonce) {
     }

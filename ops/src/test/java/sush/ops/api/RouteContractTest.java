@@ -198,6 +198,8 @@ class RouteContractTest {
                         .bad("wave_size", "/plan?target=0&wave_size=x", ""),
                 Route.guarded("GET", "/boundary", "/boundary", Access.READS),
                 Route.guarded("GET", "/iam", "/iam", Access.SIGNED),
+                Route.guarded("GET", "/trust", "/trust", Access.SIGNED),
+                Route.guarded("POST", "/trust", "/trust", Access.SIGNED).bad("add", "/trust", "{\"add\": 1}"),
                 Route.guarded("POST", "/iam/revoke/{kid}", "/iam/revoke/" + r.otherKey, Access.SIGNED).entropy()
                         .bad("key id", "/iam/revoke/" + notOne, ""),
                 Route.guarded("POST", "/iam/unrevoke/{kid}", "/iam/unrevoke/" + r.otherKey, Access.SIGNED)

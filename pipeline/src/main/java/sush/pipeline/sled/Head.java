@@ -400,6 +400,10 @@ final class Head {
             // D-059: waves rank cubbies, so every sled ranks the same sleds; the client resolves targets.
             refusals.add("a job in waves targets a list of cubbies, not " + job.request().target());
         }
+        if (cfg.trust().revoked(job)) {
+            // Issue 41: admitted before its signer was revoked rack-wide, not started: never now.
+            refusals.add("revoked_signer: its signer key was revoked rack-wide before it started");
+        }
         if (job.request().mode() != JobMode.RECORDED && !namesOneSled(job.request().target())) {
             // D-034: a terminal or a stream belongs to one sled; the API refuses it too.
             refusals.add(job.request().mode().wire() + " jobs target exactly one sled, not " + job.request().target());

@@ -243,7 +243,7 @@ final class Ingress {
         if (m instanceof Message.JobStart) {
             return Optional.of(((Message.JobStart) m).job());
         } else if (m instanceof Message.OperatorLogin || m instanceof Message.OperatorRevoked
-                || m instanceof Message.OperatorUnrevoked) {
+                || m instanceof Message.OperatorUnrevoked || m instanceof Message.TrustChange) {
             loop.emit(new SledEvent.Operator(m));
         }
         return Optional.empty();

@@ -124,6 +124,9 @@ final class MessageFold {
             onAnnouncement(version, (Message.Announcement) m);
         } else if (m instanceof Message.Unknown) {
             unknown++;
+        } else if (m instanceof Message.TrustChange) {
+            // Issue 41: which signers this sled trusts, from here on in causal order.
+            trust.change(((Message.TrustChange) m).change());
         } else if (m instanceof Message.OperatorLogin || m instanceof Message.OperatorRevoked
                 || m instanceof Message.OperatorUnrevoked) {
             // Who may ask: the API's concern (ops), not the chain's.

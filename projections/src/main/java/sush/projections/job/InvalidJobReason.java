@@ -11,5 +11,7 @@ public enum InvalidJobReason {
     /** The job id is not the chain position it claims to fill. */
     NOT_CHAIN_POSITION,
     /** The command is empty or starts with '-' (it would be read as an option). */
-    BAD_COMMAND
+    BAD_COMMAND,
+    /** Signed by a key an operator revoked rack-wide (issue 41): from the revocation on, never run. */
+    REVOKED_SIGNER
 }

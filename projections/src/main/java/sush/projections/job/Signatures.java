@@ -19,6 +19,18 @@ public interface Signatures {
     Optional<InvalidJobReason> grant(SignedGrant grant);
 
     /**
+     * An operator's change of the signer keys trusted (issue 41), folded in causal order: the live
+     * sled's store applies it if the operator may make it; a replay decides from its record.
+     */
+    default void change(SignerTrust m) {
+    }
+
+    /** Whether {@code job}'s signer was revoked (issue 41): a job not started yet never runs then. */
+    default boolean revoked(SignedJob job) {
+        return false;
+    }
+
+    /**
      * The first reason to refuse {@code job} when submitted to {@code session}, or empty when it
      * may run (its chain position is checked where the chain is known).
      */

@@ -3,10 +3,12 @@ package sush.projections.job;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 
 import org.bouncycastle.crypto.params.AsymmetricKeyParameter;
 import sush.projections.id.KeyId;
@@ -40,7 +42,92 @@ public final class TrustStore implements Signatures {
     private volatile Generation old = new Generation();
 
     private TrustStore(Map<KeyId, Trusted> keys) {
-        this.keys = Map.copyOf(keys);
+        this.keys = new ConcurrentHashMap<>(keys);
+        this.initial = Set.copyOf(keys.keySet());
+    }
+
+    /** The keys of {@link #of}: the sled's initial list ({@code --trust}). */
+    private final Set<KeyId> initial;
+    /** Keys revoked rack-wide (issue 41): never trusted again. */
+    private final Set<KeyId> revoked = ConcurrentHashMap.newKeySet();
+    /** Keys added rack-wide (issue 41), by the change that added them. */
+    private final Map<KeyId, SignerTrust> added = new ConcurrentHashMap<>();
+    /** Who may change the keys: a change its operator signed, that operator in this sled's file. */
+    private volatile Predicate<SignerTrust> authorized = m -> false;
+    /** Changes applied, in the order they were (what the daemon keeps on disk and gossips again). */
+    private final List<SignerTrust> applied = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /** Changes are applied from now on when {@code who} says their operator may make them. */
+    public TrustStore authorizingChangesWith(Predicate<SignerTrust> who) {
+        this.authorized = Objects.requireNonNull(who, "who");
+        return this;
+    }
+
+    /**
+     * Applies {@code m} if its operator may make it (issue 41): an addition trusts its key unless
+     * that key was revoked; a revocation ends the key for good. Revocations win over additions
+     * whatever their order, so every sled that holds the same changes trusts the same keys.
+     * Remembered verdicts go (a key added makes jobs valid that were not). True if it changed
+     * anything.
+     */
+    @Override
+    public void change(SignerTrust m) {
+        apply(m);
+    }
+
+    /** As {@link #change}; whether the store changed. */
+    public synchronized boolean apply(SignerTrust m) {
+        if (!authorized.test(m)) {
+            return false;
+        }
+        boolean changed;
+        if (m.add()) {
+            if (revoked.contains(m.key()) || keys.containsKey(m.key()) || keys.size() >= MAX_KEYS) {
+                return false;
+            }
+            Trusted t;
+            try {
+                AsymmetricKeyParameter key = Keys.publicFromSpki(m.spki());
+                t = new Trusted(Keys.algorithmOf(key), key);
+            } catch (KeyException e) {
+                return false;
+            }
+            if (!Keys.keyId(m.spki()).equals(m.key())) {
+                return false;
+            }
+            keys.put(m.key(), t);
+            added.put(m.key(), m);
+            changed = true;
+        } else {
+            changed = revoked.add(m.key());
+            keys.remove(m.key());
+        }
+        if (changed) {
+            applied.add(m);
+            young = new Generation();
+            old = new Generation();
+        }
+        return changed;
+    }
+
+    @Override
+    public boolean revoked(SignedJob job) {
+        return revoked.contains(job.key());
+    }
+
+    /** The keys of the initial list ({@code --trust}). */
+    public Set<KeyId> initialKeyIds() {
+        return initial;
+    }
+
+    /** The keys revoked rack-wide. */
+    public Set<KeyId> revokedKeyIds() {
+        return Set.copyOf(revoked);
+    }
+
+    /** The changes applied, in order. */
+    public List<SignerTrust> applied() {
+        return List.copyOf(applied);
     }
 
     /** Trusts each PEM public key (SubjectPublicKeyInfo, Ed25519 or ECDSA P-256). */
@@ -58,11 +145,14 @@ public final class TrustStore implements Signatures {
     }
 
     public Set<KeyId> keyIds() {
-        return keys.keySet();
+        return Set.copyOf(keys.keySet());
     }
 
     @Override
     public Optional<InvalidJobReason> signature(SignedJob job) {
+        if (revoked.contains(job.key())) {
+            return Optional.of(InvalidJobReason.REVOKED_SIGNER);
+        }
         if (!keys.containsKey(job.key())) {
             return Optional.of(InvalidJobReason.UNKNOWN_KEY);
         }
@@ -83,7 +173,10 @@ public final class TrustStore implements Signatures {
             return known;
         }
         Trusted key = keys.get(job.key());
-        boolean valid = key != null && key.algorithm == job.algorithm()
+        if (key == null) {
+            return false; // not remembered: the key may be added (issue 41), and its jobs then verify
+        }
+        boolean valid = key.algorithm == job.algorithm()
                 && Keys.verify(key.algorithm, key.key, job.request().digest(), job.signature());
         remember(job, valid);
         return valid;
@@ -95,6 +188,9 @@ public final class TrustStore implements Signatures {
      */
     @Override
     public Optional<InvalidJobReason> grant(SignedGrant grant) {
+        if (revoked.contains(grant.grant().signer())) {
+            return Optional.of(InvalidJobReason.REVOKED_SIGNER);
+        }
         Trusted key = keys.get(grant.grant().signer());
         if (key == null) {
             return Optional.of(InvalidJobReason.UNKNOWN_KEY);

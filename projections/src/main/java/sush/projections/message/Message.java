@@ -200,6 +200,16 @@ public sealed interface Message {
     }
 
     /**
+     * An operator's change of the signer keys the rack trusts (issue 41, D-062), as gossiped:
+     * every sled checks it against its own operators file before it applies it.
+     */
+    record TrustChange(sush.projections.job.SignerTrust change) implements Message {
+        public TrustChange {
+            Objects.requireNonNull(change, "change");
+        }
+    }
+
+    /**
      * Lifts revocation {@code lifts} of operator key {@code key} ({@code iam unrevoke}, by another
      * operator, {@code by}): a revocation of the key made meanwhile (another id) stays, on every
      * sled, whatever order the two arrive in.

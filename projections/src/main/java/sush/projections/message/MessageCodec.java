@@ -136,7 +136,7 @@ public final class MessageCodec {
             case "rack-error": case "job-cancelled": case "operator-login": case "operator-revoked":
             case "operator-unrevoked":
             case "session-grant": case "session-access": case "job-conflict": case "watermark": case "job-skip-sled":
-            case "receipt":
+            case "receipt": case "signer-trust":
                 return true;
             default:
                 return false;
@@ -174,6 +174,8 @@ public final class MessageCodec {
             return "receipt";
         } else if (m instanceof OperatorLogin) {
             return "operator-login";
+        } else if (m instanceof Message.TrustChange) {
+            return "signer-trust";
         } else if (m instanceof OperatorRevoked) {
             return "operator-revoked";
         } else if (m instanceof OperatorUnrevoked) {
@@ -223,6 +225,10 @@ public final class MessageCodec {
             b.put("job", k.job().toBytes()).put("cubby", k.cubby()).put("by", k.by());
         } else if (m instanceof OperatorLogin) {
             operatorLogin(b, (OperatorLogin) m);
+        } else if (m instanceof Message.TrustChange) {
+            sush.projections.job.SignerTrust t = ((Message.TrustChange) m).change();
+            b.put("add", t.add()).put("key", t.key().toBytes()).put("spki", t.spki()).put("id", t.id())
+                    .put("operator", t.operatorKey()).put("signature", t.signature());
         } else if (m instanceof OperatorRevoked) {
             operatorRevoked(b, (OperatorRevoked) m);
         } else if (m instanceof OperatorUnrevoked) {
@@ -489,6 +495,15 @@ public final class MessageCodec {
                 return new OperatorLogin(f.text("acceptor", name), f.bytes("key", -1, Fields.MAX_BLOB_BYTES),
                         f.bytes("nonce", 16, 16), f.bytes("clientNonce", -1, 64), f.bytes("ephemeral", 32, 32),
                         f.bytes("signature", -1, Fields.MAX_BLOB_BYTES), f.number("expires", 0, Long.MAX_VALUE));
+            case "signer-trust":
+                try {
+                    return new Message.TrustChange(new sush.projections.job.SignerTrust(f.flag("add"),
+                            new KeyId(f.id("key")), f.bytes("spki", -1, Fields.MAX_BLOB_BYTES), f.text("id", name),
+                            f.bytes("operator", -1, Fields.MAX_BLOB_BYTES), f.bytes("signature", -1,
+                                    Fields.MAX_BLOB_BYTES)));
+                } catch (IllegalArgumentException e) {
+                    throw new MessageException("a signer-trust change: " + e.getMessage());
+                }
             case "operator-revoked":
                 String revocation = f.optionalText("id", name);
                 return new OperatorRevoked(new KeyId(f.id("key")), f.text("by", name), revocation == null ? ""
