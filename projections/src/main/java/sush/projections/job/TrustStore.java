@@ -172,9 +172,17 @@ public final class TrustStore implements Signatures {
         if (known != null) {
             return known;
         }
+        Generation at = young;
         Trusted key = keys.get(job.key());
         if (key == null) {
-            return false; // not remembered: the key may be added (issue 41), and its jobs then verify
+            // Issue 41: the key may be added meanwhile; its jobs then verify. Remembered only if no
+            // change came since this check began (a change replaces the generations, under this lock).
+            synchronized (this) {
+                if (young == at) {
+                    remember(job, false);
+                }
+            }
+            return false;
         }
         boolean valid = key.algorithm == job.algorithm()
                 && Keys.verify(key.algorithm, key.key, job.request().digest(), job.signature());
