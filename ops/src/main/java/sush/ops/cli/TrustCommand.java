@@ -59,18 +59,20 @@ public final class TrustCommand implements Callable<Integer> {
                     b.append("  ").append(Client.printable(k)).append(t.initial().contains(k) ? "  (initial)" : "")
                             .append('\n');
                 }
-                b.append("added:\n");
-                t.added().forEach(e -> b.append("  ").append(Client.printable(e.keyId())).append("  by ")
-                        .append(Client.printable(e.by())).append("  change ").append(Client.printable(e.id())).append('\n'));
-                b.append("revoked:\n");
-                t.revoked().forEach(e -> b.append("  ").append(Client.printable(e.keyId())).append("  by ")
-                        .append(Client.printable(e.by())).append("  change ").append(Client.printable(e.id())).append('\n'));
+                entries(b.append("added:\n"), t.added());
+                entries(b.append("revoked:\n"), t.revoked());
                 g.print(t, b.toString().stripTrailing());
                 return 0;
             } catch (Client.Failure f) {
                 return g.fail(f);
             }
         }
+    }
+
+    /** One line per change: the key, the operator key that made it, the change's id. */
+    private static void entries(StringBuilder b, java.util.List<Answers.TrustEntry> changes) {
+        changes.forEach(e -> b.append("  ").append(Client.printable(e.keyId())).append("  by ")
+                .append(Client.printable(e.by())).append("  change ").append(Client.printable(e.id())).append('\n'));
     }
 
     @Command(name = "add", description = "Trust a signer's public key (PEM, as `sush keygen` writes signer.pub) on "
