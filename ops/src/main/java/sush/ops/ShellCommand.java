@@ -73,6 +73,11 @@ public final class ShellCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         env.putAll(invocation.env());
+        // `sush shell --url U` or `--rack NAME` or `--json`: as `set` would, for the whole shell.
+        g.asEnvironment().forEach((k, v) -> {
+            env.remove(k.equals("SUSH_URL") ? "SUSH_RACK_NAME" : k.equals("SUSH_RACK_NAME") ? "SUSH_URL" : "");
+            env.put(k, v);
+        });
         Terminal terminal = TerminalBuilder.builder().system(true).dumb(true).build();
         Path history = g.stateDir().resolve("shell-history");
         Files.createDirectories(history.getParent());
@@ -96,7 +101,11 @@ public final class ShellCommand implements Callable<Integer> {
                 break;
             }
             List<String> words = new ArrayList<>(reader.getParsedLine().words());
-            words.removeIf(String::isEmpty);
+            // The parser's word at the cursor after a trailing blank is no argument; a quoted '' is.
+            while (!words.isEmpty() && words.get(words.size() - 1).isEmpty() && !line.stripTrailing().endsWith("''")
+                    && !line.stripTrailing().endsWith("\"\"")) {
+                words.remove(words.size() - 1);
+            }
             if (words.isEmpty()) {
                 continue;
             }

@@ -76,6 +76,24 @@ public final class Global {
         return Optional.ofNullable(invocation.getenv("SUSH_URL")).orElse("http://127.0.0.1:7200");
     }
 
+    /**
+     * The options given on this command line as the environment variables that mean the same
+     * ({@code --url}, {@code --rack}, {@code --json}): what the shell keeps for its commands.
+     */
+    public Map<String, String> asEnvironment() {
+        Map<String, String> out = new java.util.LinkedHashMap<>();
+        if (rack != null) {
+            out.put("SUSH_RACK_NAME", rack);
+        }
+        if (url != null) {
+            out.put("SUSH_URL", url);
+        }
+        if (json) {
+            out.put("SUSH_JSON", "1");
+        }
+        return out;
+    }
+
     /** The rack {@code --rack} or {@code SUSH_RACK_NAME} names, if one does; a name the racks file lacks is an error. */
     Optional<RacksFile.Rack> namedRack() throws Client.Failure {
         String name = rack != null ? rack : invocation.getenv("SUSH_RACK_NAME");
