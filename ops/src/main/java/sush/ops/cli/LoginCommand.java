@@ -7,6 +7,7 @@ import java.util.concurrent.Callable;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import sush.ops.auth.OperatorSigner;
 import sush.ops.auth.SshKey;
 import sush.ops.wire.Answers;
 
@@ -45,7 +46,12 @@ public final class LoginCommand implements Callable<Integer> {
             String keyId = Said.text(who.keyId());
             String acceptor = Said.text(who.acceptor());
             String expires = Instant.ofEpochMilli(Said.number(who.expires())).toString();
-            String key = c.credentials().signer().publicKey().type();
+            String key = "?";
+            for (OperatorSigner s : c.credentials().signers()) {
+                if (s.publicKey().id().codephrase().equals(keyId)) {
+                    key = s.publicKey().type(); // the agent's key that logged in, not its first one
+                }
+            }
             Map<String, Object> doc = new LinkedHashMap<>();
             doc.put("key_id", keyId);
             doc.put("acceptor", acceptor);
