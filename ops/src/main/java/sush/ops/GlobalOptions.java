@@ -8,9 +8,9 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * The client's global options (interfaces.md, "CLI client": {@code --url}, {@code --json},
- * {@code --key}; {@code --rack NAME}, issue 41) are accepted before the subcommand as well as after it: given before, or
- * between the words of the subcommand, they are moved to just after its last word, where
- * every client command takes them (its {@code Global} mixin). Nothing after the subcommand's
+ * {@code --key}; {@code --rack NAME}, issue 41) are accepted before the subcommand as well as
+ * after it: given before, or between the words of the subcommand, they are moved to just after
+ * its last word, where every client command takes them (its {@code Global} mixin). Nothing after the subcommand's
  * words moves, so a job's own arguments ({@code -- CMD ...}) are never touched. A command that
  * does not take an option still refuses it by name.
  */

@@ -59,7 +59,8 @@ import sush.ops.wire.Version;
         subcommands = {DaemonCommand.class, SessionCommand.class, JobCommand.class, BoundaryCommand.class,
                 WatchCommand.class, VersionCommand.class, StatusCommand.class, LockerCommand.class, KeygenCommand.class, SignerCommand.class, ReplayCommand.class,
                 SimulateCommand.class, RackCommand.class, DemoCommand.class, LoginCommand.class, IamCommand.class,
-                CompletionCommand.class, ManCommand.class, AuditCommand.class, RacksCommand.class, ShellCommand.class, TrustCommand.class})
+                CompletionCommand.class, ManCommand.class, AuditCommand.class, RacksCommand.class, ShellCommand.class,
+                TrustCommand.class})
 public final class Main implements Callable<Integer> {
     private final Invocation invocation;
 

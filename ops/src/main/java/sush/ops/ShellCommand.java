@@ -82,7 +82,8 @@ public final class ShellCommand implements Callable<Integer> {
         Path history = g.stateDir().resolve("shell-history");
         Files.createDirectories(history.getParent());
         if (!Files.exists(history)) {
-            Files.createFile(history, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            Files.createFile(history, PosixFilePermissions.asFileAttribute(
+                    PosixFilePermissions.fromString("rw-------")));
         }
         Completer picocli = new PicocliJLineCompleter(Main.commandLine(invocation).getCommandSpec());
         LineReader reader = LineReaderBuilder.builder().appName("sush").terminal(terminal)

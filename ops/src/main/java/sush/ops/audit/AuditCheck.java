@@ -158,8 +158,8 @@ public final class AuditCheck {
                     problems.add("sled " + any.sled() + " committed two jobs at chain position " + ordinal + " ("
                             + other + " and " + job + "): it followed two branches of the chain");
                 }
-                byLife.computeIfAbsent("sled " + any.sled() + " (life " + c.get(0).life() + ")", k -> new TreeMap<>()).put(ordinal,
-                        c.get(0).sequence());
+                String life = "sled " + any.sled() + " (life " + c.get(0).life() + ")";
+                byLife.computeIfAbsent(life, k -> new TreeMap<>()).put(ordinal, c.get(0).sequence());
             }
             e.stream().filter(x -> "stopped".equals(x.status())).findFirst().ifPresent(x -> outputsMatch(x));
             rows.add(new Row(job, ordinal, any.sled(), c.isEmpty() ? "-" : "seq " + Long.toUnsignedString(

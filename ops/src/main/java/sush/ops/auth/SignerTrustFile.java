@@ -71,8 +71,9 @@ public final class SignerTrustFile {
         Path temp = f.resolveSibling(f.getFileName() + ".tmp");
         try {
             Files.deleteIfExists(temp);
-            try (FileChannel ch = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
-                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
+            try (FileChannel ch = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE_NEW,
+                    StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(
+                            PosixFilePermissions.fromString("rw-------")))) {
                 ByteBuffer b = ByteBuffer.wrap(Json.MAPPER.writeValueAsBytes(Map.of("changes", encoded)));
                 while (b.hasRemaining()) {
                     ch.write(b);
@@ -86,7 +87,8 @@ public final class SignerTrustFile {
                 // some file systems cannot sync a directory: the rename itself is atomic
             }
         } catch (IOException | RuntimeException e) {
-            throw new IllegalStateException("keeping the signer-trust changes in " + f + " failed: " + e.getMessage(), e);
+            throw new IllegalStateException("keeping the signer-trust changes in " + f + " failed: "
+                    + e.getMessage(), e);
         }
     }
 }

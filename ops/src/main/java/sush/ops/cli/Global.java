@@ -94,7 +94,10 @@ public final class Global {
         return out;
     }
 
-    /** The rack {@code --rack} or {@code SUSH_RACK_NAME} names, if one does; a name the racks file lacks is an error. */
+    /**
+     * The rack {@code --rack} or {@code SUSH_RACK_NAME} names, if one does; a name the racks file
+     * lacks is an error.
+     */
     Optional<RacksFile.Rack> namedRack() throws Client.Failure {
         String name = rack != null ? rack : invocation.getenv("SUSH_RACK_NAME");
         if (name == null || name.isEmpty()) {

@@ -119,7 +119,8 @@ public final class IamCommand implements Callable<Integer> {
                     }
                 }
                 java.util.List<Map<String, Object>> rows = new ArrayList<>();
-                StringBuilder b = new StringBuilder("keys of the SSH agent at " + socket + ", as " + url + " sees them:\n");
+                StringBuilder b = new StringBuilder("keys of the SSH agent at " + socket + ", as " + url
+                        + " sees them:\n");
                 for (OperatorSigner.AgentKey k : keys) {
                     String id = k.key().map(x -> x.id().codephrase()).orElse("-");
                     String mark = mark(k, refused, iam, loginKey);

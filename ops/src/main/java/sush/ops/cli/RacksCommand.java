@@ -123,7 +123,7 @@ public final class RacksCommand implements java.util.concurrent.Callable<Integer
         }
     }
 
-    /** A client of {@code url} of {@code rack}: its CA for https, this command's operator key, a login cached per URL. */
+    /** A client of {@code url} of {@code rack}: its CA for https, this command's operator key, one login per URL. */
     private Client client(RacksFile.Rack rack, String url) throws Client.Failure {
         Credentials creds = new Credentials(Credentials.fromEnvironment(g.operatorKey, g.invocation().env(),
                 g.invocation().cwd()), Optional.of(g.identityCache(url)));

@@ -87,11 +87,13 @@ public final class RacksFile {
         for (JsonNode u : n.get("urls")) {
             String url = u.isString() ? u.asString() : "";
             if (!url.startsWith("http://") && !url.startsWith("https://")) {
-                throw bad(file, "rack " + name + ": \"" + Client.printable(url) + "\" is not an http:// or https:// URL");
+                throw bad(file, "rack " + name + ": \"" + Client.printable(url) + "\" is not an http:// or "
+                        + "https:// URL");
             }
             urls.add(url.endsWith("/") ? url.substring(0, url.length() - 1) : url);
         }
-        Optional<Path> ca = n.path("ca").isString() ? Optional.of(dir.resolve(n.get("ca").asString())) : Optional.empty();
+        Optional<Path> ca = n.path("ca").isString() ? Optional.of(dir.resolve(n.get("ca").asString()))
+                : Optional.empty();
         if (ca.isEmpty() && urls.stream().anyMatch(u -> u.startsWith("https://"))) {
             throw bad(file, "rack " + name + " has https:// URLs and no \"ca\" (the rack CA's certificate)");
         }

@@ -354,7 +354,8 @@ function openOutput(id, b, s, link) {
     if (ok) window.open(URL.createObjectURL(m.blob), '_blank');
   };
   worker.onerror = (e) => { worker.terminate(); link.textContent = 'stdout (not checked: ' + e.message + ')'; };
-  worker.postMessage({ url: '/jobs/' + encodeURIComponent(id) + '/output/stdout?sled=' + encodeURIComponent(b), token });
+  const url = '/jobs/' + encodeURIComponent(id) + '/output/stdout?sled=' + encodeURIComponent(b);
+  worker.postMessage({ url, token });
 }
 
 // ---- Errors ---------------------------------------------------------------------------------

@@ -220,7 +220,8 @@ public final class SimMain {
         System.out.println("  |---|---|---|");
         kinds.forEach((k, n) -> System.out.printf(Locale.ROOT, "  | %s | %d | %.1f%% |%n", k, n, 100.0 * n / seeds));
         System.out.println("  totals: " + totals);
-        System.out.println("  a second ending of a job in one life of a sled, by what it said first and then: " + reSaid);
+        System.out.println("  a second ending of a job in one life of a sled, by what it said first and then: "
+                + reSaid);
         return new Figures(failures, seeds / minutes, kinds.size(), per1000, totals.getOrDefault("launches", 0L));
     }
 
