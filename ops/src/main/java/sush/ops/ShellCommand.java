@@ -51,6 +51,10 @@ import tools.jackson.databind.JsonNode;
         + "job.")
 public final class ShellCommand implements Callable<Integer> {
     /** What {@code set} changes: the environment each command runs in. */
+    /** How long the job ids and sleds offered for completion are kept before they are asked again. */
+    static final long COMPLETION_CACHE_NANOS = 10_000_000_000L;
+    /** How long a command Ctrl-C interrupted may take to end before the shell leaves it, muted. */
+    static final long INTERRUPT_GRACE_MILLIS = 1_000;
     static final String SET_HELP = "set url URL | set rack NAME | set json on|off | set target T | set (shows them)";
 
     @Mixin
@@ -207,7 +211,7 @@ public final class ShellCommand implements Callable<Integer> {
                 t.join(100);
             }
             if (stop.get()) {
-                t.join(1_000);
+                t.join(INTERRUPT_GRACE_MILLIS);
             }
         } catch (InterruptedException x) {
             Thread.currentThread().interrupt();
@@ -280,7 +284,7 @@ public final class ShellCommand implements Callable<Integer> {
     private List<String> values(String what, Supplier<List<String>> fetch) {
         Cached c = cache.get(what + env);
         long now = System.nanoTime();
-        if (c == null || now - c.at() > 10_000_000_000L) {
+        if (c == null || now - c.at() > COMPLETION_CACHE_NANOS) {
             c = new Cached(now, fetch.get());
             cache.put(what + env, c);
         }

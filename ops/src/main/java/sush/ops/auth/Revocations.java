@@ -1,19 +1,13 @@
 package sush.ops.auth;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 import sush.ops.wire.Json;
 import sush.ops.auth.Authority.Revocation;
@@ -82,24 +76,8 @@ final class Revocations {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("revoked", revoked.values().stream().map(Revocations::json).toList());
         doc.put("lifted", lifted.values().stream().map(Revocations::json).toList());
-        Path temp = file.resolveSibling(file.getFileName() + ".tmp");
         try {
-            Files.deleteIfExists(temp);
-            try (FileChannel ch = FileChannel.open(temp,
-                    Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
-                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
-                ByteBuffer b = ByteBuffer.wrap(Json.MAPPER.writeValueAsBytes(doc));
-                while (b.hasRemaining()) {
-                    ch.write(b);
-                }
-                ch.force(true);
-            }
-            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            try (FileChannel dir = FileChannel.open(file.getParent())) {
-                dir.force(true);
-            } catch (IOException e) {
-                // some file systems cannot sync a directory: the rename itself is atomic
-            }
+            OwnerFiles.replace(file, Json.MAPPER.writeValueAsBytes(doc));
         } catch (IOException | RuntimeException e) {
             throw new IllegalStateException("keeping the revoked operators in " + file + " failed: " + e.getMessage(), e);
         }

@@ -1,20 +1,14 @@
 package sush.ops.auth;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 import sush.ops.wire.Json;
 import sush.projections.job.SignerTrust;
@@ -33,6 +27,8 @@ import tools.jackson.databind.JsonNode;
 public final class SignerTrustFile {
     public static final String NAME = "signer-trust.json";
     private final Optional<Path> file;
+    /** How many changes the file holds (the store's applied changes only grow); -1: not written yet. */
+    private int written = -1;
 
     SignerTrustFile(Optional<Path> file) {
         this.file = file;
@@ -53,6 +49,7 @@ public final class SignerTrustFile {
                 }
                 out.add(((Message.TrustChange) m).change());
             }
+            written = out.size();
         } catch (MessageException | RuntimeException e) {
             throw new IOException("the signer-trust changes in " + file.get() + " do not read (" + e.getMessage()
                     + "): fix or restore the file; a sled does not serve having forgotten a revoked signer");
@@ -60,32 +57,20 @@ public final class SignerTrustFile {
         return out;
     }
 
-    /** Keeps {@code changes} (all of them, in order); a failure is said, never hidden. */
+    /**
+     * Keeps {@code changes} (all of them, in order), unless the file holds as many already (a
+     * change told again after a migration writes nothing); a failure is said, never hidden.
+     */
     public synchronized void write(List<SignerTrust> changes) {
-        if (file.isEmpty()) {
+        if (file.isEmpty() || changes.size() == written) {
             return;
         }
         Path f = file.get();
         List<String> encoded = changes.stream().map(c -> Base64.getEncoder().encodeToString(MessageCodec.encode(
                 new Message.TrustChange(c)))).toList();
-        Path temp = f.resolveSibling(f.getFileName() + ".tmp");
         try {
-            Files.deleteIfExists(temp);
-            try (FileChannel ch = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE_NEW,
-                    StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(
-                            PosixFilePermissions.fromString("rw-------")))) {
-                ByteBuffer b = ByteBuffer.wrap(Json.MAPPER.writeValueAsBytes(Map.of("changes", encoded)));
-                while (b.hasRemaining()) {
-                    ch.write(b);
-                }
-                ch.force(true);
-            }
-            Files.move(temp, f, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            try (FileChannel dir = FileChannel.open(f.getParent())) {
-                dir.force(true);
-            } catch (IOException e) {
-                // some file systems cannot sync a directory: the rename itself is atomic
-            }
+            OwnerFiles.replace(f, Json.MAPPER.writeValueAsBytes(Map.of("changes", encoded)));
+            written = changes.size();
         } catch (IOException | RuntimeException e) {
             throw new IllegalStateException("keeping the signer-trust changes in " + f + " failed: "
                     + e.getMessage(), e);

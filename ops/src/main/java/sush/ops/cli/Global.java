@@ -94,11 +94,21 @@ public final class Global {
         return out;
     }
 
+    /** The rack named, once read (a command asks for its URL and then its CA). */
+    private Optional<RacksFile.Rack> named;
+
     /**
      * The rack {@code --rack} or {@code SUSH_RACK_NAME} names, if one does; a name the racks file
      * lacks is an error.
      */
     Optional<RacksFile.Rack> namedRack() throws Client.Failure {
+        if (named == null) {
+            named = readNamedRack();
+        }
+        return named;
+    }
+
+    private Optional<RacksFile.Rack> readNamedRack() throws Client.Failure {
         String name = rack != null ? rack : invocation.getenv("SUSH_RACK_NAME");
         if (name == null || name.isEmpty()) {
             return Optional.empty();
@@ -112,14 +122,17 @@ public final class Global {
         return Optional.of(r);
     }
 
-    /** The first of {@code urls} whose host takes a TCP connection within 700 ms; else the first. */
+    /** How long a rack's API may take to accept a TCP connection before the next one is tried. */
+    static final int CONNECT_PROBE_MILLIS = 700;
+
+    /** The first of {@code urls} whose host takes a TCP connection in {@link #CONNECT_PROBE_MILLIS}; else the first. */
     static String reachableFirst(java.util.List<String> urls) {
         if (urls.size() > 1) {
             for (String u : urls) {
                 java.net.URI at = java.net.URI.create(u);
                 int port = at.getPort() > 0 ? at.getPort() : u.startsWith("https://") ? 443 : 80;
                 try (java.net.Socket probe = new java.net.Socket()) {
-                    probe.connect(new java.net.InetSocketAddress(at.getHost(), port), 700);
+                    probe.connect(new java.net.InetSocketAddress(at.getHost(), port), CONNECT_PROBE_MILLIS);
                     return u;
                 } catch (java.io.IOException | IllegalArgumentException e) {
                     // the next one
